@@ -1,7 +1,19 @@
 //! What the pass is asked to do: parsed from `pcmap<…>` pipeline parameters
 //! (under `opt`) or from `PCMAP_*` environment variables (under `clang`).
+//!
+//! | parameter         | environment               | meaning                          |
+//! |-------------------|---------------------------|----------------------------------|
+//! | covered/atomics/uar | `PCMAP_FEATURES=a,b`    | SanitizerBinaryMetadata features |
+//! | native / compact  | `PCMAP_ENCODING=…`        | which LLVM release to mirror     |
+//! | ignorelist=FILE   | `PCMAP_IGNORELIST=FILE`   | functions/sources to skip        |
+//! | record=RULE       | `PCMAP_RECORD=RULE,RULE`  | generic PC sections (record.rs)  |
+//! | stats             | `PCMAP_STATS=1`           | one stats line per module        |
 
 use std::fmt;
+
+use crate::encoding::Encoding;
+use crate::ignorelist::Ignorelist;
+use crate::record::{self, Rule};
 
 /// Which SanitizerBinaryMetadata features to emit.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -24,74 +36,132 @@ impl Features {
 }
 
 /// The full configuration of one pass instance.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Config {
     pub features: Features,
+    pub encoding: Encoding,
+    pub ignorelist: Option<Ignorelist>,
+    pub records: Vec<Rule>,
+    pub stats: bool,
 }
 
+/// A configuration error; its message names the offending word or file.
 #[derive(Debug, PartialEq, Eq)]
-pub enum ConfigError {
-    UnknownWord { word: String, origin: &'static str },
-    Empty { origin: &'static str },
-}
+pub struct ConfigError(String);
 
 impl fmt::Display for ConfigError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            ConfigError::UnknownWord { word, origin } => write!(
-                f,
-                "pcmap: unknown {origin} '{word}' (expected covered, atomics, uar)"
-            ),
-            ConfigError::Empty { origin } => {
-                write!(f, "pcmap: empty {origin}: name at least one feature")
-            }
-        }
+        write!(f, "pcmap: {}", self.0)
     }
 }
 
-/// Parses the parameters of `pcmap<covered;atomics;uar>`; `None` means the
-/// bare name `pcmap`, which asks for every feature.
+const FEATURE_WORDS: &str = "covered, atomics, uar";
+const PARAM_WORDS: &str =
+    "covered, atomics, uar, native, compact, stats, ignorelist=FILE, record=RULE";
+
+/// Parses the parameters of `pcmap<covered;atomics;uar;…>`; `None` means the
+/// bare name `pcmap`: every feature, compact encoding.
 pub fn parse_pipeline_params(params: Option<&str>) -> Result<Config, ConfigError> {
-    match params {
-        None => Ok(Config {
+    let Some(params) = params else {
+        return Ok(Config {
             features: Features::ALL,
-        }),
-        Some(p) => parse_words(p.split(';'), "pass parameter"),
+            ..Config::default()
+        });
+    };
+    let origin = "pass parameter";
+    let mut cfg = Config::default();
+    for word in params.split(';').map(str::trim).filter(|w| !w.is_empty()) {
+        if set_feature(&mut cfg.features, word) {
+            continue;
+        }
+        match word.split_once('=') {
+            None => match word {
+                "stats" => cfg.stats = true,
+                _ => cfg.encoding = parse_encoding(word, origin, PARAM_WORDS)?,
+            },
+            Some(("ignorelist", path)) => cfg.ignorelist = Some(load_ignorelist(path)?),
+            Some(("record", rule)) => cfg.records.push(parse_rule(rule)?),
+            Some(_) => return Err(unknown(origin, word, PARAM_WORDS)),
+        }
     }
+    finish(cfg, origin)
 }
 
-/// Parses `PCMAP_FEATURES=covered,atomics,uar`; unset means every feature.
-pub fn parse_features_env(value: Option<&str>) -> Result<Config, ConfigError> {
-    match value {
-        None => Ok(Config {
-            features: Features::ALL,
-        }),
-        Some(v) => parse_words(v.split(','), "PCMAP_FEATURES value"),
-    }
-}
-
-fn parse_words<'a>(
-    words: impl Iterator<Item = &'a str>,
-    origin: &'static str,
-) -> Result<Config, ConfigError> {
-    let mut features = Features::default();
-    for word in words.map(str::trim).filter(|w| !w.is_empty()) {
-        match word {
-            "covered" => features.covered = true,
-            "atomics" => features.atomics = true,
-            "uar" => features.uar = true,
-            _ => {
-                return Err(ConfigError::UnknownWord {
-                    word: word.to_string(),
-                    origin,
-                })
+/// Reads the configuration of a clang run from `lookup` (the environment).
+pub fn from_env(lookup: impl Fn(&str) -> Option<String>) -> Result<Config, ConfigError> {
+    let mut cfg = Config {
+        features: Features::ALL,
+        ..Config::default()
+    };
+    if let Some(v) = lookup("PCMAP_FEATURES") {
+        cfg.features = Features::default();
+        for word in v.split(',').map(str::trim).filter(|w| !w.is_empty()) {
+            if !set_feature(&mut cfg.features, word) {
+                return Err(unknown("PCMAP_FEATURES value", word, FEATURE_WORDS));
             }
         }
     }
-    if features.is_empty() {
-        return Err(ConfigError::Empty { origin });
+    if let Some(v) = lookup("PCMAP_ENCODING") {
+        cfg.encoding = parse_encoding(v.trim(), "PCMAP_ENCODING value", "native, compact")?;
     }
-    Ok(Config { features })
+    if let Some(path) = lookup("PCMAP_IGNORELIST") {
+        cfg.ignorelist = Some(load_ignorelist(&path)?);
+    }
+    if let Some(v) = lookup("PCMAP_RECORD") {
+        for rule in v.split(',').map(str::trim).filter(|r| !r.is_empty()) {
+            cfg.records.push(parse_rule(rule)?);
+        }
+    }
+    if let Some(v) = lookup("PCMAP_STATS") {
+        cfg.stats = match v.trim() {
+            "1" => true,
+            "0" | "" => false,
+            other => return Err(unknown("PCMAP_STATS value", other, "0, 1")),
+        };
+    }
+    finish(cfg, "PCMAP_FEATURES value")
+}
+
+fn set_feature(f: &mut Features, word: &str) -> bool {
+    match word {
+        "covered" => f.covered = true,
+        "atomics" => f.atomics = true,
+        "uar" => f.uar = true,
+        _ => return false,
+    }
+    true
+}
+
+fn parse_encoding(word: &str, origin: &str, expected: &str) -> Result<Encoding, ConfigError> {
+    match word {
+        "native" => Ok(Encoding::Native),
+        "compact" => Ok(Encoding::Compact),
+        _ => Err(unknown(origin, word, expected)),
+    }
+}
+
+fn unknown(origin: &str, word: &str, expected: &str) -> ConfigError {
+    ConfigError(format!("unknown {origin} '{word}' (expected {expected})"))
+}
+
+fn load_ignorelist(path: &str) -> Result<Ignorelist, ConfigError> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| ConfigError(format!("cannot read ignorelist '{path}': {e}")))?;
+    Ignorelist::parse(&text).map_err(|e| ConfigError(format!("ignorelist '{path}' {e}")))
+}
+
+fn parse_rule(text: &str) -> Result<Rule, ConfigError> {
+    Rule::parse(text).map_err(|e| ConfigError(e.to_string()))
+}
+
+fn finish(cfg: Config, origin: &str) -> Result<Config, ConfigError> {
+    if cfg.features.is_empty() && cfg.records.is_empty() {
+        return Err(ConfigError(format!(
+            "empty {origin}: name at least one feature ({FEATURE_WORDS}) or record rule"
+        )));
+    }
+    record::check_rules(&cfg.records).map_err(|e| ConfigError(e.to_string()))?;
+    Ok(cfg)
 }
 
 /// Splits `pcmap<a;b>` into `Some("a;b")`, `pcmap` into `None`; any other
@@ -107,6 +177,15 @@ pub fn split_pipeline_name(element: &str) -> Option<Option<&str>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::collections::HashMap;
+
+    fn env(pairs: &[(&str, &str)]) -> impl Fn(&str) -> Option<String> {
+        let map: HashMap<String, String> = pairs
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
+        move |k| map.get(k).cloned()
+    }
 
     #[test]
     fn pipeline_names() {
@@ -118,7 +197,7 @@ mod tests {
 
     #[test]
     fn params_subset_and_errors() {
-        let c = parse_pipeline_params(Some("covered;uar")).unwrap();
+        let c = parse_pipeline_params(Some("covered;uar;native;stats")).unwrap();
         assert_eq!(
             c.features,
             Features {
@@ -127,10 +206,43 @@ mod tests {
                 uar: true
             }
         );
+        assert_eq!(c.encoding, Encoding::Native);
+        assert!(c.stats);
+        assert_eq!(
+            parse_pipeline_params(None).unwrap().encoding,
+            Encoding::Compact
+        );
         let e = parse_pipeline_params(Some("covered;bogus")).unwrap_err();
         assert!(e.to_string().contains("'bogus'"), "{e}");
         assert!(parse_pipeline_params(Some("")).is_err());
-        assert_eq!(parse_features_env(None).unwrap().features, Features::ALL);
-        assert!(parse_features_env(Some("atomics,nope")).is_err());
+        assert!(parse_pipeline_params(Some("native")).is_err());
+        assert!(parse_pipeline_params(Some("record=call@c")).is_ok());
+        assert!(parse_pipeline_params(Some("covered;colour=red")).is_err());
+        let e = parse_pipeline_params(Some("ignorelist=/nonexistent/x")).unwrap_err();
+        assert!(e.to_string().contains("/nonexistent/x"), "{e}");
+    }
+
+    #[test]
+    fn environment() {
+        let c = from_env(env(&[])).unwrap();
+        assert_eq!(c.features, Features::ALL);
+        assert_eq!(c.encoding, Encoding::Compact);
+        let c = from_env(env(&[
+            ("PCMAP_FEATURES", "atomics"),
+            ("PCMAP_ENCODING", "native"),
+        ]))
+        .unwrap();
+        assert!(c.features.atomics && !c.features.covered);
+        assert_eq!(c.encoding, Encoding::Native);
+        for bad in [
+            ("PCMAP_FEATURES", "atomics,nope"),
+            ("PCMAP_FEATURES", ""),
+            ("PCMAP_ENCODING", "zip"),
+            ("PCMAP_STATS", "yes"),
+            ("PCMAP_RECORD", "call"),
+            ("PCMAP_IGNORELIST", "/nonexistent"),
+        ] {
+            assert!(from_env(env(&[bad])).is_err(), "{bad:?}");
+        }
     }
 }

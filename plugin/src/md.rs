@@ -5,55 +5,42 @@
 //! AsmPrinter then crashes on the malformed `!pcsections`. We build nodes with
 //! the `…2` C API, which keeps tuples as written.
 
-use llvm_plugin::inkwell::context::ContextRef;
-use llvm_plugin::inkwell::values::{AsValueRef, FunctionValue, IntValue};
-use llvm_sys::core::{
-    LLVMGlobalSetMetadata, LLVMMDNodeInContext2, LLVMMDStringInContext2, LLVMValueAsMetadata,
-};
+use llvm_sys::core::{LLVMMDNodeInContext2, LLVMMDStringInContext2, LLVMValueAsMetadata};
 use llvm_sys::prelude::{LLVMContextRef, LLVMMetadataRef};
 
-/// One section request: the section name (with any `!options`) and the
-/// auxiliary constants emitted after each PC.
-pub struct SectionRequest<'a, 'ctx> {
+use crate::llvm::{MdNode, Value};
+
+/// One section of a `!pcsections` node: the section name (with any
+/// `!options`) and the auxiliary constants emitted after each PC.
+pub struct PcSection<'a> {
     pub name: &'a str,
-    pub aux: &'a [IntValue<'ctx>],
+    pub aux: &'a [Value],
 }
 
-/// A `!pcsections` node: `!{!"name", !{aux…}, !"name2", …}`.
-pub struct PcSections {
-    node: LLVMMetadataRef,
-}
-
-impl PcSections {
-    pub fn new(ctx: ContextRef<'_>, sections: &[SectionRequest<'_, '_>]) -> Self {
-        let raw_ctx = ctx.raw() as LLVMContextRef;
-        let mut ops: Vec<LLVMMetadataRef> = Vec::new();
-        // SAFETY: every ref comes from the live context that runs the pass.
-        unsafe {
-            for s in sections {
-                ops.push(LLVMMDStringInContext2(
-                    raw_ctx,
-                    s.name.as_ptr().cast(),
-                    s.name.len(),
-                ));
-                if !s.aux.is_empty() {
-                    let mut aux: Vec<LLVMMetadataRef> = s
-                        .aux
-                        .iter()
-                        .map(|v| LLVMValueAsMetadata(v.as_value_ref()))
-                        .collect();
-                    ops.push(LLVMMDNodeInContext2(raw_ctx, aux.as_mut_ptr(), aux.len()));
-                }
-            }
-            PcSections {
-                node: LLVMMDNodeInContext2(raw_ctx, ops.as_mut_ptr(), ops.len()),
+/// `!{!"name", !{aux…}, !"name2", …}`; a section without auxiliary data has
+/// no tuple, as `MDBuilder::createPCSections` writes it.
+pub fn pc_sections(ctx: LLVMContextRef, sections: &[PcSection<'_>]) -> MdNode {
+    let mut ops: Vec<LLVMMetadataRef> = Vec::with_capacity(sections.len() * 2);
+    // SAFETY: every ref comes from the live context that runs the pass.
+    unsafe {
+        for s in sections {
+            ops.push(LLVMMDStringInContext2(
+                ctx,
+                s.name.as_ptr().cast(),
+                s.name.len(),
+            ));
+            if !s.aux.is_empty() {
+                let mut aux: Vec<LLVMMetadataRef> =
+                    s.aux.iter().map(|v| LLVMValueAsMetadata(v.0)).collect();
+                ops.push(LLVMMDNodeInContext2(ctx, aux.as_mut_ptr(), aux.len()));
             }
         }
+        MdNode(LLVMMDNodeInContext2(ctx, ops.as_mut_ptr(), ops.len()))
     }
+}
 
-    /// Attaches the node to a function as `!pcsections`.
-    pub fn attach_to_function(&self, kind: u32, f: FunctionValue<'_>) {
-        // SAFETY: `f` and the node live in the same context.
-        unsafe { LLVMGlobalSetMetadata(f.as_value_ref(), kind, self.node) }
-    }
+/// The empty tuple `!{}`, the operand of `!exclude`.
+pub fn empty_tuple(ctx: LLVMContextRef) -> MdNode {
+    // SAFETY: as above; a zero-length operand list is valid.
+    MdNode(unsafe { LLVMMDNodeInContext2(ctx, std::ptr::null_mut(), 0) })
 }

@@ -1,13 +1,21 @@
-//! The module pass: decides what gets PC-keyed metadata and attaches it.
+//! The module pass: decides what gets PC-keyed metadata and attaches it, in
+//! the manner of the LLVM release the configured encoding mirrors.
 
-use llvm_plugin::inkwell::module::Module;
+use std::collections::HashMap;
+
+use llvm_plugin::inkwell::module::Module as InkwellModule;
 use llvm_plugin::{LlvmModulePass, ModuleAnalysisManager, PreservedAnalyses};
+use llvm_sys::core::LLVMIntTypeInContext;
+use llvm_sys::LLVMLinkage;
 
+use crate::analysis;
 use crate::config::Config;
-use crate::md::{PcSections, SectionRequest};
-
-/// Section that lists every function the pass analysed (LLVM 19 name, `!C`).
-const COVERED_SECTION: &str = "sanmd_covered2!C";
+use crate::encoding::{Encoding, MetadataKind, FEATURE_ATOMICS, FEATURE_UAR};
+use crate::layout::{self, EntryKind, SectionLayout};
+use crate::llvm::{AtomicScope, Function, MdNode, Module, Value};
+use crate::md::{self, PcSection};
+use crate::stats::Stats;
+use crate::structors;
 
 pub struct PcmapPass {
     config: Config,
@@ -20,32 +28,298 @@ impl PcmapPass {
 }
 
 impl LlvmModulePass for PcmapPass {
-    fn run_pass(&self, module: &mut Module<'_>, _: &ModuleAnalysisManager) -> PreservedAnalyses {
-        if !self.config.features.covered {
-            return PreservedAnalyses::All;
+    fn run_pass(
+        &self,
+        module: &mut InkwellModule<'_>,
+        _: &ModuleAnalysisManager,
+    ) -> PreservedAnalyses {
+        let m = Module(module.as_mut_ptr());
+        // A panic must not unwind into LLVM's C++ frames.
+        match std::panic::catch_unwind(|| run(&self.config, m)) {
+            Ok(true) => PreservedAnalyses::None,
+            Ok(false) => PreservedAnalyses::All,
+            Err(_) => crate::fail("internal error while instrumenting the module"),
         }
-        let ctx = module.get_context();
-        let kind = ctx.get_kind_id("pcsections");
-        let mask = ctx.i64_type().const_int(0, false);
-        let md = PcSections::new(
-            ctx,
-            &[SectionRequest {
-                name: COVERED_SECTION,
-                aux: &[mask],
-            }],
-        );
-        let mut changed = false;
-        for f in module.get_functions() {
-            if f.count_basic_blocks() == 0 {
-                continue;
+    }
+}
+
+/// Instruments `m`; returns whether it changed.
+pub fn run(config: &Config, m: Module) -> bool {
+    let source = m.source_file_name();
+    if config
+        .ignorelist
+        .as_ref()
+        .is_some_and(|l| l.ignores_source(&source))
+    {
+        if config.stats {
+            eprintln!("{}", Stats::default().line(config.encoding, &source));
+        }
+        return false;
+    }
+    let mut inst = Instrumenter::new(config, m);
+    for f in m.functions() {
+        inst.run_on_function(f);
+    }
+    if config.stats {
+        eprintln!("{}", inst.stats.line(config.encoding, &source));
+    }
+    let kinds = inst.used_kinds.clone();
+    for &kind in &kinds {
+        structors::emit(m, config.encoding, kind, inst.version);
+    }
+    let sections = inst.requested_sections();
+    if config.encoding == Encoding::Compact && !sections.is_empty() {
+        let text = layout::describe(&m.target_triple(), m.code_model(), &sections);
+        layout::emit(m, &text);
+    }
+    !sections.is_empty()
+}
+
+/// State of one run over a module.
+struct Instrumenter<'c> {
+    config: &'c Config,
+    m: Module,
+    pcsections: u32,
+    version: u32,
+    covered_section: String,
+    atomics_section: String,
+    /// Sections that received entries, in first-use order, as LLVM's
+    /// `SetVector` orders the structors.
+    used_kinds: Vec<MetadataKind>,
+    /// Per record rule: its constants, and whether it matched anything.
+    record_aux: Vec<Vec<Value>>,
+    record_used: Vec<bool>,
+    covered_nodes: HashMap<u64, MdNode>,
+    /// Instruction nodes keyed by (atomics entry?, record rules matched).
+    inst_nodes: HashMap<(bool, Vec<usize>), MdNode>,
+    stats: Stats,
+}
+
+impl<'c> Instrumenter<'c> {
+    fn new(config: &'c Config, m: Module) -> Self {
+        let enc = config.encoding;
+        let version = enc.version(m.code_model());
+        let record_aux = config
+            .records
+            .iter()
+            .map(|r| {
+                r.aux
+                    .iter()
+                    .map(|a| {
+                        // SAFETY: the context is the module's own.
+                        let ty = unsafe { LLVMIntTypeInContext(m.context(), a.bits) };
+                        m.const_int(ty, a.value)
+                    })
+                    .collect()
+            })
+            .collect();
+        Instrumenter {
+            config,
+            m,
+            pcsections: m.metadata_kind("pcsections"),
+            version,
+            covered_section: enc.requested_section(MetadataKind::Covered, version),
+            atomics_section: enc.requested_section(MetadataKind::Atomics, version),
+            used_kinds: Vec::new(),
+            record_aux,
+            record_used: vec![false; config.records.len()],
+            covered_nodes: HashMap::new(),
+            inst_nodes: HashMap::new(),
+            stats: Stats::default(),
+        }
+    }
+
+    fn use_kind(&mut self, kind: MetadataKind) {
+        if !self.used_kinds.contains(&kind) {
+            self.used_kinds.push(kind);
+        }
+    }
+
+    /// Functions no release instruments: declarations, opted-out ones, and
+    /// available_externally copies whose real body lives elsewhere.
+    fn skips(&self, f: Function) -> bool {
+        f.is_declaration()
+            || f.has_fn_attr("disable_sanitizer_instrumentation")
+            || self
+                .config
+                .ignorelist
+                .as_ref()
+                .is_some_and(|l| l.ignores_function(&f.name()))
+            || f.linkage() == LLVMLinkage::LLVMAvailableExternallyLinkage
+    }
+
+    fn run_on_function(&mut self, f: Function) {
+        if self.skips(f) {
+            return;
+        }
+        let features = self.config.features;
+        let enc = self.config.encoding;
+        let mut mask = enc.initial_feature_mask(features.atomics);
+        let mut requires_covered = false;
+        let analyse = features.atomics || features.uar;
+        let record = !self.config.records.is_empty();
+        if analyse || record {
+            for inst in f.instructions() {
+                let mut atomic_entry = false;
+                if analyse {
+                    let (requires, tagged) = self.run_on_instruction(inst, &mut mask);
+                    requires_covered |= requires;
+                    atomic_entry = tagged;
+                }
+                let rules = if record {
+                    self.matching_rules(inst)
+                } else {
+                    Vec::new()
+                };
+                if atomic_entry || !rules.is_empty() {
+                    self.attach_to_instruction(inst, atomic_entry, rules);
+                }
             }
-            md.attach_to_function(kind, f);
-            changed = true;
         }
-        if changed {
-            PreservedAnalyses::None
-        } else {
-            PreservedAnalyses::All
+        if enc.refines_atomics() && f.has_string_fn_attr("no_sanitize_thread") {
+            mask &= !FEATURE_ATOMICS;
         }
+        if f.is_var_arg() {
+            mask &= !FEATURE_UAR; // va_list handling defeats stack checks.
+        }
+        if mask & FEATURE_UAR != 0 {
+            requires_covered = true;
+            self.stats.uar += 1;
+        }
+        if features.covered || enc.needs_covered(mask, requires_covered) {
+            self.attach_covered(f, mask);
+        }
+    }
+
+    /// Updates `mask` for `inst`; returns (covered entry required, atomics
+    /// entry due).
+    fn run_on_instruction(&self, inst: Value, mask: &mut u64) -> (bool, bool) {
+        let features = self.config.features;
+        if features.uar && *mask & FEATURE_UAR == 0 && analysis::use_after_return_unsafe(inst) {
+            *mask |= FEATURE_UAR;
+        }
+        if !features.atomics || !inst.may_read_or_write_memory() {
+            return (false, false);
+        }
+        let cross_thread = inst.atomic_scope() == AtomicScope::CrossThread;
+        if !self.config.encoding.refines_atomics() {
+            return (true, cross_thread);
+        }
+        let addr = inst.load_store_address();
+        if !analysis::maybe_shared_mutable(addr) {
+            return (false, false);
+        }
+        *mask |= FEATURE_ATOMICS;
+        (true, cross_thread || analysis::pretend_atomic_access(addr))
+    }
+
+    fn matching_rules(&self, inst: Value) -> Vec<usize> {
+        let rules = &self.config.records;
+        (0..rules.len())
+            .filter(|&i| rules[i].class.matches(inst))
+            .collect()
+    }
+
+    fn attach_to_instruction(&mut self, inst: Value, atomic_entry: bool, rules: Vec<usize>) {
+        if atomic_entry {
+            self.stats.atomics += 1;
+            self.use_kind(MetadataKind::Atomics);
+        }
+        if !rules.is_empty() {
+            self.stats.recorded += 1;
+            for &r in &rules {
+                self.record_used[r] = true;
+            }
+        }
+        let key = (atomic_entry, rules);
+        let node = match self.inst_nodes.get(&key) {
+            Some(&n) => n,
+            None => {
+                let mut sections = Vec::new();
+                if atomic_entry {
+                    sections.push(PcSection {
+                        name: &self.atomics_section,
+                        aux: &[],
+                    });
+                }
+                for &r in &key.1 {
+                    sections.push(PcSection {
+                        name: &self.config.records[r].section,
+                        aux: &self.record_aux[r],
+                    });
+                }
+                let n = md::pc_sections(self.m.context(), &sections);
+                self.inst_nodes.insert(key, n);
+                n
+            }
+        };
+        inst.set_metadata(self.pcsections, node);
+    }
+
+    fn attach_covered(&mut self, f: Function, mask: u64) {
+        self.stats.covered += 1;
+        self.use_kind(MetadataKind::Covered);
+        let node = match self.covered_nodes.get(&mask) {
+            Some(&n) => n,
+            None => {
+                // SAFETY: the context is the module's own.
+                let ty = unsafe {
+                    LLVMIntTypeInContext(self.m.context(), self.config.encoding.feature_mask_bits())
+                };
+                let aux = [self.m.const_int(ty, mask)];
+                let n = md::pc_sections(
+                    self.m.context(),
+                    &[PcSection {
+                        name: &self.covered_section,
+                        aux: &aux,
+                    }],
+                );
+                self.covered_nodes.insert(mask, n);
+                n
+            }
+        };
+        f.set_metadata(self.pcsections, node);
+    }
+
+    /// Every section that received entries, for the layout description.
+    fn requested_sections(&self) -> Vec<SectionLayout> {
+        let enc = self.config.encoding;
+        let mut out: Vec<SectionLayout> = self
+            .used_kinds
+            .iter()
+            .map(|&kind| {
+                let (entries, aux_bytes) = match kind {
+                    MetadataKind::Covered => {
+                        (EntryKind::Function, vec![enc.feature_mask_bits() / 8])
+                    }
+                    MetadataKind::Atomics => (EntryKind::Instruction, vec![]),
+                };
+                SectionLayout {
+                    requested: enc.requested_section(kind, self.version),
+                    final_name: enc.final_section(kind, self.version),
+                    options: enc.options().to_string(),
+                    entries,
+                    aux_bytes,
+                    version: Some(self.version),
+                }
+            })
+            .collect();
+        for (rule, _) in self
+            .config
+            .records
+            .iter()
+            .zip(&self.record_used)
+            .filter(|(_, used)| **used)
+        {
+            out.push(SectionLayout {
+                requested: rule.section.clone(),
+                final_name: rule.section.clone(),
+                options: String::new(),
+                entries: EntryKind::Instruction,
+                aux_bytes: rule.aux.iter().map(|a| a.bits / 8).collect(),
+                version: None,
+            });
+        }
+        out
     }
 }

@@ -1,0 +1,90 @@
+// LLVM 16 C++ entry points the C API lacks, exposed as plain C functions.
+//
+// Each wrapper forwards to one LLVM library routine and adds no policy of its
+// own: the decisions (what is atomic, what escapes, what gets metadata) live
+// in the Rust sources. The symbols resolve against the libLLVM that loads the
+// plugin, so the answers are exactly those of the running opt/clang.
+
+#include "llvm-c/Core.h"
+#include "llvm/Analysis/CaptureTracking.h"
+#include "llvm/Analysis/ValueTracking.h"
+#include "llvm/IR/Function.h"
+#include "llvm/IR/Instructions.h"
+#include "llvm/IR/Module.h"
+#include "llvm/Transforms/Utils/ModuleUtils.h"
+
+using namespace llvm;
+
+extern "C" {
+
+bool pcmap_may_read_or_write_memory(LLVMValueRef Inst) {
+  return unwrap<Instruction>(Inst)->mayReadOrWriteMemory();
+}
+
+// 0: not atomic; 1: atomic in the single-thread scope; 2: any other scope.
+int pcmap_atomic_scope(LLVMValueRef Inst) {
+  std::optional<SyncScope::ID> SSID =
+      getAtomicSyncScopeID(unwrap<Instruction>(Inst));
+  if (!SSID)
+    return 0;
+  return *SSID == SyncScope::SingleThread ? 1 : 2;
+}
+
+bool pcmap_is_lifetime_marker_or_droppable(LLVMValueRef Inst) {
+  auto *I = unwrap<Instruction>(Inst);
+  return I->isLifetimeStartOrEnd() || I->isDroppable();
+}
+
+bool pcmap_underlying_object_is_alloca(LLVMValueRef Ptr) {
+  return isa<AllocaInst>(getUnderlyingObject(unwrap(Ptr)));
+}
+
+bool pcmap_pointer_may_be_captured(LLVMValueRef Ptr) {
+  return PointerMayBeCaptured(unwrap(Ptr), /*ReturnCaptures=*/true,
+                              /*StoreCaptures=*/true);
+}
+
+LLVMValueRef pcmap_strip_in_bounds_offsets(LLVMValueRef Ptr) {
+  return wrap(unwrap(Ptr)->stripInBoundsOffsets());
+}
+
+// Module::getCodeModel: -1 when the module does not pin one.
+int pcmap_module_code_model(LLVMModuleRef M) {
+  std::optional<CodeModel::Model> CM = unwrap(M)->getCodeModel();
+  return CM ? static_cast<int>(*CM) : -1;
+}
+
+
+// A `void()` function with the module's default attributes (uwtable,
+// frame-pointer, ...) and nounwind, registered in llvm.used: what
+// createSanitizerCtor builds, minus the body the caller adds.
+LLVMValueRef pcmap_create_structor(LLVMModuleRef Mod, const char *Name,
+                                   size_t NameLen) {
+  Module &M = *unwrap(Mod);
+  Function *F = Function::createWithDefaultAttr(
+      FunctionType::get(Type::getVoidTy(M.getContext()), false),
+      GlobalValue::InternalLinkage, M.getDataLayout().getProgramAddressSpace(),
+      StringRef(Name, NameLen), &M);
+  F->addFnAttr(Attribute::NoUnwind);
+  setKCFIType(M, *F, "_ZTSFvvE"); // void (*)(void); no-op unless -fsanitize=kcfi
+  appendToUsed(M, {F});
+  return wrap(F);
+}
+
+void pcmap_append_to_global_ctors(LLVMModuleRef M, LLVMValueRef F,
+                                  int Priority, LLVMValueRef ComdatKey) {
+  appendToGlobalCtors(*unwrap(M), unwrap<Function>(F), Priority,
+                      ComdatKey ? unwrap<Constant>(ComdatKey) : nullptr);
+}
+
+void pcmap_append_to_global_dtors(LLVMModuleRef M, LLVMValueRef F,
+                                  int Priority, LLVMValueRef ComdatKey) {
+  appendToGlobalDtors(*unwrap(M), unwrap<Function>(F), Priority,
+                      ComdatKey ? unwrap<Constant>(ComdatKey) : nullptr);
+}
+
+void pcmap_append_to_compiler_used(LLVMModuleRef M, LLVMValueRef GV) {
+  appendToCompilerUsed(*unwrap(M), {unwrap<GlobalValue>(GV)});
+}
+
+} // extern "C"

@@ -1,0 +1,91 @@
+#!/usr/bin/env python3
+"""Print a normalized list of the !pcsections attachments of an LLVM IR file.
+
+One line per attachment:
+
+    @function | function | !{!"sanmd_covered2!C", !{i64 1}}
+    @function | #3 %a = load atomic i32, ptr %p acquire | !{!"sanmd_atomics2!C"}
+
+Metadata references are resolved to their content, and instruction text is
+stripped of metadata attachments and `align` so that the output of different
+LLVM releases (which number metadata and infer alignment differently) can be
+compared line for line. `#N` is the instruction's ordinal in its function.
+
+With --structors, also prints what SanitizerBinaryMetadata adds around the
+sections: llvm.global_ctors/dtors/used entries, section markers, the
+structors' definition lines and their callback calls (attribute group numbers
+dropped).
+
+Usage: pcsections-attachments.py [--structors] FILE.ll   (FILE "-" = stdin)
+"""
+import re
+import sys
+
+MD_DEF = re.compile(r"^(![0-9]+) = (?:distinct )?(!\{.*\})\s*$")
+MD_REF = re.compile(r"![0-9]+")
+DEFINE = re.compile(r"^define .*?@([-\w.$]+|\"[^\"]+\")\(")
+FN_PCSECTIONS = re.compile(r"!pcsections (![0-9]+)")
+INST_PCSECTIONS = re.compile(r", !pcsections (![0-9]+)")
+ATTACHMENT = re.compile(r", ![a-z_.]+ ![0-9]+")
+ALIGN = re.compile(r", align [0-9]+")
+ATTR_GROUP = re.compile(r" #[0-9]+")
+
+
+def resolve(text, defs, depth=0):
+    if depth > 32:
+        raise SystemExit("metadata nesting too deep")
+    return MD_REF.sub(lambda m: resolve(defs[m.group(0)], defs, depth + 1)
+                      if m.group(0) in defs else m.group(0), text)
+
+
+def main(argv):
+    structors = "--structors" in argv
+    args = [a for a in argv if a != "--structors"]
+    if len(args) != 1:
+        raise SystemExit(__doc__)
+    src = sys.stdin if args[0] == "-" else open(args[0], encoding="utf-8")
+    lines = src.read().splitlines()
+
+    defs = {}
+    for line in lines:
+        m = MD_DEF.match(line)
+        if m:
+            defs[m.group(1)] = m.group(2)
+
+    out = []
+    function = None
+    ordinal = 0
+    for line in lines:
+        m = DEFINE.match(line)
+        if m:
+            function = "@" + m.group(1)
+            ordinal = 0
+            fm = FN_PCSECTIONS.search(line)
+            if fm:
+                out.append(f"{function} | function | {resolve(fm.group(1), defs)}")
+            if structors and "sanitizer_metadata" in function:
+                out.append("structor " + ATTR_GROUP.sub("", line.rstrip(" {")))
+            continue
+        if function is None:
+            if structors and re.match(
+                    r"^@(llvm\.global_ctors|llvm\.global_dtors|llvm\.used|__start_|__stop_)", line):
+                out.append("global " + line)
+            continue
+        if line == "}":
+            function = None
+            continue
+        body = line.strip()
+        if not body or body.startswith(";") or re.match(r"^[-\w.$]+:", body):
+            continue  # blank, comment or block label
+        ordinal += 1
+        if structors and "@__sanitizer_metadata_" in body and body.startswith("call "):
+            out.append(f"{function} | callback | {body}")
+        im = INST_PCSECTIONS.search(body)
+        if im:
+            text = ALIGN.sub("", ATTACHMENT.sub("", body))
+            out.append(f"{function} | #{ordinal} {text} | {resolve(im.group(1), defs)}")
+    print("\n".join(out))
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
