@@ -1,9 +1,11 @@
 //! `pcmap`: the command line over the emitter library.
 
-use std::path::PathBuf;
+use std::io::Write;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use clap::{Parser, Subcommand};
+use anyhow::{bail, Context, Result};
+use clap::{Parser, Subcommand, ValueEnum};
 
 #[derive(Parser)]
 #[command(
@@ -16,21 +18,78 @@ struct Cli {
     command: Command,
 }
 
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum DumpFormat {
+    Text,
+    Json,
+    /// Exactly `llvm-readobj --stackmap`'s text (LLVM tables only), from
+    /// "LLVM StackMap Version" on.
+    Readobj,
+}
+
 #[derive(Subcommand)]
 enum Command {
     /// Print the PC sections and stack map sections of an object or program.
     Dump {
         file: PathBuf,
-        /// Print JSON instead of text.
+        /// Print JSON (same as --format=json).
         #[arg(long)]
         json: bool,
+        #[arg(long, value_enum, default_value_t = DumpFormat::Text)]
+        format: DumpFormat,
+    },
+    /// Add the flat stack map section (docs/stackmap-v2.md) to an object.
+    Emit {
+        input: PathBuf,
+        /// Output object.
+        #[arg(
+            short,
+            long,
+            required_unless_present = "in_place",
+            conflicts_with = "in_place"
+        )]
+        output: Option<PathBuf>,
+        /// Rewrite the input.
+        #[arg(long)]
+        in_place: bool,
+        /// The textual IR the object was compiled from: exact patchable sizes
+        /// of stackmaps and patchpoints.
+        #[arg(long)]
+        ir: Option<PathBuf>,
+        /// Drop LLVM's .llvm_stackmaps from the output.
+        #[arg(long)]
+        strip_v3: bool,
+        /// Absolute function addresses instead of self-relative ones.
+        #[arg(long)]
+        absolute: bool,
+        /// Print the sizes of the v3 and the flat section.
+        #[arg(long)]
+        stats: bool,
     },
 }
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
-        Command::Dump { file, json } => dump(&file, json),
+        Command::Dump { file, json, format } => {
+            dump(&file, if json { DumpFormat::Json } else { format })
+        }
+        Command::Emit {
+            input,
+            output,
+            in_place,
+            ir,
+            strip_v3,
+            absolute,
+            stats,
+        } => {
+            let output = if in_place {
+                input.clone()
+            } else {
+                output.expect("required by clap")
+            };
+            emit(&input, &output, ir.as_deref(), strip_v3, absolute, stats)
+        }
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -41,19 +100,96 @@ fn main() -> ExitCode {
     }
 }
 
-fn dump(path: &std::path::Path, json: bool) -> anyhow::Result<()> {
+fn dump(path: &Path, format: DumpFormat) -> Result<()> {
     let data = pcmap::elf::read_file(path)?;
     let file = pcmap::elf::parse(path, &data)?;
-    let sections = pcmap::elf::pc_sections(&file);
-    if json {
-        println!("{}", serde_json::to_string_pretty(&sections)?);
-    } else {
-        for s in &sections {
-            println!(
-                "{}: {} bytes, {} relocations",
-                s.name, s.size, s.relocations
-            );
+    let sections = pcmap::stackmap::sections(&file).with_context(|| path.display().to_string())?;
+    let mut out = String::new();
+    match format {
+        DumpFormat::Json => {
+            let dump = pcmap::dump::Dump {
+                schema: pcmap::dump::SCHEMA_VERSION,
+                pc_sections: pcmap::elf::pc_sections(&file),
+                stackmaps: pcmap::dump::json_tables(&sections),
+            };
+            out = serde_json::to_string_pretty(&dump)?;
+            out.push('\n');
         }
+        DumpFormat::Readobj => {
+            for s in &sections {
+                for t in &s.tables {
+                    if t.format != pcmap::stackmap::Format::Flat {
+                        out.push_str(&pcmap::dump::readobj(t));
+                    }
+                }
+            }
+        }
+        DumpFormat::Text => {
+            for s in pcmap::elf::pc_sections(&file) {
+                out.push_str(&format!(
+                    "{}: {} bytes, {} relocations\n",
+                    s.name, s.size, s.relocations
+                ));
+            }
+            out.push_str(&pcmap::dump::text(&sections));
+        }
+    }
+    std::io::stdout().write_all(out.as_bytes())?;
+    Ok(())
+}
+
+fn emit(
+    input: &Path,
+    output: &Path,
+    ir: Option<&Path>,
+    strip_v3: bool,
+    absolute: bool,
+    stats: bool,
+) -> Result<()> {
+    let data = pcmap::elf::read_file(input)?;
+    pcmap::elf::parse(input, &data)?;
+    let ir = match ir {
+        Some(p) => {
+            let text = std::fs::read_to_string(p)
+                .with_context(|| format!("{}: cannot read IR", p.display()))?;
+            if text.starts_with("BC") {
+                bail!("{}: bitcode; pass textual IR (.ll)", p.display());
+            }
+            Some(pcmap::patch::IrSites::parse(&text))
+        }
+        None => None,
+    };
+    let opts = pcmap::emit::Options {
+        absolute,
+        strip_v3,
+        ir,
+    };
+    let (bytes, report) =
+        pcmap::emit::emit(&data, &opts).with_context(|| input.display().to_string())?;
+    // Write beside the output and rename: no half-written object ever exists.
+    let dir = output
+        .parent()
+        .filter(|d| !d.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    let mut tmp = tempfile::NamedTempFile::new_in(dir)
+        .with_context(|| format!("{}: cannot create a temporary file", output.display()))?;
+    tmp.write_all(&bytes)
+        .with_context(|| format!("{}: cannot write", output.display()))?;
+    if let Ok(meta) = std::fs::metadata(input) {
+        let _ = tmp.as_file().set_permissions(meta.permissions());
+    }
+    tmp.persist(output)
+        .with_context(|| format!("{}: cannot write", output.display()))?;
+    if stats {
+        println!(
+            "{}: {} functions, {} records; .llvm_stackmaps {} bytes, {} {} bytes",
+            output.display(),
+            report.functions,
+            report.records,
+            report.v3_size,
+            pcmap_reader::flat::SECTION_NAME,
+            report.flat_size
+        );
     }
     Ok(())
 }

@@ -1,5 +1,34 @@
 //! Zero-copy, `no_std` readers for the tables `pcmap` works with.
 //!
 //! Every format is decoded here once; the `pcmap` command, its verifier and
-//! the runtime C API all use these readers.
+//! the runtime C API all use these readers. Readers borrow the bytes, are
+//! generic over byte order, bounds-check every access and never panic.
+//!
+//! * [`llvm`]: LLVM's `.llvm_stackmaps`, versions 1, 2 and 3.
+//! * [`flat`]: the flat stack map layout of `docs/stackmap-v2.md`.
+//!
+//! With feature `write`, [`write`] holds an owned model of a stack map table
+//! and the writers for both layouts, side by side with their readers.
 #![no_std]
+
+#[cfg(feature = "alloc")]
+extern crate alloc;
+#[cfg(feature = "std")]
+extern crate std;
+
+mod endian;
+mod error;
+pub mod flat;
+pub mod llvm;
+mod location;
+#[cfg(feature = "write")]
+pub mod write;
+
+pub use endian::{BigEndian, Endian, LittleEndian, RunTimeEndian};
+pub use error::{Error, Result};
+pub use location::{LiveOut, Location, LocationKind};
+
+/// Rounds `n` up to a multiple of `align` (a power of two), `None` on overflow.
+pub(crate) fn align_up(n: usize, align: usize) -> Option<usize> {
+    Some(n.checked_add(align - 1)? & !(align - 1))
+}

@@ -1,0 +1,69 @@
+//! The one error type of every reader.
+
+use core::fmt;
+
+/// Why a table could not be read. Offsets are from the start of the table.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Error {
+    /// A field at `offset` lies past the end of the data.
+    Truncated { offset: usize },
+    /// An LLVM stack map version this reader does not know.
+    UnsupportedVersion(u8),
+    /// Not a flat stack map table (bad magic).
+    BadMagic,
+    /// A flat table of a layout version this reader does not know.
+    UnsupportedFlatVersion(u8),
+    /// The table's byte-order flag disagrees with the byte order given.
+    WrongByteOrder,
+    /// A location kind byte outside 1..=5.
+    BadLocationKind { offset: usize, kind: u8 },
+    /// A header or count that contradicts the rest of the table.
+    Inconsistent(&'static str),
+    /// An index past the end of the array it points into.
+    IndexOutOfRange {
+        what: &'static str,
+        index: u64,
+        count: u64,
+    },
+    /// A function's records are not sorted by instruction offset.
+    NotSorted { function: u32, record: u32 },
+    /// A value the layout being written cannot hold.
+    TooLarge(&'static str),
+}
+
+pub type Result<T, E = Error> = core::result::Result<T, E>;
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match *self {
+            Error::Truncated { offset } => {
+                write!(
+                    f,
+                    "truncated stack map: field at offset {offset} is past the end"
+                )
+            }
+            Error::UnsupportedVersion(v) => write!(f, "unsupported LLVM stack map version {v}"),
+            Error::BadMagic => f.write_str("not a flat stack map table (bad magic)"),
+            Error::UnsupportedFlatVersion(v) => {
+                write!(f, "unsupported flat stack map layout version {v}")
+            }
+            Error::WrongByteOrder => f.write_str("flat stack map byte order flag is wrong"),
+            Error::BadLocationKind { offset, kind } => {
+                write!(f, "bad location kind {kind} at offset {offset}")
+            }
+            Error::Inconsistent(what) => write!(f, "inconsistent stack map: {what}"),
+            Error::IndexOutOfRange { what, index, count } => {
+                write!(f, "{what} index {index} out of range (count {count})")
+            }
+            Error::NotSorted { function, record } => write!(
+                f,
+                "records of function {function} not sorted by instruction offset at record {record}"
+            ),
+            Error::TooLarge(what) => write!(f, "{what} too large for the flat stack map layout"),
+        }
+    }
+}
+
+#[cfg(feature = "std")]
+impl std::error::Error for Error {}

@@ -1,0 +1,495 @@
+//! The flat stack map layout (`docs/stackmap-v2.md`), section
+//! `pcmap_stackmaps`.
+//!
+//! ```text
+//! Header (40)       u8[4] magic "\x7fSMF", u8 version, u8 flags, u16 header size,
+//!                   u32 table size, u32 offsets of: constants, frame records,
+//!                   records, locations, frame registers, live-outs; u32 live-outs end
+//! Constant[]   (8)  u64
+//! FrameRecord[] (32) i64 address (self-relative) | u64 (absolute), u32 size,
+//!                   u32 stack size, u8 flags, u8 num frame regs, u16 base reg,
+//!                   u32 frame reg index, u32 num records, u32 record index
+//! Record[]     (32) u64 ID, u32 instruction offset, u32 patchable size,
+//!                   u16 num locations, u16 num live-outs, u32 location index,
+//!                   u32 live-out index, u8 flags, u8 kind, u16 0
+//! Location[]    (8) u8 kind, u8 size, u16 dwarf reg, i32 offset
+//! FrameRegister[] (8) u16 dwarf reg, u16 0, i32 offset from the frame base register
+//! LiveOut[]     (4) u16 dwarf reg, u8 0, u8 size
+//! ```
+//!
+//! Arrays follow each other without gaps, so each count is the distance to the
+//! next array's offset divided by the entry size.
+
+use crate::endian::Bytes;
+use crate::{Endian, Error, LiveOut, Location, LocationKind, Result};
+
+/// Name of the section: a C identifier, so linkers define `__start_`/`__stop_`.
+pub const SECTION_NAME: &str = "pcmap_stackmaps";
+pub const MAGIC: [u8; 4] = [0x7f, b'S', b'M', b'F'];
+pub const VERSION: u8 = 1;
+pub const HEADER_SIZE: usize = 40;
+/// Alignment of the section and of every table in it.
+pub const TABLE_ALIGN: usize = 8;
+
+/// Header flag: function addresses are absolute, not self-relative.
+pub const ABSOLUTE_ADDRESSES: u8 = 1 << 0;
+/// Header flag: the table is big-endian.
+pub const BIG_ENDIAN: u8 = 1 << 1;
+
+/// Frame record flags.
+pub const HAS_FRAME_POINTER: u8 = 1 << 0;
+pub const HAS_VARIABLE_SIZE_ALLOCA: u8 = 1 << 1;
+pub const HAS_STACK_REALIGNMENT: u8 = 1 << 2;
+pub const HAS_LIVE_OUT_INFO: u8 = 1 << 3;
+pub const HAS_FRAME_INFO: u8 = 1 << 4;
+
+/// Record flags.
+pub const RECORD_HAS_LIVE_OUT_INFO: u8 = 1 << 0;
+pub const RECORD_PATCHABLE_SIZE_KNOWN: u8 = 1 << 1;
+
+/// Stack size stored for a frame with a variable-sized alloca.
+pub const VARIABLE_STACK_SIZE: u32 = u32::MAX;
+
+pub const CONSTANT_SIZE: usize = 8;
+pub const FRAME_RECORD_SIZE: usize = 32;
+pub const RECORD_SIZE: usize = 32;
+pub const LOCATION_SIZE: usize = 8;
+pub const FRAME_REGISTER_SIZE: usize = 8;
+pub const LIVE_OUT_SIZE: usize = 4;
+
+/// The arrays, in table order, with their entry sizes and alignments.
+pub(crate) const ARRAYS: [(&str, usize, usize); 6] = [
+    ("constants", CONSTANT_SIZE, 8),
+    ("frame records", FRAME_RECORD_SIZE, 8),
+    ("records", RECORD_SIZE, 8),
+    ("locations", LOCATION_SIZE, 4),
+    ("frame registers", FRAME_REGISTER_SIZE, 4),
+    ("live-outs", LIVE_OUT_SIZE, 4),
+];
+
+/// What produced a record.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum RecordKind {
+    Unknown = 0,
+    StackMap = 1,
+    PatchPoint = 2,
+    StatePoint = 3,
+}
+
+impl RecordKind {
+    pub fn from_u8(v: u8) -> Option<Self> {
+        Some(match v {
+            0 => RecordKind::Unknown,
+            1 => RecordKind::StackMap,
+            2 => RecordKind::PatchPoint,
+            3 => RecordKind::StatePoint,
+            _ => return None,
+        })
+    }
+    pub fn name(self) -> &'static str {
+        match self {
+            RecordKind::Unknown => "unknown",
+            RecordKind::StackMap => "stackmap",
+            RecordKind::PatchPoint => "patchpoint",
+            RecordKind::StatePoint => "statepoint",
+        }
+    }
+}
+
+/// One flat table.
+#[derive(Debug, Clone, Copy)]
+pub struct FlatStackMap<'a, E: Endian> {
+    bytes: Bytes<'a, E>,
+    flags: u8,
+    table_size: u32,
+    /// Offsets of the six arrays and the end of the last.
+    bounds: [u32; 7],
+}
+
+/// A function's frame record.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FrameRecord {
+    /// As stored: self-relative (as i64) unless the table has absolute
+    /// addresses. See [`FlatStackMap::function_address`].
+    pub address: u64,
+    pub size: u32,
+    pub stack_size: u32,
+    pub flags: u8,
+    pub num_frame_registers: u8,
+    pub frame_base_register: u16,
+    pub frame_register_index: u32,
+    pub num_records: u32,
+    pub record_index: u32,
+}
+
+/// A call site record.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Record {
+    pub id: u64,
+    pub instruction_offset: u32,
+    pub patchable_size: u32,
+    pub num_locations: u16,
+    pub num_live_outs: u16,
+    pub location_index: u32,
+    pub live_out_index: u32,
+    pub flags: u8,
+    pub kind: RecordKind,
+}
+
+/// A callee-saved register and where the function saved it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct FrameRegister {
+    pub dwarf_reg: u16,
+    /// Slot address minus the frame base register's value.
+    pub offset: i32,
+}
+
+impl<'a, E: Endian> FlatStackMap<'a, E> {
+    /// Reads the header of the table at the start of `data` and checks that
+    /// its arrays are in order, aligned, whole and inside the table. Entries
+    /// are checked when read, or all at once by [`validate`](Self::validate).
+    pub fn parse(data: &'a [u8], endian: E) -> Result<Self> {
+        let b = Bytes::new(data, endian);
+        if b.slice(0, 4)? != MAGIC {
+            return Err(Error::BadMagic);
+        }
+        let version = b.u8(4)?;
+        if version != VERSION {
+            return Err(Error::UnsupportedFlatVersion(version));
+        }
+        let flags = b.u8(5)?;
+        if (flags & BIG_ENDIAN != 0) != endian.is_big_endian() {
+            return Err(Error::WrongByteOrder);
+        }
+        let header_size = b.u16(6)? as u32;
+        let table_size = b.u32(8)?;
+        let mut bounds = [0u32; 7];
+        for (i, bound) in bounds.iter_mut().enumerate() {
+            *bound = b.u32(12 + 4 * i)?;
+        }
+        if (header_size as usize) < HEADER_SIZE
+            || !multiple(table_size as usize, TABLE_ALIGN)
+            || bounds[0] < header_size
+            || bounds[6] > table_size
+        {
+            return Err(Error::Inconsistent("flat header sizes"));
+        }
+        for (i, (_, size, align)) in ARRAYS.iter().enumerate() {
+            let (start, end) = (bounds[i], bounds[i + 1]);
+            if end < start
+                || !multiple(start as usize, *align)
+                || !multiple((end - start) as usize, *size)
+            {
+                return Err(Error::Inconsistent("flat array offsets"));
+            }
+        }
+        let bytes = Bytes::new(b.slice(0, table_size as usize)?, endian);
+        Ok(FlatStackMap {
+            bytes,
+            flags,
+            table_size,
+            bounds,
+        })
+    }
+
+    /// Every table of a section (a linked program concatenates them),
+    /// skipping zero padding a linker may put between them.
+    pub fn tables(section: &'a [u8], endian: E) -> Tables<'a, E> {
+        Tables {
+            section,
+            offset: 0,
+            endian,
+            done: false,
+        }
+    }
+
+    /// Checks every entry: kinds, indices into the other arrays, constant
+    /// indices, and that each function's records are sorted by offset.
+    pub fn validate(&self) -> Result<()> {
+        let nrec = self.num_records();
+        for f in 0..self.num_frame_records() {
+            let fr = self.frame_record(f)?;
+            check_range(
+                "frame register",
+                fr.frame_register_index,
+                fr.num_frame_registers.into(),
+                self.num_frame_registers(),
+            )?;
+            check_range("record", fr.record_index, fr.num_records, nrec)?;
+            for i in 0..fr.num_frame_registers as u32 {
+                self.frame_register(fr.frame_register_index + i)?;
+            }
+            let mut last = 0;
+            for i in 0..fr.num_records {
+                let r = self.record(fr.record_index + i)?;
+                if i > 0 && r.instruction_offset < last {
+                    return Err(Error::NotSorted {
+                        function: f,
+                        record: fr.record_index + i,
+                    });
+                }
+                last = r.instruction_offset;
+                for loc in self.locations_of(&r)? {
+                    let loc = loc?;
+                    if loc.kind == LocationKind::ConstantIndex
+                        && loc.offset as u32 >= self.num_constants()
+                    {
+                        return Err(Error::IndexOutOfRange {
+                            what: "constant",
+                            index: u64::from(loc.offset as u32),
+                            count: self.num_constants().into(),
+                        });
+                    }
+                }
+                for lo in self.live_outs_of(&r)? {
+                    lo?;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    pub fn flags(&self) -> u8 {
+        self.flags
+    }
+    pub fn absolute_addresses(&self) -> bool {
+        self.flags & ABSOLUTE_ADDRESSES != 0
+    }
+    /// Bytes from this table to the next.
+    pub fn table_size(&self) -> u32 {
+        self.table_size
+    }
+    fn count(&self, array: usize) -> u32 {
+        (self.bounds[array + 1] - self.bounds[array]) / ARRAYS[array].1 as u32
+    }
+    fn entry(&self, array: usize, index: u32) -> Result<usize> {
+        let count = self.count(array);
+        if index >= count {
+            return Err(Error::IndexOutOfRange {
+                what: ARRAYS[array].0,
+                index: index.into(),
+                count: count.into(),
+            });
+        }
+        Ok(self.bounds[array] as usize + index as usize * ARRAYS[array].1)
+    }
+    pub fn num_constants(&self) -> u32 {
+        self.count(0)
+    }
+    pub fn num_frame_records(&self) -> u32 {
+        self.count(1)
+    }
+    pub fn num_records(&self) -> u32 {
+        self.count(2)
+    }
+    pub fn num_locations(&self) -> u32 {
+        self.count(3)
+    }
+    pub fn num_frame_registers(&self) -> u32 {
+        self.count(4)
+    }
+    pub fn num_live_outs(&self) -> u32 {
+        self.count(5)
+    }
+
+    pub fn constant(&self, index: u32) -> Result<u64> {
+        self.bytes.u64(self.entry(0, index)?)
+    }
+
+    /// Offset in the table of frame record `index`'s address field.
+    pub fn function_address_offset(&self, index: u32) -> Result<usize> {
+        self.entry(1, index)
+    }
+
+    pub fn frame_record(&self, index: u32) -> Result<FrameRecord> {
+        let at = self.entry(1, index)?;
+        let b = &self.bytes;
+        Ok(FrameRecord {
+            address: b.u64(at)?,
+            size: b.u32(at + 8)?,
+            stack_size: b.u32(at + 12)?,
+            flags: b.u8(at + 16)?,
+            num_frame_registers: b.u8(at + 17)?,
+            frame_base_register: b.u16(at + 18)?,
+            frame_register_index: b.u32(at + 20)?,
+            num_records: b.u32(at + 24)?,
+            record_index: b.u32(at + 28)?,
+        })
+    }
+
+    /// The function's address, given the address the table is loaded at (or
+    /// its section address in a linked file).
+    pub fn function_address(&self, index: u32, table_address: u64) -> Result<u64> {
+        let fr = self.frame_record(index)?;
+        if self.absolute_addresses() {
+            Ok(fr.address)
+        } else {
+            let field = table_address.wrapping_add(self.function_address_offset(index)? as u64);
+            Ok(field.wrapping_add(fr.address))
+        }
+    }
+
+    pub fn record(&self, index: u32) -> Result<Record> {
+        let at = self.entry(2, index)?;
+        let b = &self.bytes;
+        let kind = b.u8(at + 29)?;
+        Ok(Record {
+            id: b.u64(at)?,
+            instruction_offset: b.u32(at + 8)?,
+            patchable_size: b.u32(at + 12)?,
+            num_locations: b.u16(at + 16)?,
+            num_live_outs: b.u16(at + 18)?,
+            location_index: b.u32(at + 20)?,
+            live_out_index: b.u32(at + 24)?,
+            flags: b.u8(at + 28)?,
+            kind: RecordKind::from_u8(kind).ok_or(Error::Inconsistent("bad record kind"))?,
+        })
+    }
+
+    pub fn location(&self, index: u32) -> Result<Location> {
+        let at = self.entry(3, index)?;
+        let b = &self.bytes;
+        let kind = b.u8(at)?;
+        Ok(Location {
+            kind: LocationKind::from_u8(kind).ok_or(Error::BadLocationKind { offset: at, kind })?,
+            size: b.u8(at + 1)?.into(),
+            dwarf_reg: b.u16(at + 2)?,
+            offset: b.i32(at + 4)?,
+        })
+    }
+
+    pub fn frame_register(&self, index: u32) -> Result<FrameRegister> {
+        let at = self.entry(4, index)?;
+        Ok(FrameRegister {
+            dwarf_reg: self.bytes.u16(at)?,
+            offset: self.bytes.i32(at + 4)?,
+        })
+    }
+
+    pub fn live_out(&self, index: u32) -> Result<LiveOut> {
+        let at = self.entry(5, index)?;
+        Ok(LiveOut {
+            dwarf_reg: self.bytes.u16(at)?,
+            size: self.bytes.u8(at + 3)?,
+        })
+    }
+
+    /// A function's records, in offset order.
+    pub fn records_of(&self, f: &FrameRecord) -> Result<impl Iterator<Item = Result<Record>> + '_> {
+        check_range("record", f.record_index, f.num_records, self.num_records())?;
+        Ok((f.record_index..f.record_index + f.num_records).map(|i| self.record(i)))
+    }
+    pub fn locations_of(&self, r: &Record) -> Result<impl Iterator<Item = Result<Location>> + '_> {
+        check_range(
+            "location",
+            r.location_index,
+            r.num_locations.into(),
+            self.num_locations(),
+        )?;
+        Ok(
+            (r.location_index..r.location_index + u32::from(r.num_locations))
+                .map(|i| self.location(i)),
+        )
+    }
+    pub fn live_outs_of(&self, r: &Record) -> Result<impl Iterator<Item = Result<LiveOut>> + '_> {
+        check_range(
+            "live-out",
+            r.live_out_index,
+            r.num_live_outs.into(),
+            self.num_live_outs(),
+        )?;
+        Ok(
+            (r.live_out_index..r.live_out_index + u32::from(r.num_live_outs))
+                .map(|i| self.live_out(i)),
+        )
+    }
+    pub fn frame_registers_of(
+        &self,
+        f: &FrameRecord,
+    ) -> Result<impl Iterator<Item = Result<FrameRegister>> + '_> {
+        let n = u32::from(f.num_frame_registers);
+        check_range(
+            "frame register",
+            f.frame_register_index,
+            n,
+            self.num_frame_registers(),
+        )?;
+        Ok((f.frame_register_index..f.frame_register_index + n).map(|i| self.frame_register(i)))
+    }
+
+    /// The index and record of `f` at `instruction_offset`, by binary search
+    /// (records are sorted). With several records at one offset, the first.
+    pub fn find_record(
+        &self,
+        f: &FrameRecord,
+        instruction_offset: u32,
+    ) -> Result<Option<(u32, Record)>> {
+        check_range("record", f.record_index, f.num_records, self.num_records())?;
+        let (mut lo, mut hi) = (f.record_index, f.record_index + f.num_records);
+        while lo < hi {
+            let mid = lo + (hi - lo) / 2;
+            if self.record(mid)?.instruction_offset < instruction_offset {
+                lo = mid + 1;
+            } else {
+                hi = mid;
+            }
+        }
+        if lo < f.record_index + f.num_records {
+            let r = self.record(lo)?;
+            if r.instruction_offset == instruction_offset {
+                return Ok(Some((lo, r)));
+            }
+        }
+        Ok(None)
+    }
+}
+
+/// Whether `n` is a multiple of `m` (`is_multiple_of` is newer than our MSRV).
+fn multiple(n: usize, m: usize) -> bool {
+    n.checked_rem(m) == Some(0)
+}
+
+fn check_range(what: &'static str, index: u32, count: u32, len: u32) -> Result<()> {
+    match index.checked_add(count) {
+        Some(end) if end <= len => Ok(()),
+        _ => Err(Error::IndexOutOfRange {
+            what,
+            index: u64::from(index) + u64::from(count),
+            count: len.into(),
+        }),
+    }
+}
+
+/// Iterator over the tables of a section with each table's offset in it.
+#[derive(Debug, Clone)]
+pub struct Tables<'a, E: Endian> {
+    section: &'a [u8],
+    offset: usize,
+    endian: E,
+    done: bool,
+}
+
+impl<'a, E: Endian> Iterator for Tables<'a, E> {
+    type Item = Result<(usize, FlatStackMap<'a, E>)>;
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.done {
+            return None;
+        }
+        // Linker padding between input sections is zeros; a table starts 0x7f.
+        while self.section.get(self.offset) == Some(&0) {
+            self.offset += 1;
+        }
+        let rest = self.section.get(self.offset..).filter(|r| !r.is_empty())?;
+        match FlatStackMap::parse(rest, self.endian) {
+            Ok(t) => {
+                let at = self.offset;
+                self.offset += t.table_size() as usize;
+                Some(Ok((at, t)))
+            }
+            Err(e) => {
+                self.done = true;
+                Some(Err(e))
+            }
+        }
+    }
+}

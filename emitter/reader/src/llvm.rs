@@ -1,0 +1,381 @@
+//! LLVM's `.llvm_stackmaps`, versions 1, 2 and 3.
+//!
+//! ```text
+//! Header        u8 version (1, 2, 3), u8 0, u16 0
+//!               u32 NumFunctions, u32 NumConstants, u32 NumRecords
+//! Function[]    u64 address, u64 stack size, u64 record count (v2+ only)
+//! Constant[]    u64
+//! Record[]      u64 ID, u32 instruction offset, u16 flags, u16 NumLocations
+//!               Location[]   v1/v2: u8 kind, u8 size, u16 dwarf reg, i32 offset   (8 bytes)
+//!                            v3:    u8 kind, u8 0, u16 size, u16 dwarf reg,
+//!                                   u16 0, i32 offset                              (12 bytes)
+//!               v3 only: pad to 8
+//!               u16 padding, u16 NumLiveOuts
+//!               LiveOut[]    u16 dwarf reg, u8 0, u8 size
+//!               pad to 8
+//! ```
+//!
+//! Alignment is relative to the table's start, which is 8-aligned in the
+//! section. A linked program may hold several tables back to back
+//! ([`LlvmStackMap::tables`]). In a relocatable object the function addresses
+//! are zero and come from relocations, which the caller resolves.
+
+use crate::endian::Bytes;
+use crate::{align_up, Endian, Error, LiveOut, Location, LocationKind, Result};
+
+const HEADER_SIZE: usize = 16;
+const CONSTANT_SIZE: usize = 8;
+const RECORD_HEADER_SIZE: usize = 16;
+const LIVE_OUT_SIZE: usize = 4;
+const LIVE_OUT_HEADER_SIZE: usize = 4;
+
+/// Size of a function entry in `version`.
+fn function_size(version: u8) -> usize {
+    if version == 1 {
+        16
+    } else {
+        24
+    }
+}
+
+/// Size of a location in `version`.
+fn location_size(version: u8) -> usize {
+    if version >= 3 {
+        12
+    } else {
+        8
+    }
+}
+
+/// One table of `.llvm_stackmaps`, validated when parsed.
+#[derive(Debug, Clone, Copy)]
+pub struct LlvmStackMap<'a, E: Endian> {
+    bytes: Bytes<'a, E>,
+    version: u8,
+    num_functions: u32,
+    num_constants: u32,
+    num_records: u32,
+    size: usize,
+}
+
+/// A function entry (LLVM's `StkSizeRecord`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LlvmFunction {
+    /// As stored: zero in a relocatable object (see its relocation).
+    pub address: u64,
+    /// UINT64_MAX when the frame has a variable-sized alloca.
+    pub stack_size: u64,
+    /// Not stored in version 1.
+    pub record_count: Option<u64>,
+}
+
+/// One call site record.
+#[derive(Debug, Clone, Copy)]
+pub struct LlvmRecord<'a, E: Endian> {
+    pub id: u64,
+    pub instruction_offset: u32,
+    pub flags: u16,
+    version: u8,
+    locations: Bytes<'a, E>,
+    live_outs: Bytes<'a, E>,
+    /// Offset of the record in its table, for error messages.
+    pub table_offset: usize,
+}
+
+impl<'a, E: Endian> LlvmStackMap<'a, E> {
+    /// Parses the table at the start of `data` and checks all of it: every
+    /// record fits, location kinds and constant indices are valid and, from
+    /// version 2, the functions' record counts add up to the record count.
+    pub fn parse(data: &'a [u8], endian: E) -> Result<Self> {
+        let b = Bytes::new(data, endian);
+        let version = b.u8(0)?;
+        if !(1..=3).contains(&version) {
+            return Err(Error::UnsupportedVersion(version));
+        }
+        if b.u8(1)? != 0 || b.u16(2)? != 0 {
+            return Err(Error::Inconsistent("reserved header bytes are not zero"));
+        }
+        let mut map = LlvmStackMap {
+            bytes: b,
+            version,
+            num_functions: b.u32(4)?,
+            num_constants: b.u32(8)?,
+            num_records: b.u32(12)?,
+            size: 0,
+        };
+        let mut offset = map.records_offset()?;
+        // Bound the arrays before walking them, so huge counts fail fast.
+        b.slice(HEADER_SIZE, offset - HEADER_SIZE)?;
+        let mut counted = 0u64;
+        for i in 0..map.num_functions {
+            if let Some(n) = map.function(i)?.record_count {
+                counted = counted.saturating_add(n);
+            }
+        }
+        if version >= 2 && counted != u64::from(map.num_records) {
+            return Err(Error::Inconsistent(
+                "function record counts do not add up to the number of records",
+            ));
+        }
+        for _ in 0..map.num_records {
+            let record = map.record_at(offset)?;
+            for loc in record.locations() {
+                let loc = loc?;
+                if loc.kind == LocationKind::ConstantIndex
+                    && (loc.offset as u32) >= map.num_constants
+                {
+                    return Err(Error::IndexOutOfRange {
+                        what: "constant",
+                        index: u64::from(loc.offset as u32),
+                        count: map.num_constants.into(),
+                    });
+                }
+            }
+            offset = map.record_end(offset, &record)?;
+        }
+        map.size = offset;
+        Ok(map)
+    }
+
+    /// Every table in a section that holds several back to back (a linked
+    /// program). Stops at the first error.
+    pub fn tables(section: &'a [u8], endian: E) -> Tables<'a, E> {
+        Tables {
+            rest: section,
+            endian,
+            done: false,
+        }
+    }
+
+    pub fn version(&self) -> u8 {
+        self.version
+    }
+    pub fn num_functions(&self) -> u32 {
+        self.num_functions
+    }
+    pub fn num_constants(&self) -> u32 {
+        self.num_constants
+    }
+    pub fn num_records(&self) -> u32 {
+        self.num_records
+    }
+    /// Bytes this table occupies.
+    pub fn size(&self) -> usize {
+        self.size
+    }
+    /// Offset of function `index`'s address field in the table: where its
+    /// relocation applies.
+    pub fn function_address_offset(&self, index: u32) -> usize {
+        HEADER_SIZE + index as usize * function_size(self.version)
+    }
+
+    pub fn function(&self, index: u32) -> Result<LlvmFunction> {
+        if index >= self.num_functions {
+            return Err(Error::IndexOutOfRange {
+                what: "function",
+                index: index.into(),
+                count: self.num_functions.into(),
+            });
+        }
+        let at = self.function_address_offset(index);
+        Ok(LlvmFunction {
+            address: self.bytes.u64(at)?,
+            stack_size: self.bytes.u64(at + 8)?,
+            record_count: if self.version == 1 {
+                None
+            } else {
+                Some(self.bytes.u64(at + 16)?)
+            },
+        })
+    }
+
+    pub fn functions(&self) -> impl Iterator<Item = Result<LlvmFunction>> + '_ {
+        (0..self.num_functions).map(|i| self.function(i))
+    }
+
+    fn constants_offset(&self) -> usize {
+        HEADER_SIZE + self.num_functions as usize * function_size(self.version)
+    }
+
+    fn records_offset(&self) -> Result<usize> {
+        (self.num_constants as usize)
+            .checked_mul(CONSTANT_SIZE)
+            .and_then(|c| c.checked_add(self.constants_offset()))
+            .ok_or(Error::Inconsistent("counts overflow"))
+    }
+
+    pub fn constant(&self, index: u32) -> Result<u64> {
+        if index >= self.num_constants {
+            return Err(Error::IndexOutOfRange {
+                what: "constant",
+                index: index.into(),
+                count: self.num_constants.into(),
+            });
+        }
+        self.bytes
+            .u64(self.constants_offset() + index as usize * CONSTANT_SIZE)
+    }
+
+    pub fn constants(&self) -> impl Iterator<Item = Result<u64>> + '_ {
+        (0..self.num_constants).map(|i| self.constant(i))
+    }
+
+    /// The records in order. LLVM writes them function by function: the
+    /// first `record_count` belong to the first function, and so on.
+    pub fn records(&self) -> Records<'a, E> {
+        Records {
+            map: *self,
+            offset: self.records_offset(),
+            left: self.num_records,
+        }
+    }
+
+    fn record_at(&self, offset: usize) -> Result<LlvmRecord<'a, E>> {
+        let b = self.bytes;
+        let num_locations = b.u16(offset + 14)? as usize;
+        let locs_at = offset + RECORD_HEADER_SIZE;
+        let locations = b.slice(locs_at, num_locations * location_size(self.version))?;
+        let lo_header = self.live_out_header_offset(locs_at + locations.len())?;
+        let num_live_outs = b.u16(lo_header + 2)? as usize;
+        let live_outs = b.slice(
+            lo_header + LIVE_OUT_HEADER_SIZE,
+            num_live_outs * LIVE_OUT_SIZE,
+        )?;
+        let record = LlvmRecord {
+            id: b.u64(offset)?,
+            instruction_offset: b.u32(offset + 8)?,
+            flags: b.u16(offset + 12)?,
+            version: self.version,
+            locations: Bytes::new(locations, b.endian),
+            live_outs: Bytes::new(live_outs, b.endian),
+            table_offset: offset,
+        };
+        for i in 0..num_locations {
+            record.location(i as u16)?;
+        }
+        Ok(record)
+    }
+
+    fn live_out_header_offset(&self, after_locations: usize) -> Result<usize> {
+        if self.version >= 3 {
+            align_up(after_locations, 8).ok_or(Error::Truncated {
+                offset: after_locations,
+            })
+        } else {
+            Ok(after_locations)
+        }
+    }
+
+    fn record_end(&self, offset: usize, record: &LlvmRecord<'a, E>) -> Result<usize> {
+        let lo_header =
+            self.live_out_header_offset(offset + RECORD_HEADER_SIZE + record.locations.data.len())?;
+        let end = lo_header + LIVE_OUT_HEADER_SIZE + record.live_outs.data.len();
+        let end = align_up(end, 8).ok_or(Error::Truncated { offset: end })?;
+        // The trailing padding must be there too.
+        self.bytes.slice(0, end)?;
+        Ok(end)
+    }
+}
+
+impl<'a, E: Endian> LlvmRecord<'a, E> {
+    pub fn num_locations(&self) -> u16 {
+        (self.locations.data.len() / location_size(self.version)) as u16
+    }
+    pub fn num_live_outs(&self) -> u16 {
+        (self.live_outs.data.len() / LIVE_OUT_SIZE) as u16
+    }
+    pub fn location(&self, index: u16) -> Result<Location> {
+        let b = self.locations;
+        let at = index as usize * location_size(self.version);
+        let kind_byte = b.u8(at)?;
+        let kind = LocationKind::from_u8(kind_byte).ok_or(Error::BadLocationKind {
+            offset: self.table_offset + RECORD_HEADER_SIZE + at,
+            kind: kind_byte,
+        })?;
+        Ok(if self.version >= 3 {
+            Location {
+                kind,
+                size: b.u16(at + 2)?,
+                dwarf_reg: b.u16(at + 4)?,
+                offset: b.i32(at + 8)?,
+            }
+        } else {
+            Location {
+                kind,
+                size: b.u8(at + 1)?.into(),
+                dwarf_reg: b.u16(at + 2)?,
+                offset: b.i32(at + 4)?,
+            }
+        })
+    }
+    pub fn locations(&self) -> impl Iterator<Item = Result<Location>> + '_ {
+        (0..self.num_locations()).map(|i| self.location(i))
+    }
+    pub fn live_out(&self, index: u16) -> Result<LiveOut> {
+        let at = index as usize * LIVE_OUT_SIZE;
+        Ok(LiveOut {
+            dwarf_reg: self.live_outs.u16(at)?,
+            size: self.live_outs.u8(at + 3)?,
+        })
+    }
+    pub fn live_outs(&self) -> impl Iterator<Item = Result<LiveOut>> + '_ {
+        (0..self.num_live_outs()).map(|i| self.live_out(i))
+    }
+}
+
+/// Iterator over a table's records.
+#[derive(Debug, Clone)]
+pub struct Records<'a, E: Endian> {
+    map: LlvmStackMap<'a, E>,
+    offset: Result<usize>,
+    left: u32,
+}
+
+impl<'a, E: Endian> Iterator for Records<'a, E> {
+    type Item = Result<LlvmRecord<'a, E>>;
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.left == 0 {
+            return None;
+        }
+        let offset = match self.offset {
+            Ok(o) => o,
+            Err(e) => {
+                self.left = 0;
+                return Some(Err(e));
+            }
+        };
+        let item = self.map.record_at(offset).and_then(|r| {
+            self.offset = self.map.record_end(offset, &r);
+            self.offset.map(|_| r)
+        });
+        self.left = if item.is_ok() { self.left - 1 } else { 0 };
+        Some(item)
+    }
+}
+
+/// Iterator over the tables of a section, with each table's offset.
+#[derive(Debug, Clone)]
+pub struct Tables<'a, E: Endian> {
+    rest: &'a [u8],
+    endian: E,
+    done: bool,
+}
+
+impl<'a, E: Endian> Iterator for Tables<'a, E> {
+    type Item = Result<LlvmStackMap<'a, E>>;
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.done || self.rest.is_empty() {
+            return None;
+        }
+        match LlvmStackMap::parse(self.rest, self.endian) {
+            Ok(map) => {
+                self.rest = &self.rest[map.size()..];
+                Some(Ok(map))
+            }
+            Err(e) => {
+                self.done = true;
+                Some(Err(e))
+            }
+        }
+    }
+}

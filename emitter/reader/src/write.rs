@@ -1,0 +1,378 @@
+//! An owned, layout-neutral stack map table and the writers of both layouts.
+//!
+//! [`Table::from_llvm`] and [`Table::from_flat`] read a table into this
+//! model; [`write_flat`] and [`write_llvm`] write it. Reading back what was
+//! written gives the same [`Table`] (up to what a layout can say), which the
+//! round-trip tests check.
+
+use alloc::collections::BTreeMap;
+use alloc::vec::Vec;
+
+use crate::flat::{self, FlatStackMap, FrameRegister, RecordKind};
+use crate::llvm::LlvmStackMap;
+use crate::{Endian, Error, LiveOut, Location, Result};
+
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Table {
+    pub constants: Vec<u64>,
+    pub functions: Vec<Function>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Function {
+    /// The value stored in the address field (0 where a relocation fills it).
+    pub address: u64,
+    /// Function size in bytes (flat only).
+    pub size: u32,
+    /// UINT64_MAX for a variable-sized frame, as LLVM writes it.
+    pub stack_size: u64,
+    /// Flat frame flags other than those derived from the records and stack size.
+    pub flags: u8,
+    pub frame_base_register: u16,
+    pub frame_registers: Vec<FrameRegister>,
+    pub records: Vec<Record>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Record {
+    pub id: u64,
+    pub instruction_offset: u32,
+    /// `None` when not known.
+    pub patchable_size: Option<u32>,
+    pub kind: RecordKind,
+    pub has_live_out_info: bool,
+    pub locations: Vec<Location>,
+    pub live_outs: Vec<LiveOut>,
+}
+
+impl Table {
+    /// Reads an LLVM table, assigning records to functions in order (version
+    /// 1 has no record counts: all records go to a single function then,
+    /// which is only right for one-function tables; the caller may regroup).
+    pub fn from_llvm<E: Endian>(map: &LlvmStackMap<'_, E>) -> Result<Table> {
+        let constants = map.constants().collect::<Result<Vec<_>>>()?;
+        let mut functions = Vec::new();
+        let mut records = map.records();
+        let n = map.num_functions();
+        for i in 0..n {
+            let f = map.function(i)?;
+            let count = match f.record_count {
+                Some(c) => c,
+                None if i + 1 == n => u64::from(map.num_records()),
+                None => 0,
+            };
+            let mut out = Vec::new();
+            for _ in 0..count {
+                let r = records
+                    .next()
+                    .ok_or(Error::Inconsistent("fewer records than counted"))??;
+                let locations = r.locations().collect::<Result<Vec<_>>>()?;
+                let live_outs = r.live_outs().collect::<Result<Vec<_>>>()?;
+                out.push(Record {
+                    id: r.id,
+                    instruction_offset: r.instruction_offset,
+                    patchable_size: None,
+                    kind: RecordKind::Unknown,
+                    has_live_out_info: !live_outs.is_empty(),
+                    locations,
+                    live_outs,
+                });
+            }
+            functions.push(Function {
+                address: f.address,
+                stack_size: f.stack_size,
+                records: out,
+                ..Function::default()
+            });
+        }
+        Ok(Table {
+            constants,
+            functions,
+        })
+    }
+
+    /// Reads a flat table (checked with `validate` first).
+    pub fn from_flat<E: Endian>(t: &FlatStackMap<'_, E>) -> Result<Table> {
+        t.validate()?;
+        let constants = (0..t.num_constants())
+            .map(|i| t.constant(i))
+            .collect::<Result<Vec<_>>>()?;
+        let mut functions = Vec::new();
+        for i in 0..t.num_frame_records() {
+            let f = t.frame_record(i)?;
+            let mut records = Vec::new();
+            for r in t.records_of(&f)? {
+                let r = r?;
+                records.push(Record {
+                    id: r.id,
+                    instruction_offset: r.instruction_offset,
+                    patchable_size: (r.flags & flat::RECORD_PATCHABLE_SIZE_KNOWN != 0)
+                        .then_some(r.patchable_size),
+                    kind: r.kind,
+                    has_live_out_info: r.flags & flat::RECORD_HAS_LIVE_OUT_INFO != 0,
+                    locations: t.locations_of(&r)?.collect::<Result<Vec<_>>>()?,
+                    live_outs: t.live_outs_of(&r)?.collect::<Result<Vec<_>>>()?,
+                });
+            }
+            let derived = flat::HAS_VARIABLE_SIZE_ALLOCA | flat::HAS_LIVE_OUT_INFO;
+            functions.push(Function {
+                address: f.address,
+                size: f.size,
+                stack_size: if f.flags & flat::HAS_VARIABLE_SIZE_ALLOCA != 0 {
+                    u64::MAX
+                } else {
+                    f.stack_size.into()
+                },
+                flags: f.flags & !derived,
+                frame_base_register: f.frame_base_register,
+                frame_registers: t.frame_registers_of(&f)?.collect::<Result<Vec<_>>>()?,
+                records,
+            });
+        }
+        Ok(Table {
+            constants,
+            functions,
+        })
+    }
+}
+
+/// A written flat table and where its function address fields are.
+#[derive(Debug, Clone)]
+pub struct FlatTable {
+    pub bytes: Vec<u8>,
+    /// Offset in `bytes` of each function's address field, in function order.
+    pub address_offsets: Vec<usize>,
+}
+
+/// Collects lists, storing each distinct one once (the uniquing rule).
+struct Uniquer<T: Ord + Clone> {
+    entries: Vec<T>,
+    seen: BTreeMap<Vec<T>, u32>,
+}
+
+impl<T: Ord + Clone> Uniquer<T> {
+    fn new() -> Self {
+        Uniquer {
+            entries: Vec::new(),
+            seen: BTreeMap::new(),
+        }
+    }
+    fn add(&mut self, list: &[T]) -> Result<u32> {
+        if list.is_empty() {
+            return Ok(0);
+        }
+        if let Some(&i) = self.seen.get(list) {
+            return Ok(i);
+        }
+        let i = u32::try_from(self.entries.len()).map_err(|_| Error::TooLarge("array"))?;
+        self.entries.extend_from_slice(list);
+        self.seen.insert(list.to_vec(), i);
+        Ok(i)
+    }
+}
+
+/// Locations as the flat layout stores them, ordered for the uniquer.
+type LocKey = (u8, u8, u16, i32);
+
+fn loc_key(l: &Location) -> Result<LocKey> {
+    let size = u8::try_from(l.size).map_err(|_| Error::TooLarge("location size"))?;
+    Ok((l.kind as u8, size, l.dwarf_reg, l.offset))
+}
+
+/// Writes `table` in the flat layout. Each function's records are sorted by
+/// instruction offset (stably); function address fields hold
+/// `Function::address` as given.
+pub fn write_flat<E: Endian>(table: &Table, endian: E, absolute: bool) -> Result<FlatTable> {
+    let e = endian;
+    let mut locs = Uniquer::<LocKey>::new();
+    let mut los = Uniquer::<(u16, u8)>::new();
+    let mut regs = Uniquer::<(u16, i32)>::new();
+    let mut frames = Vec::with_capacity(table.functions.len() * flat::FRAME_RECORD_SIZE);
+    let mut records = Vec::new();
+    let mut nrecords: u32 = 0;
+    let mut key = Vec::new();
+    for f in &table.functions {
+        let mut order: Vec<&Record> = f.records.iter().collect();
+        order.sort_by_key(|r| r.instruction_offset);
+        let first_record = nrecords;
+        let mut flags = f.flags & !(flat::HAS_VARIABLE_SIZE_ALLOCA | flat::HAS_LIVE_OUT_INFO);
+        for r in order {
+            key.clear();
+            for l in &r.locations {
+                key.push(loc_key(l)?);
+            }
+            let nloc = u16::try_from(key.len()).map_err(|_| Error::TooLarge("location count"))?;
+            let loc_index = locs.add(&key)?;
+            let lo_key: Vec<(u16, u8)> =
+                r.live_outs.iter().map(|l| (l.dwarf_reg, l.size)).collect();
+            let nlo = u16::try_from(lo_key.len()).map_err(|_| Error::TooLarge("live-out count"))?;
+            let lo_index = los.add(&lo_key)?;
+            let mut rflags = 0;
+            if r.has_live_out_info {
+                rflags |= flat::RECORD_HAS_LIVE_OUT_INFO;
+                flags |= flat::HAS_LIVE_OUT_INFO;
+            }
+            if r.patchable_size.is_some() {
+                rflags |= flat::RECORD_PATCHABLE_SIZE_KNOWN;
+            }
+            records.extend_from_slice(&e.u64_bytes(r.id));
+            records.extend_from_slice(&e.u32_bytes(r.instruction_offset));
+            records.extend_from_slice(&e.u32_bytes(r.patchable_size.unwrap_or(0)));
+            records.extend_from_slice(&e.u16_bytes(nloc));
+            records.extend_from_slice(&e.u16_bytes(nlo));
+            records.extend_from_slice(&e.u32_bytes(loc_index));
+            records.extend_from_slice(&e.u32_bytes(lo_index));
+            records.extend_from_slice(&[rflags, r.kind as u8, 0, 0]);
+            nrecords = nrecords
+                .checked_add(1)
+                .ok_or(Error::TooLarge("record count"))?;
+        }
+        let stack_size = if f.stack_size == u64::MAX {
+            flags |= flat::HAS_VARIABLE_SIZE_ALLOCA;
+            flat::VARIABLE_STACK_SIZE
+        } else {
+            u32::try_from(f.stack_size)
+                .ok()
+                .filter(|&s| s != flat::VARIABLE_STACK_SIZE)
+                .ok_or(Error::TooLarge("stack size"))?
+        };
+        let reg_key: Vec<(u16, i32)> = f
+            .frame_registers
+            .iter()
+            .map(|r| (r.dwarf_reg, r.offset))
+            .collect();
+        let nregs =
+            u8::try_from(reg_key.len()).map_err(|_| Error::TooLarge("frame register count"))?;
+        let reg_index = regs.add(&reg_key)?;
+        frames.extend_from_slice(&e.u64_bytes(f.address));
+        frames.extend_from_slice(&e.u32_bytes(f.size));
+        frames.extend_from_slice(&e.u32_bytes(stack_size));
+        frames.extend_from_slice(&[flags, nregs]);
+        frames.extend_from_slice(&e.u16_bytes(f.frame_base_register));
+        frames.extend_from_slice(&e.u32_bytes(reg_index));
+        frames.extend_from_slice(&e.u32_bytes(nrecords - first_record));
+        frames.extend_from_slice(&e.u32_bytes(first_record));
+    }
+
+    let mut bounds = [0usize; 7];
+    bounds[0] = flat::HEADER_SIZE;
+    let sizes = [
+        table.constants.len() * flat::CONSTANT_SIZE,
+        frames.len(),
+        records.len(),
+        locs.entries.len() * flat::LOCATION_SIZE,
+        regs.entries.len() * flat::FRAME_REGISTER_SIZE,
+        los.entries.len() * flat::LIVE_OUT_SIZE,
+    ];
+    for i in 0..6 {
+        bounds[i + 1] = bounds[i] + sizes[i];
+    }
+    let total = crate::align_up(bounds[6], flat::TABLE_ALIGN).ok_or(Error::TooLarge("table"))?;
+    let total32 = u32::try_from(total).map_err(|_| Error::TooLarge("table"))?;
+
+    let mut out = Vec::with_capacity(total);
+    out.extend_from_slice(&flat::MAGIC);
+    let mut hflags = 0;
+    if absolute {
+        hflags |= flat::ABSOLUTE_ADDRESSES;
+    }
+    if e.is_big_endian() {
+        hflags |= flat::BIG_ENDIAN;
+    }
+    out.extend_from_slice(&[flat::VERSION, hflags]);
+    out.extend_from_slice(&e.u16_bytes(flat::HEADER_SIZE as u16));
+    out.extend_from_slice(&e.u32_bytes(total32));
+    for b in bounds {
+        out.extend_from_slice(&e.u32_bytes(b as u32));
+    }
+    for c in &table.constants {
+        out.extend_from_slice(&e.u64_bytes(*c));
+    }
+    out.extend_from_slice(&frames);
+    out.extend_from_slice(&records);
+    for &(kind, size, reg, off) in &locs.entries {
+        out.extend_from_slice(&[kind, size]);
+        out.extend_from_slice(&e.u16_bytes(reg));
+        out.extend_from_slice(&e.u32_bytes(off as u32));
+    }
+    for &(reg, off) in &regs.entries {
+        out.extend_from_slice(&e.u16_bytes(reg));
+        out.extend_from_slice(&[0, 0]);
+        out.extend_from_slice(&e.u32_bytes(off as u32));
+    }
+    for &(reg, size) in &los.entries {
+        out.extend_from_slice(&e.u16_bytes(reg));
+        out.extend_from_slice(&[0, size]);
+    }
+    out.resize(total, 0);
+    let address_offsets = (0..table.functions.len())
+        .map(|i| bounds[1] + i * flat::FRAME_RECORD_SIZE)
+        .collect();
+    Ok(FlatTable {
+        bytes: out,
+        address_offsets,
+    })
+}
+
+/// Writes `table` in LLVM's layout `version` (1, 2 or 3), as LLVM's
+/// `StackMaps::serializeToStackMapSection` would. For tests and fuzzing:
+/// version 1 and 2 inputs are no longer made by any LLVM we can run.
+pub fn write_llvm<E: Endian>(table: &Table, endian: E, version: u8) -> Result<Vec<u8>> {
+    if !(1..=3).contains(&version) {
+        return Err(Error::UnsupportedVersion(version));
+    }
+    let e = endian;
+    let count = |n: usize| u32::try_from(n).map_err(|_| Error::TooLarge("count"));
+    let nrecords: usize = table.functions.iter().map(|f| f.records.len()).sum();
+    let mut out = Vec::new();
+    out.extend_from_slice(&[version, 0, 0, 0]);
+    out.extend_from_slice(&e.u32_bytes(count(table.functions.len())?));
+    out.extend_from_slice(&e.u32_bytes(count(table.constants.len())?));
+    out.extend_from_slice(&e.u32_bytes(count(nrecords)?));
+    for f in &table.functions {
+        out.extend_from_slice(&e.u64_bytes(f.address));
+        out.extend_from_slice(&e.u64_bytes(f.stack_size));
+        if version >= 2 {
+            out.extend_from_slice(&e.u64_bytes(f.records.len() as u64));
+        }
+    }
+    for c in &table.constants {
+        out.extend_from_slice(&e.u64_bytes(*c));
+    }
+    let pad8 =
+        |out: &mut Vec<u8>| out.resize(crate::align_up(out.len(), 8).unwrap_or(out.len()), 0);
+    for r in table.functions.iter().flat_map(|f| &f.records) {
+        out.extend_from_slice(&e.u64_bytes(r.id));
+        out.extend_from_slice(&e.u32_bytes(r.instruction_offset));
+        out.extend_from_slice(&[0, 0]);
+        let nloc =
+            u16::try_from(r.locations.len()).map_err(|_| Error::TooLarge("location count"))?;
+        out.extend_from_slice(&e.u16_bytes(nloc));
+        for l in &r.locations {
+            out.push(l.kind as u8);
+            if version >= 3 {
+                out.push(0);
+                out.extend_from_slice(&e.u16_bytes(l.size));
+                out.extend_from_slice(&e.u16_bytes(l.dwarf_reg));
+                out.extend_from_slice(&[0, 0]);
+            } else {
+                out.push(u8::try_from(l.size).map_err(|_| Error::TooLarge("location size"))?);
+                out.extend_from_slice(&e.u16_bytes(l.dwarf_reg));
+            }
+            out.extend_from_slice(&e.u32_bytes(l.offset as u32));
+        }
+        if version >= 3 {
+            pad8(&mut out);
+        }
+        out.extend_from_slice(&[0, 0]);
+        let nlo =
+            u16::try_from(r.live_outs.len()).map_err(|_| Error::TooLarge("live-out count"))?;
+        out.extend_from_slice(&e.u16_bytes(nlo));
+        for l in &r.live_outs {
+            out.extend_from_slice(&e.u16_bytes(l.dwarf_reg));
+            out.extend_from_slice(&[0, l.size]);
+        }
+        pad8(&mut out);
+    }
+    Ok(out)
+}

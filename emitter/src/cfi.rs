@@ -1,0 +1,131 @@
+//! Frame facts from `.eh_frame`, read with `gimli`.
+//!
+//! In a relocatable object FDE addresses are relocations against code
+//! sections. We lay the object's sections out at made-up, non-overlapping
+//! addresses, apply `.eh_frame`'s PC-relative relocations for that layout,
+//! and map FDE addresses back to (section, offset).
+
+use std::collections::HashMap;
+
+use gimli::{
+    BaseAddresses, CfaRule, EhFrame, RegisterRule, RunTimeEndian, UnwindContext, UnwindSection,
+};
+use object::{Object, ObjectSection};
+
+use crate::stackmap::{CodeLoc, Symbols};
+use crate::Result;
+
+/// What the CFI says about a function at one of its instructions.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FrameInfo {
+    /// The CFA's register (DWARF).
+    pub cfa_register: u16,
+    pub cfa_offset: i64,
+    /// Registers saved in slots, with the slot's offset from the CFA.
+    pub saved: Vec<(u16, i64)>,
+}
+
+/// The unwind tables of an object.
+pub struct Cfi {
+    data: Vec<u8>,
+    endian: RunTimeEndian,
+    eh_frame_address: u64,
+    /// Made-up address of each section (relocatable objects only).
+    layout: HashMap<object::SectionIndex, u64>,
+    relocatable: bool,
+}
+
+impl Cfi {
+    pub fn new(file: &object::File<'_>, symbols: &Symbols<'_, '_>) -> Result<Option<Cfi>> {
+        let Some(eh) = file.section_by_name(".eh_frame") else {
+            return Ok(None);
+        };
+        let endian = if file.is_little_endian() {
+            RunTimeEndian::Little
+        } else {
+            RunTimeEndian::Big
+        };
+        let mut data = eh.data()?.to_vec();
+        let mut layout = HashMap::new();
+        let eh_frame_address = if symbols.relocatable {
+            // .eh_frame at 0, every other section after it, 16-aligned.
+            let mut next = (eh.size() + 15) & !15;
+            for s in file.sections() {
+                if s.index() != eh.index() {
+                    layout.insert(s.index(), next);
+                    next = (next + s.size() + 16) & !15;
+                }
+            }
+            for (offset, r) in eh.relocations() {
+                let Some(t) = symbols.resolve(&r) else {
+                    continue;
+                };
+                let Some(base) = layout.get(&t.loc.section) else {
+                    continue;
+                };
+                if r.size() != 32 || r.kind() != object::RelocationKind::Relative {
+                    continue;
+                }
+                let value = (base + t.loc.offset).wrapping_sub(offset) as u32;
+                let at = offset as usize;
+                if let Some(field) = data.get_mut(at..at + 4) {
+                    field.copy_from_slice(&if endian == RunTimeEndian::Little {
+                        value.to_le_bytes()
+                    } else {
+                        value.to_be_bytes()
+                    });
+                }
+            }
+            0
+        } else {
+            eh.address()
+        };
+        Ok(Some(Cfi {
+            data,
+            endian,
+            eh_frame_address,
+            layout,
+            relocatable: symbols.relocatable,
+        }))
+    }
+
+    /// The address gimli sees for `loc`.
+    fn address(&self, loc: CodeLoc, file: &object::File<'_>) -> Option<u64> {
+        if self.relocatable {
+            Some(self.layout.get(&loc.section)? + loc.offset)
+        } else {
+            Some(file.section_by_index(loc.section).ok()?.address() + loc.offset)
+        }
+    }
+
+    /// The CFI row in force at `loc`, if an FDE covers it.
+    pub fn frame_at(&self, file: &object::File<'_>, loc: CodeLoc) -> Result<Option<FrameInfo>> {
+        let Some(pc) = self.address(loc, file) else {
+            return Ok(None);
+        };
+        let eh = EhFrame::new(&self.data, self.endian);
+        let bases = BaseAddresses::default().set_eh_frame(self.eh_frame_address);
+        let mut ctx = UnwindContext::new();
+        let row = match eh.unwind_info_for_address(&bases, &mut ctx, pc, EhFrame::cie_from_offset) {
+            Ok(row) => row.clone(),
+            Err(gimli::Error::NoUnwindInfoForAddress) => return Ok(None),
+            Err(e) => return Err(crate::Error::Other(format!(".eh_frame: {e}"))),
+        };
+        let CfaRule::RegisterAndOffset { register, offset } = *row.cfa() else {
+            return Ok(None);
+        };
+        let mut saved: Vec<(u16, i64)> = row
+            .registers()
+            .filter_map(|(reg, rule)| match rule {
+                RegisterRule::Offset(n) => Some((reg.0, *n)),
+                _ => None,
+            })
+            .collect();
+        saved.sort();
+        Ok(Some(FrameInfo {
+            cfa_register: register.0,
+            cfa_offset: offset,
+            saved,
+        }))
+    }
+}

@@ -1,0 +1,323 @@
+//! `pcmap dump`: the stack map sections of an object as text, as JSON
+//! (`docs/dump-json.md`), or exactly as `llvm-readobj --stackmap` prints them.
+
+use std::fmt::Write;
+
+use pcmap_reader::flat;
+use pcmap_reader::{Location, LocationKind};
+use serde::Serialize;
+
+use crate::elf::FoundSection;
+use crate::stackmap::{DecodedTable, Format, StackMapSection};
+
+/// Schema version of the JSON output.
+pub const SCHEMA_VERSION: u32 = 1;
+
+#[derive(Serialize)]
+pub struct Dump {
+    pub schema: u32,
+    /// PC sections (`sanmd_*`); their contents are decoded by a later tool.
+    pub pc_sections: Vec<FoundSection>,
+    pub stackmaps: Vec<JsonTable>,
+}
+
+#[derive(Serialize)]
+pub struct JsonTable {
+    pub section: String,
+    pub format: Format,
+    pub table_offset: u64,
+    pub table_size: u64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub absolute_addresses: Option<bool>,
+    pub functions: Vec<JsonFunction>,
+    pub constants: Vec<u64>,
+    pub records: Vec<JsonRecord>,
+}
+
+#[derive(Serialize)]
+pub struct JsonFunction {
+    pub symbol: Option<String>,
+    pub section: Option<String>,
+    /// Offset of the function in its code section (relocatable objects).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub offset: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub address: Option<u64>,
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub opd: bool,
+    pub stack_size: u64,
+    pub record_count: u64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub size: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub flags: Option<Vec<&'static str>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub frame_base_register: Option<u16>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub frame_registers: Option<Vec<JsonFrameRegister>>,
+}
+
+#[derive(Serialize)]
+pub struct JsonFrameRegister {
+    pub dwarf_reg: u16,
+    pub offset: i32,
+}
+
+#[derive(Serialize)]
+pub struct JsonRecord {
+    pub id: u64,
+    pub function: Option<String>,
+    pub instruction_offset: u32,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub kind: Option<&'static str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub patchable_size: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub has_live_out_info: Option<bool>,
+    pub locations: Vec<JsonLocation>,
+    pub live_outs: Vec<JsonLiveOut>,
+}
+
+#[derive(Serialize)]
+pub struct JsonLocation {
+    pub kind: &'static str,
+    pub size: u16,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub dwarf_reg: Option<u16>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub offset: Option<i32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub index: Option<u32>,
+    /// Constant value: the small constant sign-extended, or the large one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub value: Option<i128>,
+}
+
+#[derive(Serialize)]
+pub struct JsonLiveOut {
+    pub dwarf_reg: u16,
+    pub size: u8,
+}
+
+const FRAME_FLAGS: [(u8, &str); 5] = [
+    (flat::HAS_FRAME_POINTER, "frame_pointer"),
+    (flat::HAS_VARIABLE_SIZE_ALLOCA, "variable_size_alloca"),
+    (flat::HAS_STACK_REALIGNMENT, "stack_realignment"),
+    (flat::HAS_LIVE_OUT_INFO, "live_out_info"),
+    (flat::HAS_FRAME_INFO, "frame_info"),
+];
+
+fn json_location(l: &Location, constants: &[u64]) -> JsonLocation {
+    let mut j = JsonLocation {
+        kind: l.kind.name(),
+        size: l.size,
+        dwarf_reg: None,
+        offset: None,
+        index: None,
+        value: None,
+    };
+    match l.kind {
+        LocationKind::Register => j.dwarf_reg = Some(l.dwarf_reg),
+        LocationKind::Direct | LocationKind::Indirect => {
+            j.dwarf_reg = Some(l.dwarf_reg);
+            j.offset = Some(l.offset);
+        }
+        LocationKind::Constant => j.value = Some(l.offset.into()),
+        LocationKind::ConstantIndex => {
+            j.index = Some(l.offset as u32);
+            j.value = constants.get(l.offset as u32 as usize).map(|&c| c.into());
+        }
+    }
+    j
+}
+
+pub fn json_tables(sections: &[StackMapSection]) -> Vec<JsonTable> {
+    let mut out = Vec::new();
+    for s in sections {
+        for t in &s.tables {
+            out.push(json_table(&s.name, t));
+        }
+    }
+    out
+}
+
+fn json_table(section: &str, t: &DecodedTable) -> JsonTable {
+    let is_flat = t.format == Format::Flat;
+    // Version 1 has no record counts: records cannot be tied to functions.
+    let grouped = t.format != Format::V1 || t.functions.len() <= 1;
+    let mut functions = Vec::new();
+    let mut records = Vec::new();
+    for (f, r) in t.table.functions.iter().zip(&t.functions) {
+        let mut flags = f.flags;
+        if f.stack_size == u64::MAX {
+            flags |= flat::HAS_VARIABLE_SIZE_ALLOCA;
+        }
+        if f.records.iter().any(|r| r.has_live_out_info) {
+            flags |= flat::HAS_LIVE_OUT_INFO;
+        }
+        functions.push(JsonFunction {
+            symbol: r.symbol.clone(),
+            section: r.code_section.clone(),
+            offset: r
+                .address
+                .is_none()
+                .then(|| r.code.map(|c| c.offset))
+                .flatten(),
+            address: r.address,
+            opd: r.opd,
+            stack_size: f.stack_size,
+            record_count: f.records.len() as u64,
+            size: is_flat.then_some(f.size),
+            flags: is_flat.then(|| {
+                FRAME_FLAGS
+                    .iter()
+                    .filter(|(b, _)| flags & b != 0)
+                    .map(|(_, n)| *n)
+                    .collect()
+            }),
+            frame_base_register: is_flat.then_some(f.frame_base_register),
+            frame_registers: is_flat.then(|| {
+                f.frame_registers
+                    .iter()
+                    .map(|r| JsonFrameRegister {
+                        dwarf_reg: r.dwarf_reg,
+                        offset: r.offset,
+                    })
+                    .collect()
+            }),
+        });
+        for rec in &f.records {
+            records.push(JsonRecord {
+                id: rec.id,
+                function: if grouped { r.symbol.clone() } else { None },
+                instruction_offset: rec.instruction_offset,
+                kind: is_flat.then_some(rec.kind.name()),
+                patchable_size: rec.patchable_size,
+                has_live_out_info: is_flat.then_some(rec.has_live_out_info),
+                locations: rec
+                    .locations
+                    .iter()
+                    .map(|l| json_location(l, &t.table.constants))
+                    .collect(),
+                live_outs: rec
+                    .live_outs
+                    .iter()
+                    .map(|l| JsonLiveOut {
+                        dwarf_reg: l.dwarf_reg,
+                        size: l.size,
+                    })
+                    .collect(),
+            });
+        }
+    }
+    JsonTable {
+        section: section.to_string(),
+        format: t.format,
+        table_offset: t.offset,
+        table_size: t.size,
+        absolute_addresses: is_flat.then_some(t.flags & flat::ABSOLUTE_ADDRESSES != 0),
+        functions,
+        constants: t.table.constants.clone(),
+        records,
+    }
+}
+
+/// `llvm-readobj --stackmap`'s text for an LLVM table, from
+/// "LLVM StackMap Version" on. Function addresses are printed as stored.
+pub fn readobj(t: &DecodedTable) -> String {
+    let mut o = String::new();
+    let version = match t.format {
+        Format::V1 => 1,
+        Format::V2 => 2,
+        _ => 3,
+    };
+    let tab = &t.table;
+    let _ = writeln!(o, "LLVM StackMap Version: {version}");
+    let _ = writeln!(o, "Num Functions: {}", tab.functions.len());
+    for f in &tab.functions {
+        let _ = writeln!(
+            o,
+            "  Function address: {}, stack size: {}, callsite record count: {}",
+            f.address,
+            f.stack_size,
+            f.records.len()
+        );
+    }
+    let _ = writeln!(o, "Num Constants: {}", tab.constants.len());
+    for (i, c) in tab.constants.iter().enumerate() {
+        let _ = writeln!(o, "  #{}: {c}", i + 1);
+    }
+    let n: usize = tab.functions.iter().map(|f| f.records.len()).sum();
+    let _ = writeln!(o, "Num Records: {n}");
+    for r in tab.functions.iter().flat_map(|f| &f.records) {
+        let _ = writeln!(
+            o,
+            "  Record ID: {}, instruction offset: {}",
+            r.id, r.instruction_offset
+        );
+        let _ = writeln!(o, "    {} locations:", r.locations.len());
+        for (i, l) in r.locations.iter().enumerate() {
+            let _ = write!(o, "      #{}: ", i + 1);
+            let _ = match l.kind {
+                LocationKind::Register => write!(o, "Register R#{}", l.dwarf_reg),
+                LocationKind::Direct => write!(o, "Direct R#{} + {}", l.dwarf_reg, l.offset),
+                LocationKind::Indirect => write!(o, "Indirect [R#{} + {}]", l.dwarf_reg, l.offset),
+                // LLVM prints the small constant as unsigned.
+                LocationKind::Constant => write!(o, "Constant {}", l.offset as u32),
+                LocationKind::ConstantIndex => {
+                    let v = tab
+                        .constants
+                        .get(l.offset as u32 as usize)
+                        .copied()
+                        .unwrap_or(0);
+                    write!(o, "ConstantIndex #{} ({v})", l.offset as u32)
+                }
+            };
+            let _ = writeln!(o, ", size: {}", l.size);
+        }
+        let _ = write!(o, "    {} live-outs: [ ", r.live_outs.len());
+        for lo in &r.live_outs {
+            let _ = write!(o, "R#{} ({}-bytes) ", lo.dwarf_reg, lo.size);
+        }
+        let _ = writeln!(o, "]");
+    }
+    o
+}
+
+/// Human-readable summary.
+pub fn text(sections: &[StackMapSection]) -> String {
+    let mut o = String::new();
+    for s in sections {
+        for t in &s.tables {
+            let _ = writeln!(
+                o,
+                "{} ({:?}) at {:#x}, {} bytes:",
+                s.name, t.format, t.offset, t.size
+            );
+            for (f, r) in t.table.functions.iter().zip(&t.functions) {
+                let _ = writeln!(
+                    o,
+                    "  function {}{}: stack size {}, {} records",
+                    r.symbol.as_deref().unwrap_or("?"),
+                    if r.opd { " (via .opd)" } else { "" },
+                    f.stack_size,
+                    f.records.len()
+                );
+                for rec in &f.records {
+                    let _ = writeln!(
+                        o,
+                        "    ID {} at +{}: {}, patchable {}, {} locations, {} live-outs",
+                        rec.id,
+                        rec.instruction_offset,
+                        rec.kind.name(),
+                        rec.patchable_size
+                            .map_or("?".to_string(), |p| p.to_string()),
+                        rec.locations.len(),
+                        rec.live_outs.len()
+                    );
+                }
+            }
+        }
+    }
+    o
+}

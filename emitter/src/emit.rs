@@ -1,0 +1,340 @@
+//! `pcmap emit`: add the flat stack map section, with its relocations, to a
+//! relocatable object, keeping every other section, symbol and relocation.
+
+use object::build::elf::{Builder, SectionData, SectionId, SymbolId};
+use object::build::ByteString;
+use object::elf;
+use object::{Object, ObjectSection};
+use pcmap_reader::flat::{self, FrameRegister, RecordKind};
+use pcmap_reader::write::{write_flat, Function, Record};
+use pcmap_reader::RunTimeEndian;
+
+use crate::cfi::Cfi;
+use crate::decode;
+use crate::patch::IrSites;
+use crate::stackmap::{self, Format, Symbols, LLVM_STACKMAPS};
+use crate::{other, Error, Result};
+
+#[derive(Debug, Default)]
+pub struct Options {
+    /// Absolute function addresses instead of self-relative ones.
+    pub absolute: bool,
+    /// Drop `.llvm_stackmaps` from the output.
+    pub strip_v3: bool,
+    /// Stack map intrinsic calls of the IR the object was built from.
+    pub ir: Option<IrSites>,
+}
+
+/// What `emit` did, for the CLI and the benchmark.
+#[derive(Debug, Clone, Copy)]
+pub struct Report {
+    pub v3_size: u64,
+    pub flat_size: u64,
+    pub functions: usize,
+    pub records: usize,
+}
+
+/// Builds the flat table for the stack maps of `file`.
+pub fn flat_table(
+    file: &object::File<'_>,
+    opts: &Options,
+) -> Result<(
+    pcmap_reader::write::FlatTable,
+    Vec<stackmap::CodeLoc>,
+    Report,
+)> {
+    let symbols = Symbols::new(file)?;
+    let target = symbols.target;
+    if !symbols.relocatable {
+        return other("emit needs a relocatable object (.o)");
+    }
+    let (section, decoded) = stackmap::llvm_table(file)?;
+    if decoded.format == Format::V1 {
+        // Version 1 stores sizes as u8 and no record counts; supported when
+        // it has one function (checked by llvm_table).
+    }
+    let cfi = Cfi::new(file, &symbols)?;
+    let mut table = decoded.table.clone();
+    let mut locs = Vec::new();
+    for (f, fref) in table.functions.iter_mut().zip(&decoded.functions) {
+        let name = fref.symbol.clone().unwrap_or_default();
+        let code_loc = fref.code.ok_or_else(|| {
+            Error::Other(format!(
+                "{LLVM_STACKMAPS}: address of function {name} is not in code"
+            ))
+        })?;
+        let code_section = file.section_by_index(code_loc.section)?;
+        let data = code_section.data()?;
+        let start = usize::try_from(code_loc.offset)
+            .unwrap_or(usize::MAX)
+            .min(data.len());
+        let end = match fref.size {
+            Some(size) if size > 0 => start.saturating_add(size as usize).min(data.len()),
+            _ => data.len(),
+        };
+        let code = &data[start..end];
+        f.size = u32::try_from(fref.size.unwrap_or(0))
+            .map_err(|_| Error::Other(format!("function {name} larger than 4 GiB")))?;
+        f.records.sort_by_key(|r| r.instruction_offset);
+        let mut seen: std::collections::HashMap<u64, usize> = Default::default();
+        for r in &mut f.records {
+            let nth = seen.entry(r.id).or_insert(0);
+            set_patchable(r, *nth, &name, opts, target, code)?;
+            *nth += 1;
+        }
+        if decode::realigns_stack(target, code) {
+            f.flags |= flat::HAS_STACK_REALIGNMENT;
+        }
+        let probe = f
+            .records
+            .first()
+            .map_or(0, |r| u64::from(r.instruction_offset));
+        let at = stackmap::CodeLoc {
+            section: code_loc.section,
+            offset: code_loc.offset + probe,
+        };
+        if let Some(info) = match &cfi {
+            Some(c) => c.frame_at(file, at)?,
+            None => None,
+        } {
+            f.flags |= flat::HAS_FRAME_INFO;
+            if info.cfa_register != target.stack_pointer() {
+                f.flags |= flat::HAS_FRAME_POINTER;
+            }
+            f.frame_base_register = info.cfa_register;
+            f.frame_registers = info
+                .saved
+                .iter()
+                .map(|&(reg, off)| {
+                    i32::try_from(info.cfa_offset + off)
+                        .map(|offset| FrameRegister {
+                            dwarf_reg: reg,
+                            offset,
+                        })
+                        .map_err(|_| {
+                            Error::Other(format!(
+                                "function {name}: frame register offset too large"
+                            ))
+                        })
+                })
+                .collect::<Result<_>>()?;
+        }
+        // The relocation's addend carries the code offset.
+        f.address = 0;
+        locs.push(code_loc);
+    }
+    let endian = if file.is_little_endian() {
+        RunTimeEndian::Little
+    } else {
+        RunTimeEndian::Big
+    };
+    let out = write_flat(&table, endian, opts.absolute).map_err(|source| Error::StackMap {
+        section: flat::SECTION_NAME.into(),
+        source,
+    })?;
+    let report = Report {
+        v3_size: section.size,
+        flat_size: out.bytes.len() as u64,
+        functions: table.functions.len(),
+        records: table
+            .functions
+            .iter()
+            .map(|f: &Function| f.records.len())
+            .sum(),
+    };
+    Ok((out, locs, report))
+}
+
+fn set_patchable(
+    r: &mut Record,
+    nth: usize,
+    function: &str,
+    opts: &Options,
+    target: crate::target::Target,
+    code: &[u8],
+) -> Result<()> {
+    let call = || decode::call_ending_at(target, code, r.instruction_offset.into());
+    match &opts.ir {
+        Some(ir) => {
+            let site = ir.lookup(function, r.id, nth).map_err(Error::Other)?;
+            r.kind = site.kind;
+            r.patchable_size = Some(match site.kind {
+                RecordKind::StatePoint if site.bytes == 0 => call().ok_or_else(|| {
+                    Error::Other(format!(
+                        "function {function}: no call instruction ends at statepoint ID {} (offset {})",
+                        r.id, r.instruction_offset
+                    ))
+                })?,
+                _ => site.bytes,
+            });
+        }
+        None => {
+            if let Some(size) = call() {
+                r.kind = RecordKind::StatePoint;
+                r.patchable_size = Some(size);
+            }
+        }
+    }
+    r.has_live_out_info = r.kind == RecordKind::PatchPoint || !r.live_outs.is_empty();
+    Ok(())
+}
+
+/// Adds the flat section to the relocatable ELF object `data`.
+pub fn emit(data: &[u8], opts: &Options) -> Result<(Vec<u8>, Report)> {
+    let file = object::File::parse(data)?;
+    let target = crate::target::Target::of(&file)?;
+    let (flat_table, code_locs, report) = flat_table(&file, opts)?;
+
+    let mut b = Builder::read(data)?;
+    let section_ids: Vec<SectionId> = b.sections.iter().map(|s| s.id()).collect();
+    let symbol_ids: Vec<SymbolId> = b.symbols.iter().map(|s| s.id()).collect();
+    let symtab = b
+        .sections
+        .iter()
+        .find(|s| matches!(s.data, SectionData::Symbol))
+        .map(|s| s.id())
+        .ok_or_else(|| Error::Other("no symbol table".into()))?;
+
+    // A local section symbol for each code section: not preemptible, so
+    // a self-relative reference needs no dynamic relocation.
+    let mut relocs = Vec::new();
+    for (i, loc) in code_locs.iter().enumerate() {
+        let sec = section_ids[loc.section.0 - 1];
+        let existing = b
+            .symbols
+            .iter()
+            .find(|s| s.section == Some(sec) && s.st_type() == elf::STT_SECTION)
+            .map(|s| s.id());
+        let sym = match existing {
+            Some(id) => id,
+            None => {
+                let s = b.symbols.add();
+                s.section = Some(sec);
+                s.set_st_info(elf::STB_LOCAL, elf::STT_SECTION);
+                s.id()
+            }
+        };
+        relocs.push(object::build::elf::Relocation {
+            r_offset: flat_table.address_offsets[i] as u64,
+            symbol: Some(sym),
+            r_type: target.address_relocation(opts.absolute),
+            r_addend: loc.offset as i64,
+        });
+    }
+
+    if opts.strip_v3 {
+        let v3 = b
+            .sections
+            .iter()
+            .find(|s| s.name.as_slice() == LLVM_STACKMAPS.as_bytes())
+            .map(|s| s.id());
+        if let Some(v3) = v3 {
+            b.sections.get_mut(v3).delete = true;
+            for s in b.sections.iter_mut() {
+                if s.sh_info_section == Some(v3) && matches!(s.data, SectionData::Relocation(_)) {
+                    s.delete = true;
+                }
+            }
+            for s in b.symbols.iter_mut() {
+                if s.section == Some(v3) {
+                    s.delete = true;
+                }
+            }
+        }
+    }
+
+    let new = b.sections.add();
+    new.name = ByteString::from(flat::SECTION_NAME.as_bytes());
+    new.sh_type = elf::SHT_PROGBITS;
+    new.sh_flags = elf::SHF_ALLOC;
+    new.sh_addralign = flat::TABLE_ALIGN as u64;
+    new.data = SectionData::Data(flat_table.bytes.into());
+    let new_id = new.id();
+    let rela = b.sections.add();
+    rela.name = ByteString::from(format!(".rela{}", flat::SECTION_NAME).into_bytes());
+    rela.sh_type = elf::SHT_RELA;
+    rela.sh_flags = elf::SHF_INFO_LINK;
+    rela.sh_link_section = Some(symtab);
+    rela.sh_info_section = Some(new_id);
+    rela.sh_addralign = 8;
+    rela.sh_entsize = 24;
+    rela.data = SectionData::Relocation(relocs);
+
+    // LLVM shares one string table between symbols and section names; the
+    // builder keeps `.strtab` for symbols and needs its own for names.
+    if !b
+        .sections
+        .iter()
+        .any(|s| matches!(s.data, SectionData::SectionString))
+    {
+        let s = b.sections.add();
+        s.name = ByteString::from(&b".shstrtab"[..]);
+        s.sh_type = elf::SHT_STRTAB;
+        s.sh_addralign = 1;
+        s.data = SectionData::SectionString;
+    }
+
+    fix_groups(&mut b, &section_ids, &symbol_ids, file.is_little_endian());
+
+    let mut out = Vec::new();
+    b.write(&mut out)?;
+    Ok((out, report))
+}
+
+/// The builder keeps `SHT_GROUP` contents as raw bytes: rewrite their
+/// section indices and signature symbol index for the output order.
+fn fix_groups(
+    b: &mut Builder<'_>,
+    section_ids: &[SectionId],
+    symbol_ids: &[SymbolId],
+    little: bool,
+) {
+    let mut new_section = std::collections::HashMap::new();
+    for (s, index) in b.sections.iter().zip(1..) {
+        new_section.insert(s.id().index(), index);
+    }
+    let mut new_symbol = std::collections::HashMap::new();
+    let locals = b.symbols.iter().filter(|s| s.st_bind() == elf::STB_LOCAL);
+    let globals = b.symbols.iter().filter(|s| s.st_bind() != elf::STB_LOCAL);
+    for (s, index) in locals.chain(globals).zip(1..) {
+        new_symbol.insert(s.id().index(), index);
+    }
+    let rd = |b: &[u8]| {
+        let a: [u8; 4] = b.try_into().unwrap_or_default();
+        if little {
+            u32::from_le_bytes(a)
+        } else {
+            u32::from_be_bytes(a)
+        }
+    };
+    let wr = |v: u32| {
+        if little {
+            v.to_le_bytes()
+        } else {
+            v.to_be_bytes()
+        }
+    };
+    for s in b.sections.iter_mut() {
+        if s.sh_type != elf::SHT_GROUP {
+            continue;
+        }
+        if let Some(id) = (s.sh_info as usize)
+            .checked_sub(1)
+            .and_then(|i| symbol_ids.get(i))
+        {
+            s.sh_info = new_symbol.get(&id.index()).copied().unwrap_or(0);
+        }
+        if let SectionData::Data(bytes) = &s.data {
+            let mut words: Vec<u8> = bytes.to_vec();
+            for chunk in words.chunks_exact_mut(4).skip(1) {
+                let old = rd(chunk) as usize;
+                if let Some(id) = old.checked_sub(1).and_then(|i| section_ids.get(i)) {
+                    chunk.copy_from_slice(&wr(new_section.get(&id.index()).copied().unwrap_or(0)));
+                }
+            }
+            s.data = SectionData::Data(words.into());
+        }
+    }
+}
+
+use object::build::Id;

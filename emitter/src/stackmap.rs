@@ -1,0 +1,380 @@
+//! Stack map sections of an object, decoded with `pcmap-reader` and tied to
+//! the functions they describe (relocations in a relocatable object,
+//! addresses in a linked one, `.opd` descriptors on ELFv1).
+
+use std::collections::HashMap;
+
+use object::{
+    Object, ObjectSection, ObjectSymbol, RelocationFlags, RelocationTarget, SectionIndex,
+    SymbolKind,
+};
+use pcmap_reader::flat::{self, FlatStackMap};
+use pcmap_reader::llvm::LlvmStackMap;
+use pcmap_reader::write::Table;
+use pcmap_reader::RunTimeEndian;
+
+use crate::target::Target;
+use crate::{other, Error, Result};
+
+/// Where LLVM writes stack maps on ELF.
+pub const LLVM_STACKMAPS: &str = ".llvm_stackmaps";
+/// ELFv1 function descriptors.
+const OPD: &str = ".opd";
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Format {
+    V1,
+    V2,
+    V3,
+    Flat,
+}
+
+/// A place in the object's code: section and offset in it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct CodeLoc {
+    pub section: SectionIndex,
+    pub offset: u64,
+}
+
+/// The function a frame record / LLVM function entry describes.
+#[derive(Debug, Clone)]
+pub struct FunctionRef {
+    /// The function's symbol name (the descriptor's on ELFv1).
+    pub symbol: Option<String>,
+    /// Where its code is, when found.
+    pub code: Option<CodeLoc>,
+    /// Name of the code section.
+    pub code_section: Option<String>,
+    /// Absolute address of the code (linked files only).
+    pub address: Option<u64>,
+    /// st_size of the function's symbol.
+    pub size: Option<u64>,
+    /// The address named an ELFv1 descriptor in `.opd`, resolved to code.
+    pub opd: bool,
+}
+
+/// One table of a stack map section.
+#[derive(Debug, Clone)]
+pub struct DecodedTable {
+    pub format: Format,
+    /// Offset of the table in its section.
+    pub offset: u64,
+    pub size: u64,
+    /// Flat header flags (0 for LLVM tables).
+    pub flags: u8,
+    pub table: Table,
+    pub functions: Vec<FunctionRef>,
+}
+
+/// A stack map section and its tables.
+#[derive(Debug, Clone)]
+pub struct StackMapSection {
+    pub name: String,
+    pub index: SectionIndex,
+    pub size: u64,
+    pub tables: Vec<DecodedTable>,
+}
+
+/// Function symbols by code location, and relocations by section.
+pub struct Symbols<'d, 'f> {
+    file: &'f object::File<'d>,
+    pub target: Target,
+    pub relocatable: bool,
+    by_code: HashMap<CodeLoc, (String, u64)>,
+    opd: Option<SectionIndex>,
+}
+
+/// A relocation's target resolved to a section and offset.
+#[derive(Debug, Clone)]
+pub struct RelocTarget {
+    pub symbol: String,
+    pub loc: CodeLoc,
+    pub r_type: u32,
+}
+
+impl<'d, 'f> Symbols<'d, 'f> {
+    pub fn new(file: &'f object::File<'d>) -> Result<Self> {
+        let target = Target::of(file)?;
+        let relocatable = file.kind() == object::ObjectKind::Relocatable;
+        let opd = file.section_by_name(OPD).map(|s| s.index());
+        let mut s = Symbols {
+            file,
+            target,
+            relocatable,
+            by_code: HashMap::new(),
+            opd,
+        };
+        for sym in file.symbols() {
+            let (Some(section), SymbolKind::Text) = (sym.section_index(), sym.kind()) else {
+                continue;
+            };
+            let Ok(name) = sym.name() else { continue };
+            let loc = s.loc_in(section, sym.address());
+            let loc = if Some(section) == opd {
+                s.resolve_opd(loc)
+            } else {
+                Some(loc)
+            };
+            if let Some(loc) = loc {
+                s.by_code
+                    .entry(loc)
+                    .or_insert((name.to_string(), sym.size()));
+            }
+        }
+        Ok(s)
+    }
+
+    /// `address` (st_value or an address) as a location in `section`.
+    fn loc_in(&self, section: SectionIndex, address: u64) -> CodeLoc {
+        let base = self
+            .file
+            .section_by_index(section)
+            .map(|s| s.address())
+            .unwrap_or(0);
+        CodeLoc {
+            section,
+            offset: address.wrapping_sub(base),
+        }
+    }
+
+    /// The section holding `address` in a linked file.
+    fn loc_of_address(&self, address: u64) -> Option<CodeLoc> {
+        self.file
+            .sections()
+            .find(|s| s.address() <= address && address < s.address() + s.size())
+            .map(|s| CodeLoc {
+                section: s.index(),
+                offset: address - s.address(),
+            })
+    }
+
+    /// The code an ELFv1 descriptor at `loc` (in `.opd`) points to.
+    fn resolve_opd(&self, loc: CodeLoc) -> Option<CodeLoc> {
+        let opd = self.file.section_by_index(loc.section).ok()?;
+        if self.relocatable {
+            let t = self.reloc_at(&opd, loc.offset)?;
+            Some(t.loc)
+        } else {
+            let data = opd.data().ok()?;
+            let at = usize::try_from(loc.offset).ok()?;
+            let bytes: [u8; 8] = data.get(at..at.checked_add(8)?)?.try_into().ok()?;
+            let code = if self.file.is_little_endian() {
+                u64::from_le_bytes(bytes)
+            } else {
+                u64::from_be_bytes(bytes)
+            };
+            self.loc_of_address(code)
+        }
+    }
+
+    /// The relocation of `section` at `offset`, resolved.
+    pub fn reloc_at(&self, section: &object::Section<'d, 'f>, offset: u64) -> Option<RelocTarget> {
+        let (_, r) = section.relocations().find(|(o, _)| *o == offset)?;
+        self.resolve(&r)
+    }
+
+    pub fn resolve(&self, r: &object::Relocation) -> Option<RelocTarget> {
+        let RelocationTarget::Symbol(idx) = r.target() else {
+            return None;
+        };
+        let sym = self.file.symbol_by_index(idx).ok()?;
+        let section = sym.section_index()?;
+        let name = if sym.kind() == SymbolKind::Section {
+            self.file
+                .section_by_index(section)
+                .ok()?
+                .name()
+                .ok()?
+                .to_string()
+        } else {
+            sym.name().ok()?.to_string()
+        };
+        let r_type = match r.flags() {
+            RelocationFlags::Elf { r_type } => r_type.0,
+            _ => 0,
+        };
+        Some(RelocTarget {
+            symbol: name,
+            loc: CodeLoc {
+                section,
+                offset: sym.address().wrapping_add(r.addend() as u64),
+            },
+            r_type,
+        })
+    }
+
+    /// Describes the function whose address field is at `field` (offset in
+    /// `section`), holding `stored`; `relative` for flat self-relative fields.
+    fn function(
+        &self,
+        section: &object::Section<'d, 'f>,
+        field: u64,
+        stored: u64,
+        relative: bool,
+        relocs: &HashMap<u64, object::Relocation>,
+    ) -> Result<FunctionRef> {
+        let mut f = FunctionRef {
+            symbol: None,
+            code: None,
+            code_section: None,
+            address: None,
+            size: None,
+            opd: false,
+        };
+        let mut loc = None;
+        if self.relocatable {
+            let r = relocs.get(&field).ok_or_else(|| {
+                Error::Other(format!(
+                    "{}: no relocation for the function address at offset {field:#x}",
+                    section.name().unwrap_or("?")
+                ))
+            })?;
+            let t = self.resolve(r).ok_or_else(|| {
+                Error::Other(format!(
+                    "{}: unresolvable relocation at offset {field:#x}",
+                    section.name().unwrap_or("?")
+                ))
+            })?;
+            f.symbol = Some(t.symbol.clone());
+            loc = Some(t.loc);
+        } else {
+            let address = if relative {
+                (section.address() + field).wrapping_add(stored)
+            } else {
+                stored
+            };
+            loc = loc.or(self.loc_of_address(address));
+        }
+        if let Some(l) = loc {
+            if Some(l.section) == self.opd {
+                f.opd = true;
+                loc = self.resolve_opd(l);
+            }
+        }
+        if let Some(l) = loc {
+            if let Some((name, size)) = self.by_code.get(&l) {
+                f.symbol = Some(name.clone());
+                f.size = Some(*size);
+            }
+            let s = self.file.section_by_index(l.section)?;
+            f.code_section = s.name().ok().map(str::to_string);
+            if !self.relocatable {
+                f.address = Some(s.address() + l.offset);
+            }
+        }
+        f.code = loc;
+        Ok(f)
+    }
+}
+
+fn endian(file: &object::File<'_>) -> RunTimeEndian {
+    if file.is_little_endian() {
+        RunTimeEndian::Little
+    } else {
+        RunTimeEndian::Big
+    }
+}
+
+/// Every `.llvm_stackmaps` and `pcmap_stackmaps` section of `file`, decoded.
+pub fn sections(file: &object::File<'_>) -> Result<Vec<StackMapSection>> {
+    let symbols = Symbols::new(file)?;
+    let e = endian(file);
+    let mut out = Vec::new();
+    for section in file.sections() {
+        let name = section.name()?.to_string();
+        let is_llvm = name == LLVM_STACKMAPS;
+        if !is_llvm && name != flat::SECTION_NAME {
+            continue;
+        }
+        let err = |source| Error::StackMap {
+            section: name.clone(),
+            source,
+        };
+        let data = section.data()?;
+        let relocs: HashMap<u64, object::Relocation> = section.relocations().collect();
+        let mut tables = Vec::new();
+        if is_llvm {
+            let mut offset = 0u64;
+            for map in LlvmStackMap::tables(data, e) {
+                let map = map.map_err(err)?;
+                let table = Table::from_llvm(&map).map_err(err)?;
+                let mut functions = Vec::new();
+                for (i, f) in table.functions.iter().enumerate() {
+                    let field = offset + map.function_address_offset(i as u32) as u64;
+                    functions.push(symbols.function(&section, field, f.address, false, &relocs)?);
+                }
+                tables.push(DecodedTable {
+                    format: match map.version() {
+                        1 => Format::V1,
+                        2 => Format::V2,
+                        _ => Format::V3,
+                    },
+                    offset,
+                    size: map.size() as u64,
+                    flags: 0,
+                    table,
+                    functions,
+                });
+                offset += map.size() as u64;
+            }
+        } else {
+            for t in FlatStackMap::tables(data, e) {
+                let (at, t) = t.map_err(err)?;
+                let table = Table::from_flat(&t).map_err(err)?;
+                let mut functions = Vec::new();
+                for (i, f) in table.functions.iter().enumerate() {
+                    let field =
+                        at as u64 + t.function_address_offset(i as u32).map_err(err)? as u64;
+                    functions.push(symbols.function(
+                        &section,
+                        field,
+                        f.address,
+                        !t.absolute_addresses(),
+                        &relocs,
+                    )?);
+                }
+                tables.push(DecodedTable {
+                    format: Format::Flat,
+                    offset: at as u64,
+                    size: u64::from(t.table_size()),
+                    flags: t.flags(),
+                    table,
+                    functions,
+                });
+            }
+        }
+        out.push(StackMapSection {
+            name,
+            index: section.index(),
+            size: section.size(),
+            tables,
+        });
+    }
+    Ok(out)
+}
+
+/// The one LLVM table of a relocatable object, for `emit`.
+pub fn llvm_table(file: &object::File<'_>) -> Result<(StackMapSection, DecodedTable)> {
+    let all = sections(file)?;
+    if all.iter().any(|s| s.name == flat::SECTION_NAME) {
+        return other(format!("already has a {} section", flat::SECTION_NAME));
+    }
+    let Some(mut s) = all.into_iter().find(|s| s.name == LLVM_STACKMAPS) else {
+        return other(format!("no {LLVM_STACKMAPS} section"));
+    };
+    if s.tables.len() != 1 {
+        return other(format!(
+            "{LLVM_STACKMAPS}: expected one table, found {}",
+            s.tables.len()
+        ));
+    }
+    let t = s.tables.remove(0);
+    if t.format == Format::V1 && t.functions.len() > 1 {
+        return other(format!(
+            "{LLVM_STACKMAPS}: version 1 has no per-function record counts; cannot assign records of {} functions",
+            t.functions.len()
+        ));
+    }
+    Ok((s, t))
+}
