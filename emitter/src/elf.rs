@@ -7,8 +7,6 @@ use object::{Object, ObjectSection};
 
 /// Section-name prefixes of the sections pcmap reads.
 const SANMD_PREFIX: &str = "sanmd_";
-/// Where LLVM writes `llvm.experimental.stackmap` / statepoint records on ELF.
-pub const LLVM_STACKMAPS: &str = ".llvm_stackmaps";
 
 /// A section that holds PC-keyed data, as found in an object.
 #[derive(Debug, Clone, serde::Serialize)]
@@ -33,12 +31,13 @@ pub fn parse<'d>(path: &Path, data: &'d [u8]) -> Result<object::File<'d>> {
     Ok(file)
 }
 
-/// Every PC section and stack map section in `file`, in section order.
+/// Every PC section (`sanmd_*`) in `file`, in section order. Stack map
+/// sections are decoded by [`crate::stackmap`].
 pub fn pc_sections(file: &object::File<'_>) -> Vec<FoundSection> {
     file.sections()
         .filter_map(|s| {
             let name = s.name().ok()?;
-            (name.starts_with(SANMD_PREFIX) || name == LLVM_STACKMAPS).then(|| FoundSection {
+            name.starts_with(SANMD_PREFIX).then(|| FoundSection {
                 name: name.to_string(),
                 size: s.size(),
                 relocations: s.relocations().count(),

@@ -1,0 +1,270 @@
+//! The exported `extern "C"` functions: argument checks and conversions
+//! around `section` and `decode`, which do the work in safe Rust.
+//!
+//! Every function returns a `pcmap_status` and writes its result through an
+//! out pointer only on `PCMAP_OK`. None of them panics (every table access is
+//! bounds-checked and returns an error); a panic would abort, not unwind into C.
+
+use crate::decode;
+use crate::section::Section;
+use crate::status::pcmap_status::{self, *};
+use crate::status::status;
+use crate::types::*;
+
+/// Writes `r`'s value through `out` (already checked non-NULL).
+fn put<T>(out: *mut T, r: Result<T, pcmap_status>) -> pcmap_status {
+    status(r.map(|v| {
+        // SAFETY: the caller passed a valid, writable `out`.
+        unsafe { out.write(v) }
+    }))
+}
+
+/// Like `put`, for lookups that may find nothing.
+fn put_found<T>(out: *mut T, r: Result<Option<T>, pcmap_status>) -> pcmap_status {
+    match r {
+        Ok(Some(v)) => put(out, Ok(v)),
+        Ok(None) => PCMAP_NOT_FOUND,
+        Err(e) => e,
+    }
+}
+
+/// The section a `pcmap_stackmaps` refers to.
+///
+/// # Safety
+/// `m` was filled by `pcmap_open` and its section is still mapped.
+unsafe fn section<'a>(m: *const pcmap_stackmaps) -> Result<Section<'a>, pcmap_status> {
+    let m = m.as_ref().ok_or(PCMAP_ERR_ARGUMENT)?;
+    if m.data.is_null() {
+        return Err(PCMAP_ERR_ARGUMENT);
+    }
+    Ok(Section::new(core::slice::from_raw_parts(m.data, m.size), m.address))
+}
+
+/// Opens the `size` bytes at `data`, a `pcmap_stackmaps` section whose first
+/// byte has address `address` in the program it describes (pass
+/// `(uint64_t)(uintptr_t)data` for the running program's own section). Reads
+/// and checks every table's header; its cost does not depend on the number
+/// of records. The section must stay mapped while `out` is used.
+///
+/// # Safety
+/// `data` points to `size` readable bytes; `out` is writable.
+#[no_mangle]
+pub unsafe extern "C" fn pcmap_open(
+    out: *mut pcmap_stackmaps,
+    data: *const u8,
+    size: usize,
+    address: u64,
+) -> pcmap_status {
+    if out.is_null() || data.is_null() {
+        return PCMAP_ERR_ARGUMENT;
+    }
+    let s = Section::new(core::slice::from_raw_parts(data, size), address);
+    put(out, s.open())
+}
+
+/// Opens the running program's own section, given the linker-defined
+/// markers `__start_pcmap_stackmaps` and `__stop_pcmap_stackmaps`.
+///
+/// # Safety
+/// `start..stop` is the mapped section; `out` is writable.
+#[no_mangle]
+pub unsafe extern "C" fn pcmap_open_linked(
+    out: *mut pcmap_stackmaps,
+    start: *const u8,
+    stop: *const u8,
+) -> pcmap_status {
+    if start.is_null() || (stop as usize) < (start as usize) {
+        return PCMAP_ERR_ARGUMENT;
+    }
+    pcmap_open(out, start, stop as usize - start as usize, start as u64)
+}
+
+/// Checks every entry of every table (kinds, indices, constant indices,
+/// records sorted by offset, functions sorted by address). Costs time
+/// linear in the size of the section; lookups do not need it to be safe,
+/// only to find what they should on a well-formed section.
+///
+/// # Safety
+/// `m` was filled by `pcmap_open`.
+#[no_mangle]
+pub unsafe extern "C" fn pcmap_validate(m: *const pcmap_stackmaps) -> pcmap_status {
+    status(section(m).and_then(|s| s.validate()))
+}
+
+/// Finds the record at address `pc` (for a call: its return address) and the
+/// function containing it. Returns `PCMAP_NOT_FOUND` if no record is there.
+/// `function` may be NULL.
+///
+/// # Safety
+/// `m` was filled by `pcmap_open`; `record` (and `function` unless NULL) are
+/// writable.
+#[no_mangle]
+pub unsafe extern "C" fn pcmap_find(
+    m: *const pcmap_stackmaps,
+    pc: u64,
+    function: *mut pcmap_function,
+    record: *mut pcmap_record,
+) -> pcmap_status {
+    if record.is_null() {
+        return PCMAP_ERR_ARGUMENT;
+    }
+    match section(m).and_then(|s| s.find(pc)) {
+        Ok(Some((f, r))) => {
+            if !function.is_null() {
+                function.write(f);
+            }
+            record.write(r);
+            PCMAP_OK
+        }
+        Ok(None) => PCMAP_NOT_FOUND,
+        Err(e) => e,
+    }
+}
+
+/// Function `index` (0 .. `m->num_functions`), counting across tables.
+///
+/// # Safety
+/// `m` was filled by `pcmap_open`; `out` is writable.
+#[no_mangle]
+pub unsafe extern "C" fn pcmap_function_at(
+    m: *const pcmap_stackmaps,
+    index: u32,
+    out: *mut pcmap_function,
+) -> pcmap_status {
+    if out.is_null() {
+        return PCMAP_ERR_ARGUMENT;
+    }
+    match section(m).and_then(|s| s.function_at(index)) {
+        Ok(None) => PCMAP_ERR_OUT_OF_RANGE,
+        r => put_found(out, r),
+    }
+}
+
+/// Record `index` (0 .. `f->num_records`) of a function, in address order.
+///
+/// # Safety
+/// `f` was filled by this library; `out` is writable.
+#[no_mangle]
+pub unsafe extern "C" fn pcmap_record_at(
+    f: *const pcmap_function,
+    index: u32,
+    out: *mut pcmap_record,
+) -> pcmap_status {
+    let (Some(f), false) = (f.as_ref(), out.is_null()) else {
+        return PCMAP_ERR_ARGUMENT;
+    };
+    let r = (|| {
+        if index >= f.num_records {
+            return Err(PCMAP_ERR_OUT_OF_RANGE);
+        }
+        let i = f.record_index.checked_add(index).ok_or(PCMAP_ERR_OUT_OF_RANGE)?;
+        let rec = f.table.open()?.record(i)?;
+        Ok(pcmap_record::new(f, i, &rec))
+    })();
+    put(out, r)
+}
+
+/// Location `index` (0 .. `r->num_locations`) of a record, undecoded.
+///
+/// # Safety
+/// `r` was filled by this library; `out` is writable.
+#[no_mangle]
+pub unsafe extern "C" fn pcmap_location_at(
+    r: *const pcmap_record,
+    index: u32,
+    out: *mut pcmap_location,
+) -> pcmap_status {
+    match (r.as_ref(), out.is_null()) {
+        (Some(r), false) => put(out, decode::location(r, index)),
+        _ => PCMAP_ERR_ARGUMENT,
+    }
+}
+
+/// Live-out `index` (0 .. `r->num_live_outs`) of a record.
+///
+/// # Safety
+/// `r` was filled by this library; `out` is writable.
+#[no_mangle]
+pub unsafe extern "C" fn pcmap_live_out_at(
+    r: *const pcmap_record,
+    index: u32,
+    out: *mut pcmap_live_out,
+) -> pcmap_status {
+    match (r.as_ref(), out.is_null()) {
+        (Some(r), false) => put(out, decode::live_out(r, index)),
+        _ => PCMAP_ERR_ARGUMENT,
+    }
+}
+
+/// Saved register `index` (0 .. `f->num_frame_registers`) of a function.
+///
+/// # Safety
+/// `f` was filled by this library; `out` is writable.
+#[no_mangle]
+pub unsafe extern "C" fn pcmap_frame_register_at(
+    f: *const pcmap_function,
+    index: u32,
+    out: *mut pcmap_frame_register,
+) -> pcmap_status {
+    match (f.as_ref(), out.is_null()) {
+        (Some(f), false) => put(out, decode::frame_register(f, index)),
+        _ => PCMAP_ERR_ARGUMENT,
+    }
+}
+
+/// Where function `f` saved DWARF register `dwarf_reg` (e.g. the return
+/// address register), or `PCMAP_NOT_FOUND`.
+///
+/// # Safety
+/// `f` was filled by this library; `out` is writable.
+#[no_mangle]
+pub unsafe extern "C" fn pcmap_find_frame_register(
+    f: *const pcmap_function,
+    dwarf_reg: u16,
+    out: *mut pcmap_frame_register,
+) -> pcmap_status {
+    match (f.as_ref(), out.is_null()) {
+        (Some(f), false) => put_found(out, decode::find_frame_register(f, dwarf_reg)),
+        _ => PCMAP_ERR_ARGUMENT,
+    }
+}
+
+/// Decodes location `index` of record `r` for one frame, given the values of
+/// that frame's registers (`regs[0 .. num_regs)`, at least those the
+/// locations name: usually the stack pointer and the frame pointer):
+///
+/// | kind           | result                                                  |
+/// |----------------|---------------------------------------------------------|
+/// | Register       | `value` = the register; `address` = its save slot if given |
+/// | Direct         | `value` = register + offset (the address of a stack object) |
+/// | Indirect       | `address` = register + offset, where the value is stored |
+/// | Constant       | `value` = the sign-extended offset                       |
+/// | ConstantIndex  | `value` = the table's large constant                     |
+///
+/// Returns `PCMAP_ERR_NO_REGISTER` if the location needs a register not in
+/// `regs`. Never reads the frame's memory.
+///
+/// # Safety
+/// `r` was filled by this library; `regs` points to `num_regs` entries (or
+/// is NULL with `num_regs` 0); `out` is writable.
+#[no_mangle]
+pub unsafe extern "C" fn pcmap_decode(
+    r: *const pcmap_record,
+    index: u32,
+    regs: *const pcmap_register,
+    num_regs: usize,
+    out: *mut pcmap_value,
+) -> pcmap_status {
+    let Some(r) = r.as_ref() else {
+        return PCMAP_ERR_ARGUMENT;
+    };
+    if out.is_null() || (regs.is_null() && num_regs != 0) {
+        return PCMAP_ERR_ARGUMENT;
+    }
+    let regs = if num_regs == 0 {
+        &[][..]
+    } else {
+        core::slice::from_raw_parts(regs, num_regs)
+    };
+    put(out, decode::decode(r, index, regs))
+}

@@ -1,0 +1,104 @@
+//! Return codes of every C API function, and their messages.
+
+use core::ffi::{c_char, c_int};
+
+use pcmap_reader::Error;
+
+/// What a `pcmap_*` call returns: `PCMAP_OK` (0), `PCMAP_NOT_FOUND` (1) for a
+/// lookup that found nothing, or a negative error.
+#[allow(non_camel_case_types)]
+#[repr(C)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum pcmap_status {
+    /// Success.
+    PCMAP_OK = 0,
+    /// No record or entry matches (not an error: e.g. a PC outside managed code).
+    PCMAP_NOT_FOUND = 1,
+    /// A required pointer argument was NULL, or a range was reversed.
+    PCMAP_ERR_ARGUMENT = -1,
+    /// The section does not start with a flat stack map table ("\x7fSMF").
+    PCMAP_ERR_BAD_MAGIC = -2,
+    /// A table of a layout version this library does not read.
+    PCMAP_ERR_VERSION = -3,
+    /// A field lies past the end of its table or section.
+    PCMAP_ERR_TRUNCATED = -4,
+    /// A header, offset, kind or flag contradicts the rest of the table.
+    PCMAP_ERR_CORRUPT = -5,
+    /// An index past the end of the array it refers to.
+    PCMAP_ERR_OUT_OF_RANGE = -6,
+    /// Records or functions not sorted by address (found by `pcmap_validate`).
+    PCMAP_ERR_NOT_SORTED = -7,
+    /// A location names a DWARF register the caller did not supply.
+    PCMAP_ERR_NO_REGISTER = -8,
+}
+
+use pcmap_status::*;
+
+impl From<Error> for pcmap_status {
+    fn from(e: Error) -> Self {
+        match e {
+            Error::Truncated { .. } => PCMAP_ERR_TRUNCATED,
+            Error::BadMagic => PCMAP_ERR_BAD_MAGIC,
+            Error::UnsupportedVersion(_) | Error::UnsupportedFlatVersion(_) => PCMAP_ERR_VERSION,
+            Error::IndexOutOfRange { .. } => PCMAP_ERR_OUT_OF_RANGE,
+            Error::NotSorted { .. } => PCMAP_ERR_NOT_SORTED,
+            _ => PCMAP_ERR_CORRUPT,
+        }
+    }
+}
+
+/// Folds a `Result` with `pcmap_status` errors into a status.
+pub(crate) fn status(r: Result<(), pcmap_status>) -> pcmap_status {
+    match r {
+        Ok(()) => PCMAP_OK,
+        Err(s) => s,
+    }
+}
+
+/// A static, NUL-terminated English message for `status` (any value: unknown
+/// codes get "unknown pcmap status"). Never NULL.
+#[no_mangle]
+pub extern "C" fn pcmap_strerror(status: c_int) -> *const c_char {
+    let msg: &'static [u8] = match status {
+        0 => b"success\0",
+        1 => b"not found\0",
+        -1 => b"invalid argument (NULL pointer or reversed range)\0",
+        -2 => b"not a flat stack map table (bad magic)\0",
+        -3 => b"unsupported stack map layout version\0",
+        -4 => b"truncated stack map: field past the end of the table\0",
+        -5 => b"corrupt stack map: inconsistent header, offset or kind\0",
+        -6 => b"stack map index out of range\0",
+        -7 => b"stack map not sorted by address\0",
+        -8 => b"location names a register the caller did not supply\0",
+        _ => b"unknown pcmap status\0",
+    };
+    msg.as_ptr().cast()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_status_has_its_own_message() {
+        let all = [
+            PCMAP_OK,
+            PCMAP_NOT_FOUND,
+            PCMAP_ERR_ARGUMENT,
+            PCMAP_ERR_BAD_MAGIC,
+            PCMAP_ERR_VERSION,
+            PCMAP_ERR_TRUNCATED,
+            PCMAP_ERR_CORRUPT,
+            PCMAP_ERR_OUT_OF_RANGE,
+            PCMAP_ERR_NOT_SORTED,
+            PCMAP_ERR_NO_REGISTER,
+        ];
+        let unknown = unsafe { core::ffi::CStr::from_ptr(pcmap_strerror(99)) };
+        let mut seen = std::collections::HashSet::new();
+        for s in all {
+            let m = unsafe { core::ffi::CStr::from_ptr(pcmap_strerror(s as c_int)) };
+            assert_ne!(m, unknown, "{s:?} has no message");
+            assert!(seen.insert(m.to_owned()), "{s:?} shares a message");
+        }
+    }
+}

@@ -1,0 +1,310 @@
+//! The plain C structs the API fills in. The caller owns them (usually on its
+//! stack): the library allocates nothing. Each function and record carries a
+//! reference to its table, so it can be passed back to the API on its own.
+
+use pcmap_reader::flat::{self, FlatStackMap};
+use pcmap_reader::{LiveOut, Location, RunTimeEndian};
+
+use crate::status::pcmap_status;
+
+/// An opened `pcmap_stackmaps` section: one flat table, or the tables of all
+/// objects of a linked program back to back.
+#[allow(non_camel_case_types)]
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct pcmap_stackmaps {
+    /// First byte of the section.
+    pub data: *const u8,
+    /// Size of the section in bytes.
+    pub size: usize,
+    /// Address of `data` in the program the tables describe: `(uintptr_t)data`
+    /// when the section is mapped in this process; its `sh_addr` when read
+    /// from a file.
+    pub address: u64,
+    pub num_tables: u32,
+    pub num_functions: u32,
+    pub num_records: u64,
+}
+
+/// One table of a section, as referenced by the functions and records in it.
+#[allow(non_camel_case_types)]
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct pcmap_table {
+    pub data: *const u8,
+    pub size: usize,
+    /// Address of `data` in the described program.
+    pub address: u64,
+}
+
+/// A function's frame record: its code range and frame layout.
+#[allow(non_camel_case_types)]
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct pcmap_function {
+    pub table: pcmap_table,
+    /// Index of this frame record in its table.
+    pub index: u32,
+    /// Absolute address of the function's first instruction.
+    pub address: u64,
+    /// Size of the function's code in bytes (0 when unknown).
+    pub size: u32,
+    /// Bytes the function's frame occupies below its caller's stack pointer
+    /// at a call, as LLVM's `.llvm_stackmaps` gives it (x86-64: excluding the
+    /// return address). `PCMAP_VARIABLE_STACK_SIZE` for a variable-sized frame.
+    pub stack_size: u32,
+    /// `PCMAP_FUNCTION_*` flags.
+    pub flags: u8,
+    pub num_frame_registers: u8,
+    /// DWARF register the frame registers' offsets are relative to (the CFA
+    /// register: the stack pointer, or the frame pointer).
+    pub frame_base_register: u16,
+    pub num_records: u32,
+    /// Where this function's lists start in their arrays (for the library).
+    pub frame_register_index: u32,
+    pub record_index: u32,
+}
+
+/// A stack map record: one call site (safepoint) or patch point.
+#[allow(non_camel_case_types)]
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct pcmap_record {
+    pub table: pcmap_table,
+    /// Index of this record in its table.
+    pub index: u32,
+    /// The ID given to the stackmap/patchpoint/statepoint intrinsic.
+    pub id: u64,
+    /// Absolute address of the record: for a call (statepoint), its return
+    /// address.
+    pub address: u64,
+    /// `address` minus the function's address.
+    pub instruction_offset: u32,
+    /// Bytes reserved for patching (`PCMAP_RECORD_PATCHABLE_SIZE_KNOWN`).
+    pub patchable_size: u32,
+    pub num_locations: u16,
+    pub num_live_outs: u16,
+    /// `PCMAP_RECORD_*` flags.
+    pub flags: u8,
+    /// `PCMAP_KIND_*`: what produced the record.
+    pub kind: u8,
+    /// Where this record's lists start in their arrays (for the library).
+    pub location_index: u32,
+    pub live_out_index: u32,
+}
+
+/// Where a live value is (`PCMAP_LOCATION_*` kind); see `pcmap_decode`.
+#[allow(non_camel_case_types)]
+#[repr(C)]
+#[derive(Debug, Clone, Copy, Default)]
+pub struct pcmap_location {
+    pub kind: u8,
+    /// Size of the value in bytes.
+    pub size: u8,
+    pub dwarf_reg: u16,
+    /// Offset, small constant or constant index, by `kind`.
+    pub offset: i32,
+}
+
+/// A register live across a patch point.
+#[allow(non_camel_case_types)]
+#[repr(C)]
+#[derive(Debug, Clone, Copy, Default)]
+pub struct pcmap_live_out {
+    pub dwarf_reg: u16,
+    /// Size in bytes.
+    pub size: u8,
+}
+
+/// A register the function saved in its frame, and where: the slot's address
+/// is the value of the function's `frame_base_register` plus `offset`.
+#[allow(non_camel_case_types)]
+#[repr(C)]
+#[derive(Debug, Clone, Copy, Default)]
+pub struct pcmap_frame_register {
+    pub dwarf_reg: u16,
+    pub offset: i32,
+}
+
+/// A register value of the frame being decoded, supplied by the caller.
+#[allow(non_camel_case_types)]
+#[repr(C)]
+#[derive(Debug, Clone, Copy, Default)]
+pub struct pcmap_register {
+    /// DWARF register number (x86-64: RSP 7, RBP 6; AArch64: SP 31, FP 29;
+    /// PowerPC64: r1 1, r31 31).
+    pub dwarf_reg: u16,
+    /// The register's value in the frame.
+    pub value: u64,
+    /// Where the register's value is saved in memory (so that a collector can
+    /// update it), or 0 if it is only in the register.
+    pub address: u64,
+}
+
+/// A decoded location. Which fields are valid depends on its kind; see
+/// `pcmap_decode`. The library never reads the described memory itself.
+#[allow(non_camel_case_types)]
+#[repr(C)]
+#[derive(Debug, Clone, Copy, Default)]
+pub struct pcmap_value {
+    /// The value: a register's contents, a `Direct` address, a constant.
+    pub value: u64,
+    /// Where the value is stored (`Indirect`; `Register` if the caller gave
+    /// the register's save slot).
+    pub address: u64,
+    pub has_value: bool,
+    pub has_address: bool,
+}
+
+// The values below are the layout's (docs/stackmap-v2.md), written as
+// literals so that cbindgen can put them in the header; a test checks them
+// against pcmap-reader's.
+
+/// Frame record flags (`pcmap_function.flags`).
+pub const PCMAP_FUNCTION_HAS_FRAME_POINTER: u8 = 1 << 0;
+pub const PCMAP_FUNCTION_HAS_VARIABLE_SIZE_ALLOCA: u8 = 1 << 1;
+pub const PCMAP_FUNCTION_HAS_STACK_REALIGNMENT: u8 = 1 << 2;
+pub const PCMAP_FUNCTION_HAS_LIVE_OUT_INFO: u8 = 1 << 3;
+/// The frame registers and base register come from the function's CFI.
+pub const PCMAP_FUNCTION_HAS_FRAME_INFO: u8 = 1 << 4;
+/// `pcmap_function.stack_size` of a frame with a variable-sized alloca.
+pub const PCMAP_VARIABLE_STACK_SIZE: u32 = 0xFFFF_FFFF;
+
+/// Record flags (`pcmap_record.flags`).
+pub const PCMAP_RECORD_HAS_LIVE_OUT_INFO: u8 = 1 << 0;
+pub const PCMAP_RECORD_PATCHABLE_SIZE_KNOWN: u8 = 1 << 1;
+
+/// Record kinds (`pcmap_record.kind`).
+pub const PCMAP_KIND_UNKNOWN: u8 = 0;
+pub const PCMAP_KIND_STACKMAP: u8 = 1;
+pub const PCMAP_KIND_PATCHPOINT: u8 = 2;
+pub const PCMAP_KIND_STATEPOINT: u8 = 3;
+
+/// Location kinds (`pcmap_location.kind`).
+/// The value is in `dwarf_reg`.
+pub const PCMAP_LOCATION_REGISTER: u8 = 1;
+/// The value is `dwarf_reg + offset` (the address of a stack object).
+pub const PCMAP_LOCATION_DIRECT: u8 = 2;
+/// The value is in memory at `dwarf_reg + offset` (a spill slot).
+pub const PCMAP_LOCATION_INDIRECT: u8 = 3;
+/// The value is `offset`.
+pub const PCMAP_LOCATION_CONSTANT: u8 = 4;
+/// The value is the table's large constant number `offset`.
+pub const PCMAP_LOCATION_CONSTANT_INDEX: u8 = 5;
+
+pub(crate) type Table<'a> = FlatStackMap<'a, RunTimeEndian>;
+
+impl pcmap_table {
+    /// The table these bytes hold. The caller of the API promised that `data`
+    /// and `size` came from this library, pointing into a live section.
+    pub(crate) fn open(&self) -> Result<Table<'_>, pcmap_status> {
+        if self.data.is_null() {
+            return Err(pcmap_status::PCMAP_ERR_ARGUMENT);
+        }
+        // SAFETY: filled by this library from a section the caller keeps alive.
+        let bytes = unsafe { core::slice::from_raw_parts(self.data, self.size) };
+        Ok(FlatStackMap::parse(bytes, crate::section::endian_of(bytes))?)
+    }
+}
+
+impl pcmap_function {
+    pub(crate) fn new(table: pcmap_table, t: &Table<'_>, index: u32) -> Result<Self, pcmap_status> {
+        let f = t.frame_record(index)?;
+        Ok(pcmap_function {
+            table,
+            index,
+            address: t.function_address(index, table.address)?,
+            size: f.size,
+            stack_size: f.stack_size,
+            flags: f.flags,
+            num_frame_registers: f.num_frame_registers,
+            frame_base_register: f.frame_base_register,
+            num_records: f.num_records,
+            frame_register_index: f.frame_register_index,
+            record_index: f.record_index,
+        })
+    }
+
+    /// The reader's view (indices are range-checked when used).
+    pub(crate) fn frame_record(&self) -> flat::FrameRecord {
+        flat::FrameRecord {
+            address: 0,
+            size: self.size,
+            stack_size: self.stack_size,
+            flags: self.flags,
+            num_frame_registers: self.num_frame_registers,
+            frame_base_register: self.frame_base_register,
+            frame_register_index: self.frame_register_index,
+            num_records: self.num_records,
+            record_index: self.record_index,
+        }
+    }
+}
+
+impl pcmap_record {
+    pub(crate) fn new(f: &pcmap_function, index: u32, r: &flat::Record) -> Self {
+        pcmap_record {
+            table: f.table,
+            index,
+            id: r.id,
+            address: f.address.wrapping_add(r.instruction_offset.into()),
+            instruction_offset: r.instruction_offset,
+            patchable_size: r.patchable_size,
+            num_locations: r.num_locations,
+            num_live_outs: r.num_live_outs,
+            flags: r.flags,
+            kind: r.kind as u8,
+            location_index: r.location_index,
+            live_out_index: r.live_out_index,
+        }
+    }
+}
+
+impl From<Location> for pcmap_location {
+    fn from(l: Location) -> Self {
+        pcmap_location {
+            kind: l.kind as u8,
+            // The flat layout stores sizes in a byte.
+            size: l.size.min(u8::MAX.into()) as u8,
+            dwarf_reg: l.dwarf_reg,
+            offset: l.offset,
+        }
+    }
+}
+
+impl From<LiveOut> for pcmap_live_out {
+    fn from(l: LiveOut) -> Self {
+        pcmap_live_out {
+            dwarf_reg: l.dwarf_reg,
+            size: l.size,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pcmap_reader::flat::RecordKind;
+    use pcmap_reader::LocationKind;
+
+    #[test]
+    fn header_constants_are_the_layouts() {
+        assert_eq!(PCMAP_FUNCTION_HAS_FRAME_POINTER, flat::HAS_FRAME_POINTER);
+        assert_eq!(PCMAP_FUNCTION_HAS_VARIABLE_SIZE_ALLOCA, flat::HAS_VARIABLE_SIZE_ALLOCA);
+        assert_eq!(PCMAP_FUNCTION_HAS_STACK_REALIGNMENT, flat::HAS_STACK_REALIGNMENT);
+        assert_eq!(PCMAP_FUNCTION_HAS_LIVE_OUT_INFO, flat::HAS_LIVE_OUT_INFO);
+        assert_eq!(PCMAP_FUNCTION_HAS_FRAME_INFO, flat::HAS_FRAME_INFO);
+        assert_eq!(PCMAP_VARIABLE_STACK_SIZE, flat::VARIABLE_STACK_SIZE);
+        assert_eq!(PCMAP_RECORD_HAS_LIVE_OUT_INFO, flat::RECORD_HAS_LIVE_OUT_INFO);
+        assert_eq!(PCMAP_RECORD_PATCHABLE_SIZE_KNOWN, flat::RECORD_PATCHABLE_SIZE_KNOWN);
+        assert_eq!(PCMAP_KIND_UNKNOWN, RecordKind::Unknown as u8);
+        assert_eq!(PCMAP_KIND_STACKMAP, RecordKind::StackMap as u8);
+        assert_eq!(PCMAP_KIND_PATCHPOINT, RecordKind::PatchPoint as u8);
+        assert_eq!(PCMAP_KIND_STATEPOINT, RecordKind::StatePoint as u8);
+        assert_eq!(PCMAP_LOCATION_REGISTER, LocationKind::Register as u8);
+        assert_eq!(PCMAP_LOCATION_DIRECT, LocationKind::Direct as u8);
+        assert_eq!(PCMAP_LOCATION_INDIRECT, LocationKind::Indirect as u8);
+        assert_eq!(PCMAP_LOCATION_CONSTANT, LocationKind::Constant as u8);
+        assert_eq!(PCMAP_LOCATION_CONSTANT_INDEX, LocationKind::ConstantIndex as u8);
+    }
+}

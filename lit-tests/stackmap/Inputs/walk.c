@@ -1,0 +1,64 @@
+/* Walks the pcmap_stackmaps tables of the running program from
+   __start_/__stop_, resolves each self-relative function address and checks
+   it is the code of one of sm.ll's functions. */
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+extern const unsigned char __start_pcmap_stackmaps[];
+extern const unsigned char __stop_pcmap_stackmaps[];
+
+void constants(void);
+void registers_and_spills(void);
+void allocas(void);
+void patchpoints(void);
+void dynamic_frame(void);
+void realigned(void);
+void repeated(void);
+void use(void *p) { (void)p; }
+
+static uintptr_t code_of(void (*f)(void)) {
+#if defined(__powerpc64__) && (!defined(_CALL_ELF) || _CALL_ELF == 1)
+  return *(const uintptr_t *)(const void *)f; /* ELFv1 descriptor */
+#else
+  return (uintptr_t)f;
+#endif
+}
+
+static uint32_t u32(const unsigned char *p) {
+  uint32_t v;
+  memcpy(&v, p, 4);
+  return v;
+}
+
+int main(void) {
+  void (*fns[])(void) = {constants,   registers_and_spills, allocas, patchpoints,
+                         dynamic_frame, realigned,          repeated};
+  const unsigned n = sizeof fns / sizeof fns[0];
+  unsigned found = 0, tables = 0;
+  for (const unsigned char *t = __start_pcmap_stackmaps; t < __stop_pcmap_stackmaps;) {
+    if (memcmp(t, "\x7fSMF", 4) != 0) {
+      printf("bad magic at table %u\n", tables);
+      return 1;
+    }
+    uint32_t size = u32(t + 8), frames = u32(t + 16), records = u32(t + 20);
+    for (uint32_t i = 0; i < (records - frames) / 32; i++) {
+      const unsigned char *field = t + frames + 32 * i;
+      int64_t rel;
+      memcpy(&rel, field, 8);
+      uintptr_t addr = (uintptr_t)field + (uintptr_t)rel;
+      int ok = 0;
+      for (unsigned k = 0; k < n; k++)
+        ok |= addr == code_of(fns[k]);
+      if (!ok) {
+        printf("frame record %u: address %#lx is no function\n", i, (unsigned long)addr);
+        return 1;
+      }
+      found++;
+    }
+    t += size;
+    tables++;
+  }
+  printf("%u tables, %u functions resolved\n", tables, found);
+  return found == n ? 0 : 1;
+}
