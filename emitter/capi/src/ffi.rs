@@ -5,6 +5,8 @@
 //! out pointer only on `PCMAP_OK`. None of them panics (every table access is
 //! bounds-checked and returns an error); a panic would abort, not unwind into C.
 
+use core::ffi::c_void;
+
 use crate::decode;
 use crate::section::Section;
 use crate::status::pcmap_status::{self, *};
@@ -51,14 +53,14 @@ unsafe fn section<'a>(m: *const pcmap_stackmaps) -> Result<Section<'a>, pcmap_st
 #[no_mangle]
 pub unsafe extern "C" fn pcmap_open(
     out: *mut pcmap_stackmaps,
-    data: *const u8,
+    data: *const c_void,
     size: usize,
     address: u64,
 ) -> pcmap_status {
     if out.is_null() || data.is_null() {
         return PCMAP_ERR_ARGUMENT;
     }
-    let s = Section::new(core::slice::from_raw_parts(data, size), address);
+    let s = Section::new(core::slice::from_raw_parts(data.cast(), size), address);
     put(out, s.open())
 }
 
@@ -70,8 +72,8 @@ pub unsafe extern "C" fn pcmap_open(
 #[no_mangle]
 pub unsafe extern "C" fn pcmap_open_linked(
     out: *mut pcmap_stackmaps,
-    start: *const u8,
-    stop: *const u8,
+    start: *const c_void,
+    stop: *const c_void,
 ) -> pcmap_status {
     if start.is_null() || (stop as usize) < (start as usize) {
         return PCMAP_ERR_ARGUMENT;

@@ -1,0 +1,242 @@
+//! The C API as a C or C++ program sees it: `pcmap.h` compiles cleanly as C11
+//! and C++17 with `-Wall -Wextra -Werror -pedantic`, links with
+//! `libpcmap_capi.a`, and `tests/c/api_probe.c` prints exactly what the
+//! tables written by pcmap-reader's writer hold.
+
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use pcmap_reader::flat::{FrameRegister, RecordKind};
+use pcmap_reader::write::{write_flat, Function, Record, Table};
+use pcmap_reader::{LittleEndian, LiveOut, Location, LocationKind};
+
+/// Where the section is pretended to be loaded.
+const SECTION_ADDRESS: u64 = 0x40_0000;
+/// The registers api_probe.c decodes against: (DWARF number, value, save slot).
+const REGISTERS: [(u16, u64, u64); 5] = [
+    (7, 0x10000, 0),
+    (6, 0x20000, 0),
+    (31, 0x30000, 0),
+    (1, 0x40000, 0),
+    (29, 0x50000, 0x5008),
+];
+
+/// `target/<profile>`, holding libpcmap_capi.a; the header is in `target/include`.
+fn profile_dir() -> PathBuf {
+    let exe = std::env::current_exe().unwrap();
+    exe.parent().and_then(Path::parent).unwrap().to_path_buf()
+}
+
+fn loc(kind: LocationKind, dwarf_reg: u16, offset: i32) -> Location {
+    Location {
+        kind,
+        size: 8,
+        dwarf_reg,
+        offset,
+    }
+}
+
+/// Two functions with every location kind, live-outs and saved registers.
+fn first_table() -> Table {
+    use LocationKind::*;
+    let statepoint = |id, offset, locations| Record {
+        id,
+        instruction_offset: offset,
+        patchable_size: Some(5),
+        kind: RecordKind::StatePoint,
+        has_live_out_info: false,
+        locations,
+        live_outs: vec![],
+    };
+    Table {
+        constants: vec![0x1234_5678_9abc_def0, 7],
+        functions: vec![
+            Function {
+                address: 0x1000,
+                size: 0x80,
+                stack_size: 40,
+                flags: pcmap_reader::flat::HAS_FRAME_INFO,
+                frame_base_register: 7,
+                frame_registers: vec![FrameRegister { dwarf_reg: 16, offset: 40 }],
+                records: vec![
+                    statepoint(1, 0x10, vec![loc(Constant, 0, -3), loc(Indirect, 7, 16), loc(Indirect, 7, 16)]),
+                    statepoint(2, 0x24, vec![loc(Direct, 7, 8), loc(ConstantIndex, 0, 1)]),
+                    statepoint(3, 0x80, vec![loc(Register, 29, 0), loc(Register, 3, 0)]),
+                ],
+            },
+            Function {
+                address: 0x1100,
+                size: 0x40,
+                stack_size: 0,
+                frame_base_register: 6,
+                records: vec![Record {
+                    id: 0xABCD_EF00,
+                    instruction_offset: 4,
+                    patchable_size: Some(16),
+                    kind: RecordKind::PatchPoint,
+                    has_live_out_info: true,
+                    locations: vec![loc(ConstantIndex, 0, 0), loc(Indirect, 6, -24)],
+                    live_outs: vec![LiveOut { dwarf_reg: 7, size: 8 }, LiveOut { dwarf_reg: 17, size: 16 }],
+                }],
+                ..Function::default()
+            },
+        ],
+    }
+}
+
+/// A second object's table: one function with a big frame.
+fn second_table() -> Table {
+    Table {
+        constants: vec![],
+        functions: vec![Function {
+            address: 0x2000,
+            size: 0x100,
+            stack_size: 4096,
+            frame_base_register: 31,
+            records: vec![Record {
+                id: 9,
+                instruction_offset: 0x30,
+                patchable_size: None,
+                kind: RecordKind::StackMap,
+                has_live_out_info: false,
+                locations: vec![loc(LocationKind::Direct, 31, 4000)],
+                live_outs: vec![],
+            }],
+            ..Function::default()
+        }],
+    }
+}
+
+/// The two tables as a linker concatenates them, with 8 bytes of padding.
+fn section() -> Vec<u8> {
+    let mut bytes = write_flat(&first_table(), LittleEndian, true).unwrap().bytes;
+    bytes.extend_from_slice(&[0; 8]);
+    bytes.extend(write_flat(&second_table(), LittleEndian, true).unwrap().bytes);
+    bytes
+}
+
+/// What api_probe must print for `section()`, from the model.
+fn expected() -> String {
+    let tables = [first_table(), second_table()];
+    let functions: Vec<(&Table, &Function)> =
+        tables.iter().flat_map(|t| t.functions.iter().map(move |f| (t, f))).collect();
+    let nrec: usize = functions.iter().map(|(_, f)| f.records.len()).sum();
+    let mut out = String::new();
+    writeln!(out, "tables=2 functions={} records={nrec} validate=success", functions.len()).unwrap();
+    for (t, f) in &functions {
+        // The writer derives the live-out flag from the records.
+        let live_outs = f.records.iter().any(|r| r.has_live_out_info);
+        let flags = f.flags | if live_outs { pcmap_reader::flat::HAS_LIVE_OUT_INFO } else { 0 };
+        writeln!(
+            out,
+            "function address={:#x} size={} stack_size={} flags={flags} base={}",
+            f.address, f.size, f.stack_size, f.frame_base_register
+        )
+        .unwrap();
+        for r in &f.frame_registers {
+            writeln!(out, "  saves reg={} offset={}", r.dwarf_reg, r.offset).unwrap();
+        }
+        for r in &f.records {
+            writeln!(
+                out,
+                "  record id={} address={:#x} kind={} locations={} live_outs={} find=same",
+                r.id,
+                f.address + u64::from(r.instruction_offset),
+                r.kind as u8,
+                r.locations.len(),
+                r.live_outs.len()
+            )
+            .unwrap();
+            for l in &r.locations {
+                write!(
+                    out,
+                    "    location kind={} size={} reg={} offset={}",
+                    l.kind as u8, l.size, l.dwarf_reg, l.offset
+                )
+                .unwrap();
+                let reg = REGISTERS.iter().find(|g| g.0 == l.dwarf_reg);
+                let at = |base: u64| base.wrapping_add(l.offset as i64 as u64);
+                let (value, address) = match (l.kind, reg) {
+                    (LocationKind::Register, Some(g)) => (Some(g.1), (g.2 != 0).then_some(g.2)),
+                    (LocationKind::Direct, Some(g)) => (Some(at(g.1)), None),
+                    (LocationKind::Indirect, Some(g)) => (None, Some(at(g.1))),
+                    (LocationKind::Constant, _) => (Some(l.offset as i64 as u64), None),
+                    (LocationKind::ConstantIndex, _) => (Some(t.constants[l.offset as usize]), None),
+                    (_, None) => {
+                        writeln!(out, " decode=location names a register the caller did not supply").unwrap();
+                        continue;
+                    }
+                };
+                let show = |v: Option<u64>| match v {
+                    Some(v) => format!("{v:#x}"),
+                    None => "-0x0".to_string(),
+                };
+                writeln!(out, " value={} address={}", show(value), show(address)).unwrap();
+            }
+            for lo in &r.live_outs {
+                writeln!(out, "    live_out reg={} size={}", lo.dwarf_reg, lo.size).unwrap();
+            }
+        }
+    }
+    writeln!(out, "function_at(end)=stack map index out of range").unwrap();
+    out
+}
+
+/// Compiles api_probe with `compiler` and `std`, links libpcmap_capi.a.
+fn build_probe(compiler: &str, lang: &str, std: &str, out: &Path) {
+    let dir = profile_dir();
+    let include = dir.parent().unwrap().join("include");
+    let status = Command::new(compiler)
+        .args(["-x", lang, std, "-Wall", "-Wextra", "-Werror", "-pedantic", "-I"])
+        .arg(&include)
+        .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/c/api_probe.c"))
+        .args(["-x", "none"])
+        .arg(dir.join("libpcmap_capi.a"))
+        .args(["-lpthread", "-ldl", "-lm", "-o"])
+        .arg(out)
+        .status()
+        .unwrap_or_else(|e| panic!("{compiler}: {e}"));
+    assert!(status.success(), "{compiler} {std} failed to build api_probe");
+}
+
+fn run_probe(probe: &Path, section: &Path) -> String {
+    let out = Command::new(probe)
+        .arg(section)
+        .arg(format!("{SECTION_ADDRESS:#x}"))
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "api_probe failed: {}", String::from_utf8_lossy(&out.stderr));
+    String::from_utf8(out.stdout).unwrap()
+}
+
+#[test]
+fn c11_and_cxx17_programs_read_what_was_written() {
+    let tmp = tempfile::tempdir().unwrap();
+    let file = tmp.path().join("section.bin");
+    std::fs::write(&file, section()).unwrap();
+    let want = expected();
+    for (compiler, lang, std) in [("gcc", "c", "-std=c11"), ("g++", "c++", "-std=c++17")] {
+        let probe = tmp.path().join(format!("probe-{lang}"));
+        build_probe(compiler, lang, std, &probe);
+        let got = run_probe(&probe, &file);
+        assert_eq!(got, want, "{compiler} {std}: api_probe output differs");
+    }
+}
+
+#[test]
+fn a_corrupt_section_is_an_error_for_c_too() {
+    let tmp = tempfile::tempdir().unwrap();
+    let probe = tmp.path().join("probe");
+    build_probe("gcc", "c", "-std=c11", &probe);
+    let mut bytes = section();
+    bytes[0] = b'X';
+    let file = tmp.path().join("bad.bin");
+    std::fs::write(&file, &bytes).unwrap();
+    let out = Command::new(&probe).arg(&file).arg("0").output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        "error open: not a flat stack map table (bad magic)\n"
+    );
+}

@@ -1,0 +1,109 @@
+//! Round trip on real llc-16 objects: the flat section `emit` writes, read
+//! back, describes exactly the records of the v3 section, on every target.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use pcmap::stackmap::{self, Format};
+
+const TRIPLES: [&str; 4] = [
+    "x86_64-unknown-linux-gnu",
+    "aarch64-unknown-linux-gnu",
+    "powerpc64le-unknown-linux-gnu",
+    "powerpc64-unknown-linux-gnu",
+];
+
+fn input() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../lit-tests/stackmap/Inputs/sm.ll")
+}
+
+fn compile(triple: &str, dir: &Path) -> Vec<u8> {
+    let out = dir.join(format!("{triple}.o"));
+    let status = Command::new("llc-16")
+        .args(["-filetype=obj", &format!("-mtriple={triple}")])
+        .arg(input())
+        .arg("-o")
+        .arg(&out)
+        .status()
+        .expect("llc-16 runs");
+    assert!(status.success());
+    std::fs::read(out).unwrap()
+}
+
+#[test]
+fn flat_describes_the_v3_records_on_every_target() {
+    let dir = tempfile::tempdir().unwrap();
+    let ir = pcmap::patch::IrSites::parse(&std::fs::read_to_string(input()).unwrap());
+    for triple in TRIPLES {
+        let obj = compile(triple, dir.path());
+        let opts = pcmap::emit::Options {
+            ir: Some(ir_clone(&ir)),
+            ..Default::default()
+        };
+        let (out, report) = pcmap::emit::emit(&obj, &opts).unwrap();
+        let file = object::File::parse(&*out).unwrap();
+        let sections = stackmap::sections(&file).unwrap();
+        let v3 = &sections
+            .iter()
+            .find(|s| s.name == ".llvm_stackmaps")
+            .unwrap()
+            .tables[0];
+        let flat = &sections
+            .iter()
+            .find(|s| s.name == "pcmap_stackmaps")
+            .unwrap()
+            .tables[0];
+        assert_eq!(v3.format, Format::V3);
+        assert_eq!(flat.format, Format::Flat);
+        assert_eq!(report.flat_size, flat.size);
+        assert_eq!(v3.table.constants, flat.table.constants, "{triple}");
+        assert_eq!(v3.table.functions.len(), flat.table.functions.len());
+        for (i, (a, b)) in v3
+            .table
+            .functions
+            .iter()
+            .zip(&flat.table.functions)
+            .enumerate()
+        {
+            assert_eq!(a.stack_size, b.stack_size, "{triple} function {i}");
+            assert_eq!(
+                v3.functions[i].code, flat.functions[i].code,
+                "{triple} function {i}"
+            );
+            let mut want = a.records.clone();
+            want.sort_by_key(|r| r.instruction_offset);
+            assert_eq!(want.len(), b.records.len());
+            for (x, y) in want.iter().zip(&b.records) {
+                assert_eq!(
+                    (x.id, x.instruction_offset),
+                    (y.id, y.instruction_offset),
+                    "{triple}"
+                );
+                assert_eq!(x.locations, y.locations, "{triple} record {}", x.id);
+                assert_eq!(x.live_outs, y.live_outs, "{triple} record {}", x.id);
+                assert!(
+                    y.patchable_size.is_some(),
+                    "{triple} record {} has no patchable size",
+                    y.id
+                );
+            }
+        }
+    }
+}
+
+fn ir_clone(ir: &pcmap::patch::IrSites) -> pcmap::patch::IrSites {
+    pcmap::patch::IrSites {
+        by_function: ir.by_function.clone(),
+    }
+}
+
+#[test]
+fn bad_input_is_an_error_not_a_panic() {
+    let dir = tempfile::tempdir().unwrap();
+    let obj = compile(TRIPLES[0], dir.path());
+    assert!(pcmap::emit::emit(b"not an object", &Default::default()).is_err());
+    // Every truncation of the whole object fails cleanly or succeeds.
+    for n in (0..obj.len()).step_by(97) {
+        let _ = pcmap::emit::emit(&obj[..n], &Default::default());
+    }
+}
