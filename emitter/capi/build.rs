@@ -33,7 +33,9 @@ fn target_dir(out_dir: &std::path::Path) -> Option<PathBuf> {
         return Some(PathBuf::from(dir));
     }
     // .../target/<profile>/build/<pkg>/out or .../target/<triple>/<profile>/build/<pkg>/out
-    let build = out_dir.ancestors().find(|a| a.file_name().is_some_and(|n| n == "build"))?;
+    let build = out_dir
+        .ancestors()
+        .find(|a| a.file_name().is_some_and(|n| n == "build"))?;
     let profile = build.parent()?;
     let parent = profile.parent()?;
     if parent.join("CACHEDIR.TAG").exists() {

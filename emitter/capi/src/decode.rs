@@ -5,7 +5,8 @@ use pcmap_reader::LocationKind;
 
 use crate::status::pcmap_status::{self, *};
 use crate::types::{
-    pcmap_frame_register, pcmap_function, pcmap_live_out, pcmap_location, pcmap_record, pcmap_register, pcmap_value,
+    pcmap_frame_register, pcmap_function, pcmap_live_out, pcmap_location, pcmap_record,
+    pcmap_register, pcmap_value,
 };
 
 /// `first + index` if `index < count`.
@@ -28,7 +29,10 @@ pub fn live_out(r: &pcmap_record, index: u32) -> Result<pcmap_live_out, pcmap_st
     Ok(t.live_out(i)?.into())
 }
 
-pub fn frame_register(f: &pcmap_function, index: u32) -> Result<pcmap_frame_register, pcmap_status> {
+pub fn frame_register(
+    f: &pcmap_function,
+    index: u32,
+) -> Result<pcmap_frame_register, pcmap_status> {
     let t = f.table.open()?;
     let i = entry(f.frame_register_index, index, f.num_frame_registers.into())?;
     let reg = t.frame_register(i)?;
@@ -39,7 +43,10 @@ pub fn frame_register(f: &pcmap_function, index: u32) -> Result<pcmap_frame_regi
 }
 
 /// The frame register entry of `dwarf_reg`, if the function saved it.
-pub fn find_frame_register(f: &pcmap_function, dwarf_reg: u16) -> Result<Option<pcmap_frame_register>, pcmap_status> {
+pub fn find_frame_register(
+    f: &pcmap_function,
+    dwarf_reg: u16,
+) -> Result<Option<pcmap_frame_register>, pcmap_status> {
     for i in 0..u32::from(f.num_frame_registers) {
         let reg = frame_register(f, i)?;
         if reg.dwarf_reg == dwarf_reg {
@@ -50,7 +57,11 @@ pub fn find_frame_register(f: &pcmap_function, dwarf_reg: u16) -> Result<Option<
 }
 
 /// Location `index` of `r` in the frame whose registers are `regs`.
-pub fn decode(r: &pcmap_record, index: u32, regs: &[pcmap_register]) -> Result<pcmap_value, pcmap_status> {
+pub fn decode(
+    r: &pcmap_record,
+    index: u32,
+    regs: &[pcmap_register],
+) -> Result<pcmap_value, pcmap_status> {
     let t = r.table.open()?;
     let i = entry(r.location_index, index, r.num_locations.into())?;
     let loc = t.location(i)?;

@@ -39,7 +39,10 @@ unsafe fn section<'a>(m: *const pcmap_stackmaps) -> Result<Section<'a>, pcmap_st
     if m.data.is_null() {
         return Err(PCMAP_ERR_ARGUMENT);
     }
-    Ok(Section::new(core::slice::from_raw_parts(m.data, m.size), m.address))
+    Ok(Section::new(
+        core::slice::from_raw_parts(m.data, m.size),
+        m.address,
+    ))
 }
 
 /// Opens the `size` bytes at `data`, a `pcmap_stackmaps` section whose first
@@ -159,7 +162,10 @@ pub unsafe extern "C" fn pcmap_record_at(
         if index >= f.num_records {
             return Err(PCMAP_ERR_OUT_OF_RANGE);
         }
-        let i = f.record_index.checked_add(index).ok_or(PCMAP_ERR_OUT_OF_RANGE)?;
+        let i = f
+            .record_index
+            .checked_add(index)
+            .ok_or(PCMAP_ERR_OUT_OF_RANGE)?;
         let rec = f.table.open()?.record(i)?;
         Ok(pcmap_record::new(f, i, &rec))
     })();

@@ -64,7 +64,10 @@ impl<'a> Section<'a> {
         };
         for t in self.tables() {
             let (_, t) = t?;
-            m.num_tables = m.num_tables.checked_add(1).ok_or(pcmap_status::PCMAP_ERR_CORRUPT)?;
+            m.num_tables = m
+                .num_tables
+                .checked_add(1)
+                .ok_or(pcmap_status::PCMAP_ERR_CORRUPT)?;
             m.num_functions = m
                 .num_functions
                 .checked_add(t.num_frame_records())
@@ -86,7 +89,10 @@ impl<'a> Section<'a> {
                 if i > 0 && f.address < end {
                     return Err(pcmap_status::PCMAP_ERR_NOT_SORTED);
                 }
-                end = f.address.checked_add(f.size.into()).ok_or(pcmap_status::PCMAP_ERR_CORRUPT)?;
+                end = f
+                    .address
+                    .checked_add(f.size.into())
+                    .ok_or(pcmap_status::PCMAP_ERR_CORRUPT)?;
             }
         }
         Ok(())
@@ -126,7 +132,11 @@ impl<'a> Section<'a> {
 /// the frame records (in address order, as LLVM emits them), if `pc` is
 /// inside it. A return address may equal the end of a function whose last
 /// instruction is a call.
-fn function_containing(r: pcmap_table, t: &Table<'_>, pc: u64) -> Result<Option<pcmap_function>, pcmap_status> {
+fn function_containing(
+    r: pcmap_table,
+    t: &Table<'_>,
+    pc: u64,
+) -> Result<Option<pcmap_function>, pcmap_status> {
     let (mut lo, mut hi) = (0, t.num_frame_records());
     while lo < hi {
         let mid = lo + (hi - lo) / 2;

@@ -203,7 +203,10 @@ impl pcmap_table {
         }
         // SAFETY: filled by this library from a section the caller keeps alive.
         let bytes = unsafe { core::slice::from_raw_parts(self.data, self.size) };
-        Ok(FlatStackMap::parse(bytes, crate::section::endian_of(bytes))?)
+        Ok(FlatStackMap::parse(
+            bytes,
+            crate::section::endian_of(bytes),
+        )?)
     }
 }
 
@@ -290,13 +293,25 @@ mod tests {
     #[test]
     fn header_constants_are_the_layouts() {
         assert_eq!(PCMAP_FUNCTION_HAS_FRAME_POINTER, flat::HAS_FRAME_POINTER);
-        assert_eq!(PCMAP_FUNCTION_HAS_VARIABLE_SIZE_ALLOCA, flat::HAS_VARIABLE_SIZE_ALLOCA);
-        assert_eq!(PCMAP_FUNCTION_HAS_STACK_REALIGNMENT, flat::HAS_STACK_REALIGNMENT);
+        assert_eq!(
+            PCMAP_FUNCTION_HAS_VARIABLE_SIZE_ALLOCA,
+            flat::HAS_VARIABLE_SIZE_ALLOCA
+        );
+        assert_eq!(
+            PCMAP_FUNCTION_HAS_STACK_REALIGNMENT,
+            flat::HAS_STACK_REALIGNMENT
+        );
         assert_eq!(PCMAP_FUNCTION_HAS_LIVE_OUT_INFO, flat::HAS_LIVE_OUT_INFO);
         assert_eq!(PCMAP_FUNCTION_HAS_FRAME_INFO, flat::HAS_FRAME_INFO);
         assert_eq!(PCMAP_VARIABLE_STACK_SIZE, flat::VARIABLE_STACK_SIZE);
-        assert_eq!(PCMAP_RECORD_HAS_LIVE_OUT_INFO, flat::RECORD_HAS_LIVE_OUT_INFO);
-        assert_eq!(PCMAP_RECORD_PATCHABLE_SIZE_KNOWN, flat::RECORD_PATCHABLE_SIZE_KNOWN);
+        assert_eq!(
+            PCMAP_RECORD_HAS_LIVE_OUT_INFO,
+            flat::RECORD_HAS_LIVE_OUT_INFO
+        );
+        assert_eq!(
+            PCMAP_RECORD_PATCHABLE_SIZE_KNOWN,
+            flat::RECORD_PATCHABLE_SIZE_KNOWN
+        );
         assert_eq!(PCMAP_KIND_UNKNOWN, RecordKind::Unknown as u8);
         assert_eq!(PCMAP_KIND_STACKMAP, RecordKind::StackMap as u8);
         assert_eq!(PCMAP_KIND_PATCHPOINT, RecordKind::PatchPoint as u8);
@@ -305,6 +320,9 @@ mod tests {
         assert_eq!(PCMAP_LOCATION_DIRECT, LocationKind::Direct as u8);
         assert_eq!(PCMAP_LOCATION_INDIRECT, LocationKind::Indirect as u8);
         assert_eq!(PCMAP_LOCATION_CONSTANT, LocationKind::Constant as u8);
-        assert_eq!(PCMAP_LOCATION_CONSTANT_INDEX, LocationKind::ConstantIndex as u8);
+        assert_eq!(
+            PCMAP_LOCATION_CONSTANT_INDEX,
+            LocationKind::ConstantIndex as u8
+        );
     }
 }

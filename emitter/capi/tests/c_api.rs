@@ -58,9 +58,20 @@ fn first_table() -> Table {
                 stack_size: 40,
                 flags: pcmap_reader::flat::HAS_FRAME_INFO,
                 frame_base_register: 7,
-                frame_registers: vec![FrameRegister { dwarf_reg: 16, offset: 40 }],
+                frame_registers: vec![FrameRegister {
+                    dwarf_reg: 16,
+                    offset: 40,
+                }],
                 records: vec![
-                    statepoint(1, 0x10, vec![loc(Constant, 0, -3), loc(Indirect, 7, 16), loc(Indirect, 7, 16)]),
+                    statepoint(
+                        1,
+                        0x10,
+                        vec![
+                            loc(Constant, 0, -3),
+                            loc(Indirect, 7, 16),
+                            loc(Indirect, 7, 16),
+                        ],
+                    ),
                     statepoint(2, 0x24, vec![loc(Direct, 7, 8), loc(ConstantIndex, 0, 1)]),
                     statepoint(3, 0x80, vec![loc(Register, 29, 0), loc(Register, 3, 0)]),
                 ],
@@ -77,7 +88,16 @@ fn first_table() -> Table {
                     kind: RecordKind::PatchPoint,
                     has_live_out_info: true,
                     locations: vec![loc(ConstantIndex, 0, 0), loc(Indirect, 6, -24)],
-                    live_outs: vec![LiveOut { dwarf_reg: 7, size: 8 }, LiveOut { dwarf_reg: 17, size: 16 }],
+                    live_outs: vec![
+                        LiveOut {
+                            dwarf_reg: 7,
+                            size: 8,
+                        },
+                        LiveOut {
+                            dwarf_reg: 17,
+                            size: 16,
+                        },
+                    ],
                 }],
                 ..Function::default()
             },
@@ -110,24 +130,42 @@ fn second_table() -> Table {
 
 /// The two tables as a linker concatenates them, with 8 bytes of padding.
 fn section() -> Vec<u8> {
-    let mut bytes = write_flat(&first_table(), LittleEndian, true).unwrap().bytes;
+    let mut bytes = write_flat(&first_table(), LittleEndian, true)
+        .unwrap()
+        .bytes;
     bytes.extend_from_slice(&[0; 8]);
-    bytes.extend(write_flat(&second_table(), LittleEndian, true).unwrap().bytes);
+    bytes.extend(
+        write_flat(&second_table(), LittleEndian, true)
+            .unwrap()
+            .bytes,
+    );
     bytes
 }
 
 /// What api_probe must print for `section()`, from the model.
 fn expected() -> String {
     let tables = [first_table(), second_table()];
-    let functions: Vec<(&Table, &Function)> =
-        tables.iter().flat_map(|t| t.functions.iter().map(move |f| (t, f))).collect();
+    let functions: Vec<(&Table, &Function)> = tables
+        .iter()
+        .flat_map(|t| t.functions.iter().map(move |f| (t, f)))
+        .collect();
     let nrec: usize = functions.iter().map(|(_, f)| f.records.len()).sum();
     let mut out = String::new();
-    writeln!(out, "tables=2 functions={} records={nrec} validate=success", functions.len()).unwrap();
+    writeln!(
+        out,
+        "tables=2 functions={} records={nrec} validate=success",
+        functions.len()
+    )
+    .unwrap();
     for (t, f) in &functions {
         // The writer derives the live-out flag from the records.
         let live_outs = f.records.iter().any(|r| r.has_live_out_info);
-        let flags = f.flags | if live_outs { pcmap_reader::flat::HAS_LIVE_OUT_INFO } else { 0 };
+        let flags = f.flags
+            | if live_outs {
+                pcmap_reader::flat::HAS_LIVE_OUT_INFO
+            } else {
+                0
+            };
         writeln!(
             out,
             "function address={:#x} size={} stack_size={} flags={flags} base={}",
@@ -162,9 +200,15 @@ fn expected() -> String {
                     (LocationKind::Direct, Some(g)) => (Some(at(g.1)), None),
                     (LocationKind::Indirect, Some(g)) => (None, Some(at(g.1))),
                     (LocationKind::Constant, _) => (Some(l.offset as i64 as u64), None),
-                    (LocationKind::ConstantIndex, _) => (Some(t.constants[l.offset as usize]), None),
+                    (LocationKind::ConstantIndex, _) => {
+                        (Some(t.constants[l.offset as usize]), None)
+                    }
                     (_, None) => {
-                        writeln!(out, " decode=location names a register the caller did not supply").unwrap();
+                        writeln!(
+                            out,
+                            " decode=location names a register the caller did not supply"
+                        )
+                        .unwrap();
                         continue;
                     }
                 };
@@ -188,7 +232,16 @@ fn build_probe(compiler: &str, lang: &str, std: &str, out: &Path) {
     let dir = profile_dir();
     let include = dir.parent().unwrap().join("include");
     let status = Command::new(compiler)
-        .args(["-x", lang, std, "-Wall", "-Wextra", "-Werror", "-pedantic", "-I"])
+        .args([
+            "-x",
+            lang,
+            std,
+            "-Wall",
+            "-Wextra",
+            "-Werror",
+            "-pedantic",
+            "-I",
+        ])
         .arg(&include)
         .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/c/api_probe.c"))
         .args(["-x", "none"])
@@ -197,7 +250,10 @@ fn build_probe(compiler: &str, lang: &str, std: &str, out: &Path) {
         .arg(out)
         .status()
         .unwrap_or_else(|e| panic!("{compiler}: {e}"));
-    assert!(status.success(), "{compiler} {std} failed to build api_probe");
+    assert!(
+        status.success(),
+        "{compiler} {std} failed to build api_probe"
+    );
 }
 
 fn run_probe(probe: &Path, section: &Path) -> String {
@@ -206,7 +262,11 @@ fn run_probe(probe: &Path, section: &Path) -> String {
         .arg(format!("{SECTION_ADDRESS:#x}"))
         .output()
         .unwrap();
-    assert!(out.status.success(), "api_probe failed: {}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "api_probe failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     String::from_utf8(out.stdout).unwrap()
 }
 

@@ -15,16 +15,36 @@ fn table() -> Table {
         kind: RecordKind::StatePoint,
         has_live_out_info: false,
         locations: vec![
-            Location { kind: LocationKind::Indirect, size: 8, dwarf_reg: 31, offset: 16 },
-            Location { kind: LocationKind::ConstantIndex, size: 8, dwarf_reg: 0, offset: 0 },
+            Location {
+                kind: LocationKind::Indirect,
+                size: 8,
+                dwarf_reg: 31,
+                offset: 16,
+            },
+            Location {
+                kind: LocationKind::ConstantIndex,
+                size: 8,
+                dwarf_reg: 0,
+                offset: 0,
+            },
         ],
         live_outs: vec![],
     };
     Table {
         constants: vec![42],
         functions: vec![
-            Function { address: 0x100, size: 0x40, records: vec![record(1, 8), record(2, 0x20)], ..Function::default() },
-            Function { address: 0x200, size: 0x40, records: vec![record(3, 4)], ..Function::default() },
+            Function {
+                address: 0x100,
+                size: 0x40,
+                records: vec![record(1, 8), record(2, 0x20)],
+                ..Function::default()
+            },
+            Function {
+                address: 0x200,
+                size: 0x40,
+                records: vec![record(3, 4)],
+                ..Function::default()
+            },
         ],
     }
 }
@@ -74,9 +94,15 @@ fn lookups_find_exactly_the_records() {
     let bytes = write_flat(&table(), LittleEndian, true).unwrap().bytes;
     let s = Section::new(&bytes, 0);
     let id = |pc| s.find(pc).unwrap().map(|(_, r)| r.id);
-    assert_eq!((id(0x108), id(0x120), id(0x204)), (Some(1), Some(2), Some(3)));
+    assert_eq!(
+        (id(0x108), id(0x120), id(0x204)),
+        (Some(1), Some(2), Some(3))
+    );
     for miss in [0, 0x100, 0x107, 0x109, 0x141, 0x1ff, 0x205, u64::MAX] {
         assert_eq!(id(miss), None, "pc {miss:#x}");
     }
-    assert_eq!(Section::new(&[], 0).open().unwrap_err(), pcmap_status::PCMAP_ERR_BAD_MAGIC);
+    assert_eq!(
+        Section::new(&[], 0).open().unwrap_err(),
+        pcmap_status::PCMAP_ERR_BAD_MAGIC
+    );
 }
