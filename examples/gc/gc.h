@@ -1,0 +1,42 @@
+/* The collector example's runtime: a semispace heap with a Cheney copying
+ * collector whose roots come from the flat stack map (pcmap_stackmaps). */
+#ifndef GC_H
+#define GC_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Every object: a header word, then `num_pointers` pointer fields, then
+ * `num_scalars` 8-byte scalars. Once copied, the old copy's header is the new
+ * address with FORWARDED set (addresses are 8-aligned). */
+typedef uint64_t header_t;
+#define FORWARDED ((header_t)1)
+#define HEADER(num_pointers, num_scalars) (((header_t)(num_pointers) << 33) | ((header_t)(num_scalars) << 1))
+#define HEADER_POINTERS(h) ((h) >> 33)
+#define HEADER_SCALARS(h) (((h) >> 1) & 0xffffffffu)
+#define OBJECT_WORDS(h) (1 + HEADER_POINTERS(h) + HEADER_SCALARS(h))
+
+/* Called by the per-architecture trampoline `gc_alloc` with the managed
+ * caller's stack pointer (as it is after the call returns) and the return
+ * address: the safepoint where a collection stops. */
+void *gc_alloc_slow(uint64_t num_pointers, uint64_t num_scalars, uint64_t sp, uint64_t ra);
+
+/* A root: a stack slot holding a pointer derived from the object whose
+ * address is in `base` (for a plain root, base == derived). */
+typedef struct root {
+  uint64_t *base;
+  uint64_t *derived;
+} root;
+
+/* Calls `visit` on every root of every managed frame, from the safepoint
+ * (sp, ra) up to the first frame that is not managed. Returns the number of
+ * managed frames. */
+size_t gc_find_roots(uint64_t sp, uint64_t ra, void (*visit)(root r, void *ctx), void *ctx);
+
+/* Opens this program's own stack map section; exits on error. */
+void gc_open_stackmaps(void);
+
+/* Collections so far. */
+extern unsigned long gc_collections;
+
+#endif

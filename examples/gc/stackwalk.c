@@ -1,0 +1,116 @@
+/* Finding the roots: walk the managed frames from a safepoint using only the
+ * flat stack map (stack sizes, saved return address slots, records) and the
+ * architecture's frame conventions (arch.h), and decode each record's
+ * locations with the pcmap C API. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "arch.h"
+#include "gc.h"
+#include "pcmap.h"
+
+/* The linker defines these around the section `pcmap emit` added. */
+extern const uint8_t __start_pcmap_stackmaps[];
+extern const uint8_t __stop_pcmap_stackmaps[];
+
+static pcmap_stackmaps stackmaps;
+
+/* A statepoint's locations start with three constants: calling convention,
+ * flags, and the number of deopt locations that follow; then come the
+ * (base, derived) pairs of the relocated pointers. */
+enum { STATEPOINT_DEOPT_COUNT = 2, STATEPOINT_HEADER = 3 };
+
+static void die(const char *what, int status) {
+  fprintf(stderr, "gc: %s: %s\n", what, pcmap_strerror(status));
+  exit(3);
+}
+
+void gc_open_stackmaps(void) {
+  int s = pcmap_open_linked(&stackmaps, __start_pcmap_stackmaps, __stop_pcmap_stackmaps);
+  if (s != PCMAP_OK) die("open pcmap_stackmaps", s);
+  s = pcmap_validate(&stackmaps);
+  if (s != PCMAP_OK) die("validate pcmap_stackmaps", s);
+}
+
+/* The record of the safepoint whose return address is `ra`. */
+static int find_safepoint(uint64_t ra, pcmap_function *fn, pcmap_record *rec) {
+  int s = pcmap_find(&stackmaps, ra, fn, rec);
+#ifdef ARCH_TOC_RESTORE_NOP
+  if (s == PCMAP_NOT_FOUND) {
+    uint32_t next;
+    memcpy(&next, (const void *)(uintptr_t)ra, sizeof next);
+    if (next == ARCH_TOC_RESTORE_NOP || next == ARCH_TOC_RESTORE_LD)
+      s = pcmap_find(&stackmaps, ra + 4, fn, rec);
+  }
+#endif
+  if (s != PCMAP_OK && s != PCMAP_NOT_FOUND) die("find", s);
+  return s == PCMAP_OK;
+}
+
+/* The stack slot location `index` of `rec` names in the frame at `sp`. */
+static uint64_t *root_slot(const pcmap_record *rec, uint32_t index, uint64_t sp) {
+  pcmap_register regs[1];
+  pcmap_value v;
+  pcmap_location loc;
+  int s;
+  regs[0].dwarf_reg = ARCH_SP_DWARF;
+  regs[0].value = sp;
+  regs[0].address = 0;
+  s = pcmap_location_at(rec, index, &loc);
+  if (s != PCMAP_OK) die("location", s);
+  s = pcmap_decode(rec, index, regs, 1, &v);
+  if (s != PCMAP_OK) die("decode", s);
+  if (loc.kind == PCMAP_LOCATION_INDIRECT) return (uint64_t *)(uintptr_t)v.address; /* a spill slot */
+  if (loc.kind == PCMAP_LOCATION_DIRECT) return (uint64_t *)(uintptr_t)v.value;     /* an alloca */
+  fprintf(stderr, "gc: root in a location of kind %u: not supported\n", (unsigned)loc.kind);
+  exit(3);
+}
+
+/* Where the frame of `fn` at `sp` saved its return address. */
+static uint64_t return_address_slot(const pcmap_function *fn, uint64_t sp, uint64_t cfa) {
+  pcmap_frame_register saved;
+  int s = pcmap_find_frame_register(fn, ARCH_RA_DWARF, &saved);
+  if (s == PCMAP_OK) return sp + (int64_t)saved.offset; /* base register is SP (checked) */
+  if (s != PCMAP_NOT_FOUND || ARCH_DEFAULT_RA_SLOT(cfa) == 0) die("return address slot", s);
+  return ARCH_DEFAULT_RA_SLOT(cfa);
+}
+
+size_t gc_find_roots(uint64_t sp, uint64_t ra, void (*visit)(root r, void *ctx), void *ctx) {
+  size_t frames = 0;
+  pcmap_function fn;
+  pcmap_record rec;
+  while (find_safepoint(ra, &fn, &rec)) {
+    uint32_t first = 0, i;
+    uint64_t cfa;
+    if (fn.stack_size == PCMAP_VARIABLE_STACK_SIZE ||
+        ((fn.flags & PCMAP_FUNCTION_HAS_FRAME_INFO) && fn.frame_base_register != ARCH_SP_DWARF)) {
+      fprintf(stderr, "gc: frame of the function at 0x%llx is not SP-based\n", (unsigned long long)fn.address);
+      exit(3);
+    }
+    if (rec.kind == PCMAP_KIND_STATEPOINT) {
+      pcmap_value deopt;
+      int s = pcmap_decode(&rec, STATEPOINT_DEOPT_COUNT, NULL, 0, &deopt);
+      if (s != PCMAP_OK) die("statepoint deopt count", s);
+      first = STATEPOINT_HEADER + (uint32_t)deopt.value;
+    } else if (rec.kind != PCMAP_KIND_STACKMAP) {
+      fprintf(stderr, "gc: record %llu is neither a statepoint nor a stack map\n", (unsigned long long)rec.id);
+      exit(3);
+    }
+    if ((rec.num_locations - first) % 2 != 0) {
+      fprintf(stderr, "gc: record %llu has an odd number of root locations\n", (unsigned long long)rec.id);
+      exit(3);
+    }
+    for (i = first; i < rec.num_locations; i += 2) {
+      root r;
+      r.base = root_slot(&rec, i, sp);
+      r.derived = root_slot(&rec, i + 1, sp);
+      visit(r, ctx);
+    }
+    frames++;
+    cfa = sp + fn.stack_size + ARCH_CFA_EXTRA;
+    ra = *(const uint64_t *)(uintptr_t)return_address_slot(&fn, sp, cfa);
+    sp = cfa;
+  }
+  return frames;
+}
