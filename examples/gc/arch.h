@@ -28,11 +28,10 @@
 #define ARCH_RA_DWARF 65
 #define ARCH_CFA_EXTRA 0
 #define ARCH_DEFAULT_RA_SLOT(cfa) ((cfa) + 16)
-/* After a call to another function LLVM puts the TOC restore (`nop`, which
- * the linker may turn into `ld r2, 24(r1)`); a stack map placed after the
- * call is recorded after it, one instruction past the return address. */
-#define ARCH_TOC_RESTORE_NOP 0x60000000u
-#define ARCH_TOC_RESTORE_LD 0xe8410018u
+/* A function with a stack map gets the frame pointer r31, set to r1 right
+ * after the prologue allocates the frame: in a frame without a
+ * variable-sized alloca the two are equal, and locations use r31. */
+#define ARCH_FP_EQUAL_TO_SP_DWARF 31
 #else
 #error "the collector example supports x86_64, aarch64 and ppc64le"
 #endif

@@ -4,24 +4,24 @@
 # libpcmap_capi.a -> run (under qemu-user off the host). Exits non-zero
 # unless the program printed the right checksum.
 #
-#   examples/gc/run.sh x86_64|aarch64|ppc64le [--hide-root] [--variant statepoint|stackmap] [--keep DIR]
+#   examples/gc/run.sh x86_64|aarch64|ppc64le [--hide-root] [--keep DIR]
 #
-# --variant: statepoint (gc.statepoint via rewrite-statepoints-for-gc; the
-#   default on x86_64 and aarch64) or stackmap (roots in allocas reported by
-#   llvm.experimental.stackmap after each call; the only one on ppc64le, whose
-#   LLVM 16 backend crashes on every gc.statepoint). See README.md.
+# x86_64 and aarch64 use program.statepoint.ll (gc.statepoint via
+# rewrite-statepoints-for-gc); ppc64le uses program.stackmap.ll (roots in
+# allocas reported by llvm.experimental.stackmap after each call), because
+# LLVM 16's PowerPC backend crashes on every gc.statepoint. See README.md.
 # --hide-root: build with one root hidden from the collector; the check must fail.
+# --keep DIR: build in DIR and keep the intermediate files.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/../.." && pwd)
 
-target=${1:?usage: run.sh TARGET [--hide-root] [--variant statepoint|stackmap] [--keep DIR]}
+target=${1:?usage: run.sh TARGET [--hide-root] [--keep DIR]}
 shift
-hide=0 variant= keep=
+hide=0 keep=
 while [ $# -gt 0 ]; do
   case $1 in
     --hide-root) hide=1 ;;
-    --variant) variant=$2; shift ;;
     --keep) keep=$2; shift ;;
     *) echo "run.sh: unknown option $1" >&2; exit 2 ;;
   esac
@@ -29,16 +29,14 @@ while [ $# -gt 0 ]; do
 done
 
 case $target in
-  x86_64)  gnu=x86_64-linux-gnu;      rust=;                              run=() ;;
-  aarch64) gnu=aarch64-linux-gnu;     rust=aarch64-unknown-linux-gnu;     run=(qemu-aarch64 -L /usr/$gnu) ;;
-  ppc64le) gnu=powerpc64le-linux-gnu; rust=powerpc64le-unknown-linux-gnu; run=(qemu-ppc64le -L /usr/$gnu) ;;
+  x86_64)  gnu=x86_64-linux-gnu;      rust=;                              run=();                          variant=statepoint; pie=() ;;
+  aarch64) gnu=aarch64-linux-gnu;     rust=aarch64-unknown-linux-gnu;     run=(qemu-aarch64 -L /usr/$gnu); variant=statepoint; pie=() ;;
+  # A PIE links, but its calls from C into the llc-16 object go through PLT
+  # entries without a symbol and fail at run time ("undefined symbol: ");
+  # a position-dependent executable runs. See README.md.
+  ppc64le) gnu=powerpc64le-linux-gnu; rust=powerpc64le-unknown-linux-gnu; run=(qemu-ppc64le -L /usr/$gnu); variant=stackmap; pie=(-no-pie) ;;
   *) echo "run.sh: unknown target '$target' (x86_64, aarch64, ppc64le)" >&2; exit 2 ;;
 esac
-[ -n "$variant" ] || { [ "$target" = ppc64le ] && variant=stackmap || variant=statepoint; }
-if [ "$target" = ppc64le ] && [ "$variant" = statepoint ]; then
-  echo "run.sh: LLVM 16's PowerPC backend crashes on gc.statepoint; use --variant stackmap" >&2
-  exit 2
-fi
 
 BIN=$(llvm-config-16 --bindir)
 PCMAP=$repo/target/release/pcmap
@@ -69,10 +67,11 @@ if [ "$variant" = statepoint ]; then
 else
   cp "$out/program.ll" "$out/program.opt.ll"
 fi
-"$BIN/llc" -O2 -mtriple="$gnu" -filetype=obj "$out/program.opt.ll" -o "$out/program.o"
+# PIC, like the C code clang compiles for the (PIE) program.
+"$BIN/llc" -O2 -mtriple="$gnu" -relocation-model=pic -filetype=obj "$out/program.opt.ll" -o "$out/program.o"
 "$PCMAP" emit --ir "$out/program.opt.ll" "$out/program.o" -o "$out/program.flat.o"
 
-"$BIN/clang" --target="$gnu" -fuse-ld=lld -O2 -std=c11 -Wall -Wextra -Werror -I "$INCLUDE" \
+"$BIN/clang" --target="$gnu" -fuse-ld=lld "${pie[@]}" -O2 -std=c11 -Wall -Wextra -Werror -I "$INCLUDE" \
   "$here/main.c" "$here/heap.c" "$here/stackwalk.c" "$here/trampoline-$target.S" \
   "$out/program.flat.o" "$CAPI" -lpthread -ldl -lm -o "$out/gc"
 "${run[@]}" "$out/gc"

@@ -4,7 +4,6 @@
  * locations with the pcmap C API. */
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include "arch.h"
 #include "gc.h"
@@ -33,45 +32,56 @@ void gc_open_stackmaps(void) {
   if (s != PCMAP_OK) die("validate pcmap_stackmaps", s);
 }
 
-/* The record of the safepoint whose return address is `ra`. */
+/* The record of the safepoint whose return address is `ra`. A statepoint's
+ * record is at its return address. A stack map placed after a call is
+ * recorded a few instructions later (moves of the call's result; on PowerPC
+ * the TOC restore), so it is the function's next record: every call that
+ * may collect is followed by one (program.stackmap.ll). */
 static int find_safepoint(uint64_t ra, pcmap_function *fn, pcmap_record *rec) {
   int s = pcmap_find(&stackmaps, ra, fn, rec);
-#ifdef ARCH_TOC_RESTORE_NOP
   if (s == PCMAP_NOT_FOUND) {
-    uint32_t next;
-    memcpy(&next, (const void *)(uintptr_t)ra, sizeof next);
-    if (next == ARCH_TOC_RESTORE_NOP || next == ARCH_TOC_RESTORE_LD)
-      s = pcmap_find(&stackmaps, ra + 4, fn, rec);
+    s = pcmap_find_at_or_after(&stackmaps, ra, fn, rec);
+    if (s == PCMAP_OK && rec->kind != PCMAP_KIND_STACKMAP) s = PCMAP_NOT_FOUND;
   }
-#endif
   if (s != PCMAP_OK && s != PCMAP_NOT_FOUND) die("find", s);
   return s == PCMAP_OK;
 }
 
-/* The stack slot location `index` of `rec` names in the frame at `sp`. */
+/* The stack slot location `index` of `rec` names in the frame at `sp`, or
+ * NULL for a constant (a null pointer needs no relocation). */
 static uint64_t *root_slot(const pcmap_record *rec, uint32_t index, uint64_t sp) {
-  pcmap_register regs[1];
+  pcmap_register regs[] = {
+      {ARCH_SP_DWARF, sp, 0},
+#ifdef ARCH_FP_EQUAL_TO_SP_DWARF
+      {ARCH_FP_EQUAL_TO_SP_DWARF, sp, 0},
+#endif
+  };
   pcmap_value v;
   pcmap_location loc;
-  int s;
-  regs[0].dwarf_reg = ARCH_SP_DWARF;
-  regs[0].value = sp;
-  regs[0].address = 0;
-  s = pcmap_location_at(rec, index, &loc);
+  int s = pcmap_location_at(rec, index, &loc);
   if (s != PCMAP_OK) die("location", s);
-  s = pcmap_decode(rec, index, regs, 1, &v);
+  s = pcmap_decode(rec, index, regs, sizeof regs / sizeof regs[0], &v);
   if (s != PCMAP_OK) die("decode", s);
   if (loc.kind == PCMAP_LOCATION_INDIRECT) return (uint64_t *)(uintptr_t)v.address; /* a spill slot */
   if (loc.kind == PCMAP_LOCATION_DIRECT) return (uint64_t *)(uintptr_t)v.value;     /* an alloca */
+  if (loc.kind == PCMAP_LOCATION_CONSTANT || loc.kind == PCMAP_LOCATION_CONSTANT_INDEX) return NULL;
   fprintf(stderr, "gc: root in a location of kind %u: not supported\n", (unsigned)loc.kind);
   exit(3);
+}
+
+/* Whether DWARF register `reg` holds SP's value in a managed frame. */
+static int is_sp(uint16_t reg) {
+#ifdef ARCH_FP_EQUAL_TO_SP_DWARF
+  if (reg == ARCH_FP_EQUAL_TO_SP_DWARF) return 1;
+#endif
+  return reg == ARCH_SP_DWARF;
 }
 
 /* Where the frame of `fn` at `sp` saved its return address. */
 static uint64_t return_address_slot(const pcmap_function *fn, uint64_t sp, uint64_t cfa) {
   pcmap_frame_register saved;
   int s = pcmap_find_frame_register(fn, ARCH_RA_DWARF, &saved);
-  if (s == PCMAP_OK) return sp + (int64_t)saved.offset; /* base register is SP (checked) */
+  if (s == PCMAP_OK) return sp + (int64_t)saved.offset; /* base register holds SP (checked) */
   if (s != PCMAP_NOT_FOUND || ARCH_DEFAULT_RA_SLOT(cfa) == 0) die("return address slot", s);
   return ARCH_DEFAULT_RA_SLOT(cfa);
 }
@@ -84,7 +94,7 @@ size_t gc_find_roots(uint64_t sp, uint64_t ra, void (*visit)(root r, void *ctx),
     uint32_t first = 0, i;
     uint64_t cfa;
     if (fn.stack_size == PCMAP_VARIABLE_STACK_SIZE ||
-        ((fn.flags & PCMAP_FUNCTION_HAS_FRAME_INFO) && fn.frame_base_register != ARCH_SP_DWARF)) {
+        ((fn.flags & PCMAP_FUNCTION_HAS_FRAME_INFO) && !is_sp(fn.frame_base_register))) {
       fprintf(stderr, "gc: frame of the function at 0x%llx is not SP-based\n", (unsigned long long)fn.address);
       exit(3);
     }
@@ -105,11 +115,19 @@ size_t gc_find_roots(uint64_t sp, uint64_t ra, void (*visit)(root r, void *ctx),
       root r;
       r.base = root_slot(&rec, i, sp);
       r.derived = root_slot(&rec, i + 1, sp);
-      visit(r, ctx);
+      if (r.base && r.derived) visit(r, ctx);
     }
+#ifdef GC_TRACE
+    fprintf(stderr, "gc: frame %zu: function 0x%llx sp 0x%llx ra 0x%llx record %llu, %u locations\n", frames,
+            (unsigned long long)fn.address, (unsigned long long)sp, (unsigned long long)ra,
+            (unsigned long long)rec.id, (unsigned)rec.num_locations);
+#endif
     frames++;
     cfa = sp + fn.stack_size + ARCH_CFA_EXTRA;
     ra = *(const uint64_t *)(uintptr_t)return_address_slot(&fn, sp, cfa);
+#ifdef GC_TRACE
+    fprintf(stderr, "gc:   next ra 0x%llx cfa 0x%llx stack %u base %u nregs %u\n", (unsigned long long)ra, (unsigned long long)cfa, fn.stack_size, fn.frame_base_register, fn.num_frame_registers);
+#endif
     sp = cfa;
   }
   return frames;

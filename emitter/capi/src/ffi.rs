@@ -126,6 +126,38 @@ pub unsafe extern "C" fn pcmap_find(
     }
 }
 
+/// Like `pcmap_find`, but finds the function's first record at or after
+/// `pc`. For code that reports roots with `llvm.experimental.stackmap` right
+/// after a call: the record follows the call's return address by the
+/// instructions that move the call's result (and on PowerPC the TOC restore).
+/// The caller must know that no other call lies between (every call that
+/// may reach a safepoint is followed by its stack map).
+///
+/// # Safety
+/// As `pcmap_find`.
+#[no_mangle]
+pub unsafe extern "C" fn pcmap_find_at_or_after(
+    m: *const pcmap_stackmaps,
+    pc: u64,
+    function: *mut pcmap_function,
+    record: *mut pcmap_record,
+) -> pcmap_status {
+    if record.is_null() {
+        return PCMAP_ERR_ARGUMENT;
+    }
+    match section(m).and_then(|s| s.find_at_or_after(pc)) {
+        Ok(Some((f, r))) => {
+            if !function.is_null() {
+                function.write(f);
+            }
+            record.write(r);
+            PCMAP_OK
+        }
+        Ok(None) => PCMAP_NOT_FOUND,
+        Err(e) => e,
+    }
+}
+
 /// Function `index` (0 .. `m->num_functions`), counting across tables.
 ///
 /// # Safety

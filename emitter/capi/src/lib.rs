@@ -8,6 +8,11 @@
 //! registers. All state lives in small structs the caller owns; nothing is
 //! allocated or copied, and every access to the table is bounds-checked.
 //! See `docs/runtime.md`.
+//!
+//! The code uses `core` only. `build-cross.sh` builds the library with
+//! `--cfg pcmap_no_std`: no standard library at all, aborting on a panic
+//! (which bounds-checked reads never raise).
+#![cfg_attr(pcmap_no_std, no_std)]
 
 pub mod decode;
 pub mod ffi;
@@ -18,3 +23,19 @@ pub mod types;
 pub use section::Section;
 pub use status::pcmap_status;
 pub use types::*;
+
+#[cfg(pcmap_no_std)]
+#[panic_handler]
+fn panic(_: &core::panic::PanicInfo<'_>) -> ! {
+    extern "C" {
+        fn abort() -> !;
+    }
+    // SAFETY: the C library's abort(3).
+    unsafe { abort() }
+}
+
+/// The prebuilt `core` was compiled for unwinding and names this personality
+/// routine in its unwind tables; with panics aborting it is never called.
+#[cfg(pcmap_no_std)]
+#[no_mangle]
+extern "C" fn rust_eh_personality() {}

@@ -115,6 +115,36 @@ impl<'a> Section<'a> {
         Ok(None)
     }
 
+    /// The function containing `pc` and its first record at or after `pc`:
+    /// for a stack map placed after a call, the call's return address may
+    /// precede the record by the moves of the call's result.
+    pub fn find_at_or_after(&self, pc: u64) -> Result<Option<(pcmap_function, pcmap_record)>, pcmap_status> {
+        for t in self.tables() {
+            let (r, t) = t?;
+            let Some(f) = function_containing(r, &t, pc)? else {
+                continue;
+            };
+            let Ok(offset) = u32::try_from(pc - f.address) else {
+                continue;
+            };
+            // Lower bound over the function's records (sorted by offset).
+            let end = f.record_index.checked_add(f.num_records).ok_or(pcmap_status::PCMAP_ERR_OUT_OF_RANGE)?;
+            let (mut lo, mut hi) = (f.record_index, end);
+            while lo < hi {
+                let mid = lo + (hi - lo) / 2;
+                if t.record(mid)?.instruction_offset < offset {
+                    lo = mid + 1;
+                } else {
+                    hi = mid;
+                }
+            }
+            if lo < end {
+                return Ok(Some((f, pcmap_record::new(&f, lo, &t.record(lo)?))));
+            }
+        }
+        Ok(None)
+    }
+
     /// Function `index` counting across all tables in section order.
     pub fn function_at(&self, mut index: u32) -> Result<Option<pcmap_function>, pcmap_status> {
         for t in self.tables() {

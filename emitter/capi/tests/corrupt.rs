@@ -62,6 +62,7 @@ fn exercise(bytes: &[u8]) {
             }
             let _ = decode::find_frame_register(&f, 16);
         }
+        let _ = s.find_at_or_after(pc);
     }
     for i in 0..=m.num_functions {
         let _ = s.function_at(i);
