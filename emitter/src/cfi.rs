@@ -33,6 +33,9 @@ pub struct Cfi {
     /// Made-up address of each section (relocatable objects only).
     layout: HashMap<object::SectionIndex, u64>,
     relocatable: bool,
+    /// (start, end, offset) of every FDE, sorted: one parse, then binary
+    /// search (gimli's own lookup walks the section each time).
+    fdes: Vec<(u64, u64, usize)>,
 }
 
 impl Cfi {
@@ -63,7 +66,9 @@ impl Cfi {
                 let Some(base) = layout.get(&t.loc.section) else {
                     continue;
                 };
-                if r.size() != 32 || r.kind() != object::RelocationKind::Relative {
+                // FDE addresses: 32-bit PC-relative (object does not classify
+                // every target's types, so match them by number).
+                if t.r_type != symbols.target.pc_relative32().0 {
                     continue;
                 }
                 let value = (base + t.loc.offset).wrapping_sub(offset) as u32;
@@ -80,12 +85,31 @@ impl Cfi {
         } else {
             eh.address()
         };
+        let mut fdes = Vec::new();
+        {
+            let eh = EhFrame::new(&data, endian);
+            let bases = BaseAddresses::default().set_eh_frame(eh_frame_address);
+            let mut entries = eh.entries(&bases);
+            while let Some(entry) = entries
+                .next()
+                .map_err(|e| crate::Error::Other(format!(".eh_frame: {e}")))?
+            {
+                if let gimli::CieOrFde::Fde(partial) = entry {
+                    let fde = partial
+                        .parse(EhFrame::cie_from_offset)
+                        .map_err(|e| crate::Error::Other(format!(".eh_frame: {e}")))?;
+                    fdes.push((fde.initial_address(), fde.end_address(), fde.offset()));
+                }
+            }
+        }
+        fdes.sort_unstable();
         Ok(Some(Cfi {
             data,
             endian,
             eh_frame_address,
             layout,
             relocatable: symbols.relocatable,
+            fdes,
         }))
     }
 
@@ -106,7 +130,21 @@ impl Cfi {
         let eh = EhFrame::new(&self.data, self.endian);
         let bases = BaseAddresses::default().set_eh_frame(self.eh_frame_address);
         let mut ctx = UnwindContext::new();
-        let row = match eh.unwind_info_for_address(&bases, &mut ctx, pc, EhFrame::cie_from_offset) {
+        let i = self.fdes.partition_point(|f| f.0 <= pc);
+        let Some(&(_, end, offset)) = i.checked_sub(1).and_then(|i| self.fdes.get(i)) else {
+            return Ok(None);
+        };
+        if pc >= end {
+            return Ok(None);
+        }
+        let fde = eh
+            .fde_from_offset(
+                &bases,
+                gimli::EhFrameOffset(offset),
+                EhFrame::cie_from_offset,
+            )
+            .map_err(|e| crate::Error::Other(format!(".eh_frame: {e}")))?;
+        let row = match fde.unwind_info_for_address(&eh, &bases, &mut ctx, pc) {
             Ok(row) => row.clone(),
             Err(gimli::Error::NoUnwindInfoForAddress) => return Ok(None),
             Err(e) => return Err(crate::Error::Other(format!(".eh_frame: {e}"))),

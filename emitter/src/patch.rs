@@ -24,6 +24,9 @@ pub struct IrSites {
     pub by_function: HashMap<String, Vec<Site>>,
 }
 
+/// What every intrinsic name below starts with.
+const PREFIX: &str = "@llvm.experimental.";
+
 const INTRINSICS: [(&str, RecordKind); 3] = [
     ("@llvm.experimental.stackmap(", RecordKind::StackMap),
     ("@llvm.experimental.patchpoint.", RecordKind::PatchPoint),
@@ -50,9 +53,15 @@ impl IrSites {
                 continue;
             }
             let Some(f) = &function else { continue };
+            // One search per line; most lines call no intrinsic.
+            let Some(at) = line.find(PREFIX) else {
+                continue;
+            };
+            let call = &line[at..];
             for (name, kind) in INTRINSICS {
-                let Some(at) = line.find(name) else { continue };
-                let after = &line[at + name.len()..];
+                let Some(after) = call.strip_prefix(name) else {
+                    continue;
+                };
                 // `stackmap(` ends at the argument list; the others have a
                 // type suffix first (`patchpoint.i64(`, `statepoint.p0(`).
                 let args = match kind {

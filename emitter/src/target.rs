@@ -59,6 +59,15 @@ impl Target {
         }
     }
 
+    /// The 32-bit PC-relative relocation `.eh_frame` uses for FDE addresses.
+    pub fn pc_relative32(self) -> elf::RelocationType {
+        match self {
+            Target::X86_64 => elf::R_X86_64_PC32,
+            Target::Aarch64 => elf::R_AARCH64_PREL32,
+            Target::PowerPc64 { .. } => elf::R_PPC64_REL32,
+        }
+    }
+
     /// Whether `r_type` is the 64-bit absolute relocation LLVM uses for a
     /// stack map function address.
     pub fn is_abs64(self, r_type: u32) -> bool {
