@@ -1,1 +1,209 @@
-fn main() {}
+//! Finding the stack map record of a return address: the flat layout read in
+//! place (this crate, over pcmap-reader) against the approach of seed 004:
+//! parse LLVM's `.llvm_stackmaps` (version 3) at start-up and build a hash
+//! table keyed by safepoint address. The baseline is implemented here; it is
+//! the thing being compared against.
+//!
+//! For tables of 1,000, 100,000 and 1,000,000 records (8 per function, each
+//! a statepoint with its 3 header constants and 2 relocated pointers):
+//! * `first_lookup`: open + one lookup (flat) vs parse + build + one lookup;
+//! * `lookup`: one lookup of a random return address, tables ready.
+//!
+//! `scripts/bench-runtime` runs this and prints the figures.
+
+use std::collections::HashMap;
+use std::hint::black_box;
+use std::time::Duration;
+
+use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
+use pcmap_capi::Section;
+use pcmap_reader::flat::RecordKind;
+use pcmap_reader::llvm::{LlvmRecord, LlvmStackMap};
+use pcmap_reader::write::{write_flat, write_llvm, Function, Record, Table};
+use pcmap_reader::{LittleEndian, Location, LocationKind};
+
+const SIZES: [usize; 3] = [1_000, 100_000, 1_000_000];
+const RECORDS_PER_FUNCTION: usize = 8;
+/// Bytes between records (call sites) and between functions.
+const RECORD_SPACING: u32 = 24;
+const FUNCTION_ALIGN: u64 = 16;
+const TEXT_START: u64 = 0x40_0000;
+/// Random return addresses looked up per benchmark.
+const LOOKUPS: usize = 4096;
+
+/// A table of `n` statepoint records whose roots are in stack slots.
+fn table(n: usize) -> Table {
+    let constant = |v| Location {
+        kind: LocationKind::Constant,
+        size: 8,
+        dwarf_reg: 0,
+        offset: v,
+    };
+    let slot = |off| Location {
+        kind: LocationKind::Indirect,
+        size: 8,
+        dwarf_reg: 7,
+        offset: off,
+    };
+    let mut functions = Vec::new();
+    let mut address = TEXT_START;
+    for f in 0..n.div_ceil(RECORDS_PER_FUNCTION) {
+        let count = RECORDS_PER_FUNCTION.min(n - f * RECORDS_PER_FUNCTION);
+        let records: Vec<Record> = (0..count)
+            .map(|r| Record {
+                id: 0xABCD_EF00,
+                instruction_offset: (r as u32 + 1) * RECORD_SPACING,
+                patchable_size: Some(5),
+                kind: RecordKind::StatePoint,
+                has_live_out_info: false,
+                // Offsets vary with the record, so lists are not all shared.
+                locations: vec![
+                    constant(0),
+                    constant(0),
+                    constant(0),
+                    slot(8 * (r as i32 + f as i32 % 7)),
+                    slot(8 * (r as i32 + 1)),
+                ],
+                live_outs: vec![],
+            })
+            .collect();
+        let size = (count as u32 + 1) * RECORD_SPACING;
+        functions.push(Function {
+            address,
+            size,
+            stack_size: 40,
+            records,
+            ..Function::default()
+        });
+        address += u64::from(size).next_multiple_of(FUNCTION_ALIGN);
+    }
+    Table {
+        constants: vec![],
+        functions,
+    }
+}
+
+/// Every record's absolute address, shuffled (xorshift: no dependency).
+fn return_addresses(t: &Table) -> Vec<u64> {
+    let all: Vec<u64> = t
+        .functions
+        .iter()
+        .flat_map(|f| {
+            f.records
+                .iter()
+                .map(move |r| f.address + u64::from(r.instruction_offset))
+        })
+        .collect();
+    let mut x = 0x2545_F491_4F6C_DD1Du64;
+    (0..LOOKUPS)
+        .map(|_| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            all[(x % all.len() as u64) as usize]
+        })
+        .collect()
+}
+
+/// What seed 004's runtime keeps per safepoint: the frame size and the
+/// record (whose locations are the roots).
+#[derive(Clone, Copy)]
+struct Safepoint<'a> {
+    stack_size: u64,
+    record: LlvmRecord<'a, LittleEndian>,
+}
+
+/// Parses the v3 section and builds the safepoint table.
+fn build_hash_table(v3: &[u8]) -> HashMap<u64, Safepoint<'_>> {
+    let map = LlvmStackMap::parse(v3, LittleEndian).unwrap();
+    let mut table = HashMap::with_capacity(map.num_records() as usize);
+    let mut records = map.records();
+    for f in map.functions() {
+        let f = f.unwrap();
+        for _ in 0..f.record_count.unwrap() {
+            let record = records.next().unwrap().unwrap();
+            let address = f.address + u64::from(record.instruction_offset);
+            table.insert(
+                address,
+                Safepoint {
+                    stack_size: f.stack_size,
+                    record,
+                },
+            );
+        }
+    }
+    table
+}
+
+/// Bytes the hash table allocates (hashbrown: one control byte per bucket
+/// plus the group padding, and the entries).
+fn hash_table_bytes(t: &HashMap<u64, Safepoint<'_>>) -> usize {
+    const GROUP_WIDTH: usize = 16;
+    let buckets = (t.capacity() * 8 / 7).next_power_of_two();
+    buckets * (std::mem::size_of::<(u64, Safepoint<'_>)>() + 1) + GROUP_WIDTH
+}
+
+fn flat_find(s: &Section<'_>, pc: u64) -> u64 {
+    let (_, r) = s.find(pc).unwrap().unwrap();
+    r.id
+}
+
+fn benches(c: &mut Criterion) {
+    for n in SIZES {
+        let t = table(n);
+        let flat = write_flat(&t, LittleEndian, true).unwrap().bytes;
+        let v3 = write_llvm(&t, LittleEndian, 3).unwrap();
+        let pcs = return_addresses(&t);
+        let hashed = build_hash_table(&v3);
+        eprintln!(
+            "records {n}: flat section {} bytes (no other memory), v3 section {} bytes, hash table {} bytes ({} entries)",
+            flat.len(),
+            v3.len(),
+            hash_table_bytes(&hashed),
+            hashed.len()
+        );
+
+        let mut g = c.benchmark_group("first_lookup");
+        if n >= 100_000 {
+            g.sample_size(10).measurement_time(Duration::from_secs(8));
+        }
+        g.bench_with_input(BenchmarkId::new("flat", n), &n, |b, _| {
+            b.iter(|| {
+                let s = Section::new(black_box(&flat), 0);
+                s.open().unwrap();
+                flat_find(&s, black_box(pcs[0]))
+            })
+        });
+        g.bench_with_input(BenchmarkId::new("v3_hash", n), &n, |b, _| {
+            b.iter(|| {
+                let table = build_hash_table(black_box(&v3));
+                table[&black_box(pcs[0])].record.id
+            })
+        });
+        g.finish();
+
+        let mut g = c.benchmark_group("lookup");
+        let section = Section::new(&flat, 0);
+        section.open().unwrap();
+        let mut i = 0;
+        g.bench_with_input(BenchmarkId::new("flat", n), &n, |b, _| {
+            b.iter(|| {
+                i = (i + 1) % LOOKUPS;
+                flat_find(&section, black_box(pcs[i]))
+            })
+        });
+        let mut i = 0;
+        g.bench_with_input(BenchmarkId::new("v3_hash", n), &n, |b, _| {
+            b.iter(|| {
+                i = (i + 1) % LOOKUPS;
+                let sp = hashed[&black_box(pcs[i])];
+                black_box(sp.stack_size);
+                sp.record.id
+            })
+        });
+        g.finish();
+    }
+}
+
+criterion_group!(lookup, benches);
+criterion_main!(lookup);

@@ -6,7 +6,7 @@
 //! instruction offset: O(tables + log functions + log records), no memory.
 
 use pcmap_reader::flat::{self, FlatStackMap};
-use pcmap_reader::{Error, RunTimeEndian};
+use pcmap_reader::{BigEndian, Endian, Error, LittleEndian, RunTimeEndian};
 
 use crate::status::pcmap_status;
 use crate::types::{pcmap_function, pcmap_record, pcmap_stackmaps, pcmap_table, Table};
@@ -36,8 +36,16 @@ impl<'a> Section<'a> {
 
     /// Each table with the `pcmap_table` that refers to it.
     pub fn tables(&self) -> impl Iterator<Item = Result<(pcmap_table, Table<'a>), Error>> + 'a {
+        self.tables_in(endian_of(self.bytes))
+    }
+
+    /// `tables` with the byte order fixed at compile time, for lookups.
+    fn tables_in<E: Endian + 'a>(
+        &self,
+        endian: E,
+    ) -> impl Iterator<Item = Result<(pcmap_table, FlatStackMap<'a, E>), Error>> + 'a {
         let (bytes, address) = (self.bytes, self.address);
-        FlatStackMap::tables(bytes, endian_of(bytes)).map(move |t| {
+        FlatStackMap::tables(bytes, endian).map(move |t| {
             t.map(|(offset, table)| {
                 let r = pcmap_table {
                     data: bytes[offset..].as_ptr(),
@@ -100,26 +108,37 @@ impl<'a> Section<'a> {
 
     /// The function containing `pc` and its record at `pc`, if any.
     pub fn find(&self, pc: u64) -> Result<Option<(pcmap_function, pcmap_record)>, pcmap_status> {
-        for t in self.tables() {
-            let (r, t) = t?;
-            let Some(f) = function_containing(r, &t, pc)? else {
-                continue;
-            };
-            let Ok(offset) = u32::try_from(pc - f.address) else {
-                continue;
-            };
-            if let Some((index, rec)) = t.find_record(&f.frame_record(), offset)? {
-                return Ok(Some((f, pcmap_record::new(&f, index, &rec))));
-            }
-        }
-        Ok(None)
+        self.search(pc, Match::Exact)
     }
 
     /// The function containing `pc` and its first record at or after `pc`:
     /// for a stack map placed after a call, the call's return address may
     /// precede the record by the moves of the call's result.
-    pub fn find_at_or_after(&self, pc: u64) -> Result<Option<(pcmap_function, pcmap_record)>, pcmap_status> {
-        for t in self.tables() {
+    pub fn find_at_or_after(
+        &self,
+        pc: u64,
+    ) -> Result<Option<(pcmap_function, pcmap_record)>, pcmap_status> {
+        self.search(pc, Match::AtOrAfter)
+    }
+
+    fn search(
+        &self,
+        pc: u64,
+        how: Match,
+    ) -> Result<Option<(pcmap_function, pcmap_record)>, pcmap_status> {
+        match endian_of(self.bytes) {
+            RunTimeEndian::Little => self.search_in(LittleEndian, pc, how),
+            RunTimeEndian::Big => self.search_in(BigEndian, pc, how),
+        }
+    }
+
+    fn search_in<E: Endian + 'a>(
+        &self,
+        endian: E,
+        pc: u64,
+        how: Match,
+    ) -> Result<Option<(pcmap_function, pcmap_record)>, pcmap_status> {
+        for t in self.tables_in(endian) {
             let (r, t) = t?;
             let Some(f) = function_containing(r, &t, pc)? else {
                 continue;
@@ -127,19 +146,12 @@ impl<'a> Section<'a> {
             let Ok(offset) = u32::try_from(pc - f.address) else {
                 continue;
             };
-            // Lower bound over the function's records (sorted by offset).
-            let end = f.record_index.checked_add(f.num_records).ok_or(pcmap_status::PCMAP_ERR_OUT_OF_RANGE)?;
-            let (mut lo, mut hi) = (f.record_index, end);
-            while lo < hi {
-                let mid = lo + (hi - lo) / 2;
-                if t.record(mid)?.instruction_offset < offset {
-                    lo = mid + 1;
-                } else {
-                    hi = mid;
-                }
-            }
-            if lo < end {
-                return Ok(Some((f, pcmap_record::new(&f, lo, &t.record(lo)?))));
+            let found = match how {
+                Match::Exact => t.find_record(&f.frame_record(), offset)?,
+                Match::AtOrAfter => first_record_from(&t, &f, offset)?,
+            };
+            if let Some((index, rec)) = found {
+                return Ok(Some((f, pcmap_record::new(&f, index, &rec))));
             }
         }
         Ok(None)
@@ -162,9 +174,9 @@ impl<'a> Section<'a> {
 /// the frame records (in address order, as LLVM emits them), if `pc` is
 /// inside it. A return address may equal the end of a function whose last
 /// instruction is a call.
-fn function_containing(
+fn function_containing<E: Endian>(
     r: pcmap_table,
-    t: &Table<'_>,
+    t: &FlatStackMap<'_, E>,
     pc: u64,
 ) -> Result<Option<pcmap_function>, pcmap_status> {
     let (mut lo, mut hi) = (0, t.num_frame_records());
@@ -182,4 +194,40 @@ fn function_containing(
     let f = pcmap_function::new(r, t, lo - 1)?;
     let inside = f.size == 0 || pc - f.address <= u64::from(f.size);
     Ok(inside.then_some(f))
+}
+
+/// Which record of the function a search returns.
+#[derive(Clone, Copy)]
+enum Match {
+    /// The record at the PC.
+    Exact,
+    /// The first record at or after the PC.
+    AtOrAfter,
+}
+
+/// The first record of `f` at or after `offset` (lower bound: records are
+/// sorted by offset).
+fn first_record_from<E: Endian>(
+    t: &FlatStackMap<'_, E>,
+    f: &pcmap_function,
+    offset: u32,
+) -> Result<Option<(u32, flat::Record)>, pcmap_status> {
+    let end = f
+        .record_index
+        .checked_add(f.num_records)
+        .ok_or(pcmap_status::PCMAP_ERR_OUT_OF_RANGE)?;
+    let (mut lo, mut hi) = (f.record_index, end);
+    while lo < hi {
+        let mid = lo + (hi - lo) / 2;
+        if t.record(mid)?.instruction_offset < offset {
+            lo = mid + 1;
+        } else {
+            hi = mid;
+        }
+    }
+    if lo < end {
+        Ok(Some((lo, t.record(lo)?)))
+    } else {
+        Ok(None)
+    }
 }

@@ -3,7 +3,7 @@
 //! reference to its table, so it can be passed back to the API on its own.
 
 use pcmap_reader::flat::{self, FlatStackMap};
-use pcmap_reader::{LiveOut, Location, RunTimeEndian};
+use pcmap_reader::{Endian, LiveOut, Location, RunTimeEndian};
 
 use crate::status::pcmap_status;
 
@@ -211,7 +211,11 @@ impl pcmap_table {
 }
 
 impl pcmap_function {
-    pub(crate) fn new(table: pcmap_table, t: &Table<'_>, index: u32) -> Result<Self, pcmap_status> {
+    pub(crate) fn new<E: Endian>(
+        table: pcmap_table,
+        t: &FlatStackMap<'_, E>,
+        index: u32,
+    ) -> Result<Self, pcmap_status> {
         let f = t.frame_record(index)?;
         Ok(pcmap_function {
             table,
