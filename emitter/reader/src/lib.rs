@@ -6,6 +6,7 @@
 //!
 //! * [`llvm`]: LLVM's `.llvm_stackmaps`, versions 1, 2 and 3.
 //! * [`flat`]: the flat stack map layout of `docs/stackmap-v2.md`.
+//! * [`pctable`]: PC tables (`!pcsections`), raw, native and compact.
 //!
 //! With feature `write`, [`write`] holds an owned model of a stack map table
 //! and the writers for both layouts, side by side with their readers.
@@ -21,6 +22,7 @@ mod error;
 pub mod flat;
 pub mod llvm;
 mod location;
+pub mod pctable;
 #[cfg(feature = "write")]
 pub mod write;
 

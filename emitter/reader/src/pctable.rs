@@ -1,0 +1,743 @@
+//! PC tables: the sections LLVM's `AsmPrinter::emitPCSections` writes for
+//! `!pcsections` metadata, and the ones `pcmap emit` finishes
+//! (`docs/pctables.md`).
+//!
+//! A table is a run of entries without padding or header. One entry:
+//!
+//! ```text
+//! entry ─▶ PC           pc − entry, signed: 4 bytes (small/kernel code
+//!                       model) or 8 (medium/large); decode: entry + *entry
+//!          size         function entries only: u32, or ULEB128 with `!C`
+//!          constant…    each as wide as its IR type; with `!C` those of
+//!                       2..=8 bytes are ULEB128
+//!          stack args   SanitizerBinaryMetadata covered entries only, when
+//!                       the feature mask (constant 0) has `stack_args` bit
+//! ```
+//!
+//! Three encodings of the same entries exist: *raw* (what LLVM 16 writes for
+//! a `name!C` request: fixed widths, options ignored), *native* (LLVM 16's
+//! own sections: fixed widths) and *compact* (LLVM 19 with `!C`: ULEB128).
+//! [`Layout`] describes one; [`PcTable`] decodes a section with it.
+
+use crate::endian::Bytes;
+use crate::Endian;
+use core::fmt;
+
+/// Most constants an entry may carry (ours: 1; room for generic sections).
+pub const MAX_CONSTANTS: usize = 8;
+
+/// Bytes of a function-size field as LLVM writes it without `!C`.
+pub const FUNCTION_SIZE_BYTES: u8 = 4;
+
+/// Bytes of the stack-arguments size LLVM's MachineSanitizerBinaryMetadata
+/// appends (an `i32` constant).
+pub const STACK_ARGS_BYTES: u8 = 4;
+
+/// SanitizerBinaryMetadata feature bits (`kSanitizerBinaryMetadata*`).
+pub const FEATURE_ATOMICS: u64 = 1 << 0;
+pub const FEATURE_UAR: u64 = 1 << 1;
+/// LLVM 19: a stack-arguments size follows the feature mask.
+pub const FEATURE_UAR_HAS_SIZE: u64 = 1 << 2;
+
+/// Set in a callback's version when PCs are pointer-sized.
+pub const VERSION_PTR_SIZE_REL: u32 = 1 << 16;
+
+/// Longest ULEB128 encoding of a `u64`.
+pub const MAX_ULEB128_LEN: usize = 10;
+
+/// Why a PC table could not be read. Offsets are from the section start.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Error {
+    /// The entry starting at `offset` runs past the end of the section.
+    Truncated { offset: usize },
+    /// A fixed-size layout, but the section is not a whole number of entries.
+    NotMultiple { size: usize, entry_size: usize },
+    /// A ULEB128 value at `offset` does not fit in 64 bits.
+    Uleb128Overflow { offset: usize },
+    /// A PC width other than 4 or 8.
+    BadPcWidth(u8),
+    /// A constant width of 0 or more than 8 bytes.
+    BadConstantWidth(u8),
+    /// More than [`MAX_CONSTANTS`] constants per entry.
+    TooManyConstants(usize),
+}
+
+pub type Result<T, E = Error> = core::result::Result<T, E>;
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match *self {
+            Error::Truncated { offset } => {
+                write!(
+                    f,
+                    "truncated PC table: entry at offset {offset} runs past the end"
+                )
+            }
+            Error::NotMultiple { size, entry_size } => write!(
+                f,
+                "PC table of {size} bytes is not a whole number of {entry_size}-byte entries"
+            ),
+            Error::Uleb128Overflow { offset } => {
+                write!(f, "ULEB128 value at offset {offset} exceeds 64 bits")
+            }
+            Error::BadPcWidth(w) => write!(f, "PC width {w} (expected 4 or 8)"),
+            Error::BadConstantWidth(w) => write!(f, "constant width {w} (expected 1..=8)"),
+            Error::TooManyConstants(n) => {
+                write!(f, "{n} constants per entry (at most {MAX_CONSTANTS})")
+            }
+        }
+    }
+}
+
+#[cfg(feature = "std")]
+impl std::error::Error for Error {}
+
+/// What each entry's PC points at.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum EntryKind {
+    /// A function start; a function-size field follows the PC.
+    Function,
+    /// One instruction.
+    Instruction,
+}
+
+/// How constants (and the function size) are stored.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ConstantEncoding {
+    /// At their IR width, in the object's byte order (raw and native).
+    Fixed,
+    /// `!C`: those of 2..=8 bytes as ULEB128, 1-byte ones as they are.
+    Uleb128,
+}
+
+impl ConstantEncoding {
+    /// Whether a field of `width` bytes is stored as ULEB128.
+    pub fn is_uleb128(self, width: u8) -> bool {
+        self == ConstantEncoding::Uleb128 && (2..=8).contains(&width)
+    }
+}
+
+/// The layout of every entry of one table.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Layout {
+    pc_width: u8,
+    kind: EntryKind,
+    encoding: ConstantEncoding,
+    aux: [u8; MAX_CONSTANTS],
+    aux_len: u8,
+    stack_args_bit: u64,
+}
+
+impl Layout {
+    /// `aux`: byte width of each constant after the PC (and size).
+    pub fn new(
+        pc_width: u8,
+        kind: EntryKind,
+        encoding: ConstantEncoding,
+        aux: &[u8],
+    ) -> Result<Layout> {
+        if pc_width != 4 && pc_width != 8 {
+            return Err(Error::BadPcWidth(pc_width));
+        }
+        if aux.len() > MAX_CONSTANTS {
+            return Err(Error::TooManyConstants(aux.len()));
+        }
+        let mut widths = [0; MAX_CONSTANTS];
+        for (w, &a) in widths.iter_mut().zip(aux) {
+            if !(1..=8).contains(&a) {
+                return Err(Error::BadConstantWidth(a));
+            }
+            *w = a;
+        }
+        Ok(Layout {
+            pc_width,
+            kind,
+            encoding,
+            aux: widths,
+            aux_len: aux.len() as u8,
+            stack_args_bit: 0,
+        })
+    }
+
+    /// Entries whose first constant has `bit` set carry a stack-arguments
+    /// size after their constants (SanitizerBinaryMetadata covered entries).
+    pub fn with_stack_args(mut self, bit: u64) -> Layout {
+        if self.aux_len > 0 {
+            self.stack_args_bit = bit;
+        }
+        self
+    }
+
+    pub fn pc_width(&self) -> u8 {
+        self.pc_width
+    }
+    pub fn kind(&self) -> EntryKind {
+        self.kind
+    }
+    pub fn encoding(&self) -> ConstantEncoding {
+        self.encoding
+    }
+    pub fn aux(&self) -> &[u8] {
+        &self.aux[..usize::from(self.aux_len)]
+    }
+    pub fn stack_args_bit(&self) -> u64 {
+        self.stack_args_bit
+    }
+
+    /// The same entries with another constant encoding (raw → compact).
+    pub fn with_encoding(mut self, encoding: ConstantEncoding) -> Layout {
+        self.encoding = encoding;
+        self
+    }
+
+    /// Bytes per entry when every entry has the same size.
+    pub fn fixed_entry_size(&self) -> Option<usize> {
+        if self.stack_args_bit != 0 {
+            return None;
+        }
+        let mut n = usize::from(self.pc_width);
+        if self.kind == EntryKind::Function {
+            if self.encoding.is_uleb128(FUNCTION_SIZE_BYTES) {
+                return None;
+            }
+            n += usize::from(FUNCTION_SIZE_BYTES);
+        }
+        for &w in self.aux() {
+            if self.encoding.is_uleb128(w) {
+                return None;
+            }
+            n += usize::from(w);
+        }
+        Some(n)
+    }
+}
+
+/// One decoded entry.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Entry {
+    /// Offset of the entry (its PC field) in the section.
+    pub offset: usize,
+    /// Bytes the entry occupies.
+    pub len: usize,
+    /// The PC field: `pc − (section address + offset)`, sign-extended. In a
+    /// relocatable object it is 0 until the relocation is applied.
+    pub pc_delta: i64,
+    /// Function entries: the function's size in bytes.
+    pub size: Option<u64>,
+    constants: [u64; MAX_CONSTANTS],
+    count: u8,
+    /// The stack-arguments size, when the layout and feature mask say so.
+    pub stack_args: Option<u64>,
+}
+
+impl Entry {
+    pub fn constants(&self) -> &[u64] {
+        &self.constants[..usize::from(self.count)]
+    }
+
+    /// The PC, given the address the section is loaded at.
+    pub fn pc(&self, section_address: u64) -> u64 {
+        section_address
+            .wrapping_add(self.offset as u64)
+            .wrapping_add(self.pc_delta as u64)
+    }
+}
+
+/// Reads the ULEB128 value at `offset`: the value and its length.
+pub fn read_uleb128(data: &[u8], offset: usize) -> Result<(u64, usize)> {
+    let mut value = 0u64;
+    for i in 0..MAX_ULEB128_LEN {
+        let at = offset.checked_add(i).ok_or(Error::Truncated { offset })?;
+        let byte = *data.get(at).ok_or(Error::Truncated { offset })?;
+        let bits = u64::from(byte & 0x7f);
+        let shift = 7 * i as u32;
+        // The tenth byte may only hold bit 63.
+        if i == MAX_ULEB128_LEN - 1 && bits > 1 {
+            return Err(Error::Uleb128Overflow { offset });
+        }
+        value |= bits << shift;
+        if byte & 0x80 == 0 {
+            return Ok((value, i + 1));
+        }
+    }
+    Err(Error::Uleb128Overflow { offset })
+}
+
+/// Writes `value` as ULEB128 (LLVM's `encodeULEB128`, no padding) into
+/// `out`; returns the length.
+pub fn write_uleb128(mut value: u64, out: &mut [u8; MAX_ULEB128_LEN]) -> usize {
+    let mut n = 0;
+    loop {
+        let mut byte = (value & 0x7f) as u8;
+        value >>= 7;
+        if value != 0 {
+            byte |= 0x80;
+        }
+        out[n] = byte;
+        n += 1;
+        if value == 0 {
+            return n;
+        }
+    }
+}
+
+/// A PC table over borrowed section bytes.
+#[derive(Debug, Clone, Copy)]
+pub struct PcTable<'a, E> {
+    bytes: Bytes<'a, E>,
+    layout: Layout,
+}
+
+impl<'a, E: Endian> PcTable<'a, E> {
+    /// Checks what can be checked without decoding: a fixed-size layout
+    /// must divide the section.
+    pub fn new(data: &'a [u8], endian: E, layout: Layout) -> Result<Self> {
+        if let Some(entry_size) = layout.fixed_entry_size() {
+            // `is_multiple_of` is newer than our MSRV.
+            if data.len().checked_rem(entry_size) != Some(0) {
+                return Err(Error::NotMultiple {
+                    size: data.len(),
+                    entry_size,
+                });
+            }
+        }
+        Ok(PcTable {
+            bytes: Bytes::new(data, endian),
+            layout,
+        })
+    }
+
+    pub fn layout(&self) -> &Layout {
+        &self.layout
+    }
+
+    /// The entries in order; after an error, none.
+    pub fn entries(&self) -> Entries<'a, E> {
+        Entries {
+            table: *self,
+            offset: 0,
+            failed: false,
+        }
+    }
+
+    /// Decodes the entry at `offset`.
+    pub fn entry_at(&self, offset: usize) -> Result<Entry> {
+        let l = &self.layout;
+        let truncated = |_| Error::Truncated { offset };
+        let pc_delta = match l.pc_width {
+            4 => i64::from(self.bytes.i32(offset).map_err(truncated)?),
+            _ => self.bytes.u64(offset).map_err(truncated)? as i64,
+        };
+        let mut at = offset + usize::from(l.pc_width);
+        let size = match l.kind {
+            EntryKind::Function => Some(self.field(&mut at, FUNCTION_SIZE_BYTES, offset)?),
+            EntryKind::Instruction => None,
+        };
+        let mut constants = [0; MAX_CONSTANTS];
+        for (c, &w) in constants.iter_mut().zip(l.aux()) {
+            *c = self.field(&mut at, w, offset)?;
+        }
+        let stack_args = if l.stack_args_bit != 0 && constants[0] & l.stack_args_bit != 0 {
+            Some(self.field(&mut at, STACK_ARGS_BYTES, offset)?)
+        } else {
+            None
+        };
+        Ok(Entry {
+            offset,
+            len: at - offset,
+            pc_delta,
+            size,
+            constants,
+            count: l.aux_len,
+            stack_args,
+        })
+    }
+
+    /// Reads one size or constant field of `width` bytes at `*at`.
+    fn field(&self, at: &mut usize, width: u8, entry: usize) -> Result<u64> {
+        let truncated = |_| Error::Truncated { offset: entry };
+        if self.layout.encoding.is_uleb128(width) {
+            let (v, n) = read_uleb128(self.bytes.data, *at).map_err(|e| match e {
+                Error::Uleb128Overflow { offset } => Error::Uleb128Overflow { offset },
+                _ => Error::Truncated { offset: entry },
+            })?;
+            *at += n;
+            return Ok(v);
+        }
+        let s = self
+            .bytes
+            .slice(*at, usize::from(width))
+            .map_err(truncated)?;
+        *at += usize::from(width);
+        let mut v = 0u64;
+        for i in 0..s.len() {
+            let b = if self.bytes.endian.is_big_endian() {
+                s[i]
+            } else {
+                s[s.len() - 1 - i]
+            };
+            v = (v << 8) | u64::from(b);
+        }
+        Ok(v)
+    }
+}
+
+/// Iterator over a table's entries.
+#[derive(Debug, Clone)]
+pub struct Entries<'a, E> {
+    table: PcTable<'a, E>,
+    offset: usize,
+    failed: bool,
+}
+
+impl<E: Endian> Iterator for Entries<'_, E> {
+    type Item = Result<Entry>;
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.failed || self.offset >= self.table.bytes.data.len() {
+            return None;
+        }
+        match self.table.entry_at(self.offset) {
+            Ok(e) => {
+                self.offset += e.len;
+                Some(Ok(e))
+            }
+            Err(e) => {
+                self.failed = true;
+                Some(Err(e))
+            }
+        }
+    }
+}
+
+/// The two kinds of SanitizerBinaryMetadata section.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Sanmd {
+    /// `sanmd_covered*`: one function entry per analysed function.
+    Covered,
+    /// `sanmd_atomics*`: one instruction entry per atomic access.
+    Atomics,
+}
+
+/// What a SanitizerBinaryMetadata section's name says about its table.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SanmdSection {
+    pub kind: Sanmd,
+    /// The version passed to the callbacks (1: LLVM 16, 2: LLVM 19), with
+    /// [`VERSION_PTR_SIZE_REL`] when the name carries it.
+    pub version: u32,
+    /// The name still has LLVM 16's literal `!C` suffix: fixed widths.
+    pub raw: bool,
+}
+
+impl SanmdSection {
+    /// Recognises `sanmd_covered`, `sanmd_atomics` (version 1) and
+    /// `sanmd_covered<V>`, `sanmd_atomics<V>` (LLVM 19), each optionally
+    /// followed by `!C`.
+    pub fn parse(name: &str) -> Option<SanmdSection> {
+        let (base, raw) = match name.strip_suffix("!C") {
+            Some(b) => (b, true),
+            None => (name, false),
+        };
+        let (kind, rest) = if let Some(r) = base.strip_prefix("sanmd_covered") {
+            (Sanmd::Covered, r)
+        } else if let Some(r) = base.strip_prefix("sanmd_atomics") {
+            (Sanmd::Atomics, r)
+        } else {
+            return None;
+        };
+        let version = if rest.is_empty() {
+            1
+        } else if rest.bytes().all(|b| b.is_ascii_digit()) && !rest.starts_with('0') {
+            rest.parse().ok()?
+        } else {
+            return None;
+        };
+        // LLVM 16 names version 1 sections without a number.
+        if version & 0xffff < 2 && !rest.is_empty() {
+            return None;
+        }
+        Some(SanmdSection { kind, version, raw })
+    }
+
+    /// PC width the version implies, if it implies one: pointer-sized with
+    /// [`VERSION_PTR_SIZE_REL`]; otherwise it depends on the code model
+    /// (LLVM 16 and 19 use 8 on PowerPC64 without a `Code Model` flag).
+    pub fn pc_width_from_version(&self) -> Option<u8> {
+        (self.version & VERSION_PTR_SIZE_REL != 0).then_some(8)
+    }
+
+    /// The entry layout, given the PC width.
+    pub fn layout(&self, pc_width: u8) -> Result<Layout> {
+        let v1 = self.version & 0xffff == 1;
+        let encoding = if v1 || self.raw {
+            ConstantEncoding::Fixed
+        } else {
+            ConstantEncoding::Uleb128
+        };
+        match self.kind {
+            Sanmd::Atomics => Layout::new(pc_width, EntryKind::Instruction, encoding, &[]),
+            // LLVM 16: i32 mask, MachineSanitizerBinaryMetadata adds the
+            // stack-arguments size to UAR functions of `sanmd_covered`.
+            Sanmd::Covered if v1 => Layout::new(pc_width, EntryKind::Function, encoding, &[4])
+                .map(|l| l.with_stack_args(FEATURE_UAR)),
+            // LLVM 16 never matches `sanmd_covered2!C`, so raw entries have
+            // none; LLVM 19 marks them with a bit.
+            Sanmd::Covered if self.raw => {
+                Layout::new(pc_width, EntryKind::Function, encoding, &[8])
+            }
+            Sanmd::Covered => Layout::new(pc_width, EntryKind::Function, encoding, &[8])
+                .map(|l| l.with_stack_args(FEATURE_UAR_HAS_SIZE)),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{BigEndian, LittleEndian};
+    use alloc::vec::Vec;
+    use proptest::prelude::*;
+
+    fn covered_compact(pc: u8) -> Layout {
+        SanmdSection::parse("sanmd_covered2")
+            .unwrap()
+            .layout(pc)
+            .unwrap()
+    }
+
+    #[test]
+    fn llvm19_covered_bytes() {
+        // From clang-19 -fexperimental-sanitize-metadata on x86_64: PC (0
+        // before relocation), ULEB size 0x0d, ULEB mask 1; then a UAR entry.
+        let data = [0, 0, 0, 0, 0x0d, 1, 0, 0, 0, 0, 0x19, 3];
+        let t = PcTable::new(&data, LittleEndian, covered_compact(4)).unwrap();
+        let e: Vec<Entry> = t.entries().collect::<Result<_>>().unwrap();
+        assert_eq!(e.len(), 2);
+        assert_eq!((e[0].size, e[0].constants()), (Some(13), &[1u64][..]));
+        assert_eq!((e[1].offset, e[1].size), (6, Some(25)));
+        assert_eq!(e[1].constants(), &[3]);
+        assert_eq!(e[1].stack_args, None);
+    }
+
+    #[test]
+    fn pc_is_entry_plus_stored_delta() {
+        let mut data = [0u8; 8];
+        data[4..].copy_from_slice(&(-0x40i32).to_be_bytes());
+        let l = SanmdSection::parse("sanmd_atomics2")
+            .unwrap()
+            .layout(4)
+            .unwrap();
+        let t = PcTable::new(&data, BigEndian, l).unwrap();
+        let e = t.entry_at(4).unwrap();
+        assert_eq!(e.pc(0x1000), 0x1000 + 4 - 0x40);
+    }
+
+    #[test]
+    fn native_uar_entries_carry_stack_args() {
+        let l = SanmdSection::parse("sanmd_covered")
+            .unwrap()
+            .layout(4)
+            .unwrap();
+        let mut data = Vec::new();
+        for (size, mask) in [(16u32, 1u32), (32, 3)] {
+            data.extend_from_slice(&0u32.to_le_bytes());
+            data.extend_from_slice(&size.to_le_bytes());
+            data.extend_from_slice(&mask.to_le_bytes());
+        }
+        data.extend_from_slice(&8u32.to_le_bytes());
+        let t = PcTable::new(&data, LittleEndian, l).unwrap();
+        let e: Vec<Entry> = t.entries().collect::<Result<_>>().unwrap();
+        assert_eq!(e[1].stack_args, Some(8));
+        assert_eq!(e[0].stack_args, None);
+    }
+
+    #[test]
+    fn names() {
+        let s = SanmdSection::parse("sanmd_covered65538!C").unwrap();
+        assert_eq!((s.kind, s.version, s.raw), (Sanmd::Covered, 65538, true));
+        assert_eq!(s.pc_width_from_version(), Some(8));
+        assert_eq!(SanmdSection::parse("sanmd_atomics").unwrap().version, 1);
+        for bad in [
+            "sanmd_coveredx",
+            "sanmd_covered1",
+            "sanmd_covered02",
+            "sanmd_",
+            "x",
+        ] {
+            assert_eq!(SanmdSection::parse(bad), None, "{bad}");
+        }
+    }
+
+    #[test]
+    fn not_a_whole_number_of_entries() {
+        let l = SanmdSection::parse("sanmd_covered2!C")
+            .unwrap()
+            .layout(8)
+            .unwrap();
+        assert_eq!(l.fixed_entry_size(), Some(20));
+        assert_eq!(
+            PcTable::new(&[0; 30], LittleEndian, l).unwrap_err(),
+            Error::NotMultiple {
+                size: 30,
+                entry_size: 20
+            }
+        );
+    }
+
+    #[test]
+    fn uleb128_edges() {
+        let mut buf = [0; MAX_ULEB128_LEN];
+        for v in [0, 1, 127, 128, 624485, u64::MAX] {
+            let n = write_uleb128(v, &mut buf);
+            assert_eq!(read_uleb128(&buf[..n], 0), Ok((v, n)));
+            // Every strict prefix is truncated.
+            for k in 0..n {
+                assert_eq!(
+                    read_uleb128(&buf[..k], 0),
+                    Err(Error::Truncated { offset: 0 })
+                );
+            }
+        }
+        assert_eq!(write_uleb128(624485, &mut buf), 3);
+        assert_eq!(&buf[..3], &[0xe5, 0x8e, 0x26]);
+        let too_big = [0xff; 9].iter().chain(&[0x02]).copied().collect::<Vec<_>>();
+        assert_eq!(
+            read_uleb128(&too_big, 0),
+            Err(Error::Uleb128Overflow { offset: 0 })
+        );
+        assert_eq!(
+            read_uleb128(&[0x80; 11], 0),
+            Err(Error::Uleb128Overflow { offset: 0 })
+        );
+    }
+
+    #[test]
+    fn bad_layouts() {
+        use ConstantEncoding::Fixed;
+        assert_eq!(
+            Layout::new(2, EntryKind::Function, Fixed, &[]),
+            Err(Error::BadPcWidth(2))
+        );
+        assert_eq!(
+            Layout::new(4, EntryKind::Function, Fixed, &[9]),
+            Err(Error::BadConstantWidth(9))
+        );
+        assert_eq!(
+            Layout::new(4, EntryKind::Function, Fixed, &[1; 9]),
+            Err(Error::TooManyConstants(9))
+        );
+    }
+
+    /// Encodes entries the way AsmPrinter::emitPCSections does.
+    fn encode(l: &Layout, entries: &[(i64, u64, Vec<u64>)], big: bool) -> Vec<u8> {
+        let mut out = Vec::new();
+        // The PC field is never ULEB128.
+        let put = |out: &mut Vec<u8>, v: u64, w: u8, pc: bool| {
+            if !pc && l.encoding().is_uleb128(w) {
+                let mut b = [0; MAX_ULEB128_LEN];
+                let n = write_uleb128(v, &mut b);
+                out.extend_from_slice(&b[..n]);
+            } else {
+                let bytes = v.to_be_bytes();
+                let mut f = bytes[8 - usize::from(w)..].to_vec();
+                if !big {
+                    f.reverse();
+                }
+                out.extend_from_slice(&f);
+            }
+        };
+        for (pc, size, consts) in entries {
+            put(
+                &mut out,
+                *pc as u64 & mask(l.pc_width()),
+                l.pc_width(),
+                true,
+            );
+            if l.kind() == EntryKind::Function {
+                put(&mut out, *size, FUNCTION_SIZE_BYTES, false);
+            }
+            for (c, &w) in consts.iter().zip(l.aux()) {
+                put(&mut out, *c, w, false);
+            }
+        }
+        out
+    }
+
+    fn mask(w: u8) -> u64 {
+        if w == 8 {
+            u64::MAX
+        } else {
+            (1 << (8 * w)) - 1
+        }
+    }
+
+    fn arb_layout() -> impl Strategy<Value = Layout> {
+        (
+            prop_oneof![Just(4u8), Just(8u8)],
+            any::<bool>(),
+            any::<bool>(),
+            proptest::collection::vec(1u8..=8, 0..4),
+        )
+            .prop_map(|(pc, func, uleb, aux)| {
+                let kind = if func {
+                    EntryKind::Function
+                } else {
+                    EntryKind::Instruction
+                };
+                let enc = if uleb {
+                    ConstantEncoding::Uleb128
+                } else {
+                    ConstantEncoding::Fixed
+                };
+                Layout::new(pc, kind, enc, &aux).unwrap()
+            })
+    }
+
+    proptest! {
+        #[test]
+        fn decode_what_was_encoded(
+            l in arb_layout(),
+            raw in proptest::collection::vec((any::<i32>(), any::<u32>(), proptest::collection::vec(any::<u64>(), 4)), 0..20),
+            big in any::<bool>(),
+        ) {
+            let entries: Vec<(i64, u64, Vec<u64>)> = raw.iter().map(|(pc, size, c)| {
+                let consts = c.iter().zip(l.aux()).map(|(v, &w)| v & mask(w)).collect();
+                (i64::from(*pc), u64::from(*size), consts)
+            }).collect();
+            let bytes = encode(&l, &entries, big);
+            let decoded: Vec<Entry> = if big {
+                PcTable::new(&bytes, BigEndian, l).unwrap().entries().collect::<Result<_>>().unwrap()
+            } else {
+                PcTable::new(&bytes, LittleEndian, l).unwrap().entries().collect::<Result<_>>().unwrap()
+            };
+            prop_assert_eq!(decoded.len(), entries.len());
+            for (d, (pc, size, consts)) in decoded.iter().zip(&entries) {
+                prop_assert_eq!(d.pc_delta, *pc);
+                if l.kind() == EntryKind::Function {
+                    prop_assert_eq!(d.size, Some(*size));
+                }
+                prop_assert_eq!(d.constants(), &consts[..]);
+            }
+            // Every strict prefix fails cleanly or decodes fewer entries.
+            for n in 0..bytes.len() {
+                if let Ok(t) = PcTable::new(&bytes[..n], LittleEndian, l) {
+                    let got: Vec<_> = t.entries().collect();
+                    prop_assert!(got.iter().filter(|e| e.is_ok()).count() <= entries.len());
+                }
+            }
+        }
+
+        #[test]
+        fn any_bytes_never_panic(bytes in proptest::collection::vec(any::<u8>(), 0..64), l in arb_layout()) {
+            if let Ok(t) = PcTable::new(&bytes, BigEndian, l.with_stack_args(1)) {
+                for e in t.entries() {
+                    if let Ok(e) = e {
+                        prop_assert!(e.offset + e.len <= bytes.len());
+                    }
+                }
+            }
+            let _ = read_uleb128(&bytes, 3);
+        }
+    }
+}
