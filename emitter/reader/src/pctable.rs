@@ -731,10 +731,8 @@ mod tests {
         #[test]
         fn any_bytes_never_panic(bytes in proptest::collection::vec(any::<u8>(), 0..64), l in arb_layout()) {
             if let Ok(t) = PcTable::new(&bytes, BigEndian, l.with_stack_args(1)) {
-                for e in t.entries() {
-                    if let Ok(e) = e {
-                        prop_assert!(e.offset + e.len <= bytes.len());
-                    }
+                for e in t.entries().flatten() {
+                    prop_assert!(e.offset + e.len <= bytes.len());
                 }
             }
             let _ = read_uleb128(&bytes, 3);
