@@ -1,6 +1,6 @@
-//! Generates the C header with cbindgen: `target/include/pcmap.h`, next to the
-//! profile directories, so C code includes one header whichever profile built
-//! the library.
+//! Generates the C header with cbindgen and installs it as
+//! `target/include/pcmap.h`, next to the profile directories, so C code
+//! includes one header whichever profile built the library.
 
 use std::path::PathBuf;
 
@@ -18,29 +18,18 @@ fn main() {
         .generate()
         .expect("cbindgen could not generate pcmap.h")
         .write_to_file(&header);
-    // OUT_DIR is <target>/<profile>/build/<pkg>-<hash>/out (or one level
-    // deeper with --target); install into the target directory's include/.
-    if let Some(target_dir) = target_dir(&out_dir) {
-        let include = target_dir.join("include");
-        std::fs::create_dir_all(&include).expect("create target/include");
-        std::fs::copy(&header, include.join("pcmap.h")).expect("install pcmap.h");
-    }
+    let include = target_dir(&crate_dir).join("include");
+    std::fs::create_dir_all(&include).expect("create target/include");
+    std::fs::copy(&header, include.join("pcmap.h")).expect("install pcmap.h");
 }
 
-/// The cargo target directory containing `out_dir`.
-fn target_dir(out_dir: &std::path::Path) -> Option<PathBuf> {
-    if let Ok(dir) = std::env::var("CARGO_TARGET_DIR") {
-        return Some(PathBuf::from(dir));
-    }
-    // .../target/<profile>/build/<pkg>/out or .../target/<triple>/<profile>/build/<pkg>/out
-    let build = out_dir
-        .ancestors()
-        .find(|a| a.file_name().is_some_and(|n| n == "build"))?;
-    let profile = build.parent()?;
-    let parent = profile.parent()?;
-    if parent.join("CACHEDIR.TAG").exists() {
-        Some(parent.to_path_buf())
-    } else {
-        parent.parent().map(PathBuf::from)
+/// The workspace's cargo target directory: `CARGO_TARGET_DIR` when set, else
+/// `target/` at the workspace root (this crate is `emitter/capi`). Deriving it
+/// from `OUT_DIR` is guesswork that depends on `--target` and on files cargo
+/// creates later in a first build.
+fn target_dir(crate_dir: &std::path::Path) -> PathBuf {
+    match std::env::var_os("CARGO_TARGET_DIR") {
+        Some(dir) => PathBuf::from(dir),
+        None => crate_dir.join("../../target"),
     }
 }
