@@ -1,5 +1,6 @@
-//! `pcmap dump`: the stack map sections of an object as text, as JSON
-//! (`docs/dump-json.md`), or exactly as `llvm-readobj --stackmap` prints them.
+//! `pcmap dump`: the PC sections and stack map sections of an object as
+//! text, as JSON (`docs/dump-json.md`), or (stack maps only) exactly as
+//! `llvm-readobj --stackmap` prints them.
 
 use std::fmt::Write;
 
@@ -7,7 +8,7 @@ use pcmap_reader::flat;
 use pcmap_reader::{Location, LocationKind};
 use serde::Serialize;
 
-use crate::elf::FoundSection;
+use crate::pcsection::PcSection;
 use crate::stackmap::{DecodedTable, Format, StackMapSection};
 
 /// Schema version of the JSON output.
@@ -16,8 +17,8 @@ pub const SCHEMA_VERSION: u32 = 1;
 #[derive(Serialize)]
 pub struct Dump {
     pub schema: u32,
-    /// PC sections (`sanmd_*`); their contents are decoded by a later tool.
-    pub pc_sections: Vec<FoundSection>,
+    /// PC sections (`sanmd_*` and those the layout description names).
+    pub pc_sections: Vec<PcSection>,
     pub stackmaps: Vec<JsonTable>,
 }
 
@@ -317,6 +318,65 @@ pub fn text(sections: &[StackMapSection]) -> String {
                     );
                 }
             }
+        }
+    }
+    o
+}
+
+/// Human-readable PC sections: one line per section, one per entry.
+pub fn pc_text(sections: &[PcSection]) -> String {
+    let mut o = String::new();
+    for s in sections {
+        let _ = write!(o, "{}: {} bytes, {} relocations", s.name, s.size, s.relocations);
+        match s.encoding {
+            Some(enc) => {
+                let _ = writeln!(
+                    o,
+                    "; {}, version {}, {}-byte PCs, {} {} entries ({})",
+                    serde_json::to_value(enc)
+                        .ok()
+                        .and_then(|v| v.as_str().map(str::to_string))
+                        .unwrap_or_default(),
+                    s.version.map_or("-".to_string(), |v| v.to_string()),
+                    s.pc_width.unwrap_or(0),
+                    s.entries.len(),
+                    s.entry_kind.unwrap_or("?"),
+                    s.note
+                );
+            }
+            None => {
+                let _ = writeln!(o, "; {}", s.note);
+            }
+        }
+        for e in &s.entries {
+            let pc = &e.pc;
+            let _ = write!(o, "  ");
+            match (&pc.function, pc.function_offset) {
+                (Some(f), Some(off)) => {
+                    let _ = write!(o, "{f}+{off:#x}");
+                }
+                _ => {
+                    let _ = write!(
+                        o,
+                        "{}+{:#x}",
+                        pc.section.as_deref().unwrap_or("?"),
+                        pc.section_offset.unwrap_or(0)
+                    );
+                }
+            }
+            if let Some(a) = pc.address {
+                let _ = write!(o, " at {a:#x}");
+            }
+            if let Some(size) = e.size {
+                let _ = write!(o, " size {size}");
+            }
+            if !e.constants.is_empty() {
+                let _ = write!(o, " constants {:?}", e.constants);
+            }
+            if let Some(a) = e.stack_args {
+                let _ = write!(o, " stack-args {a}");
+            }
+            let _ = writeln!(o);
         }
     }
     o

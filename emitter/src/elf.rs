@@ -1,20 +1,8 @@
-//! Opening ELF files and finding the sections pcmap cares about.
+//! Opening ELF files; errors name the file.
 
 use std::path::Path;
 
 use anyhow::{bail, Context, Result};
-use object::{Object, ObjectSection};
-
-/// Section-name prefixes of the sections pcmap reads.
-const SANMD_PREFIX: &str = "sanmd_";
-
-/// A section that holds PC-keyed data, as found in an object.
-#[derive(Debug, Clone, serde::Serialize)]
-pub struct FoundSection {
-    pub name: String,
-    pub size: u64,
-    pub relocations: usize,
-}
 
 /// Reads `path` fully; errors name the file.
 pub fn read_file(path: &Path) -> Result<Vec<u8>> {
@@ -29,19 +17,4 @@ pub fn parse<'d>(path: &Path, data: &'d [u8]) -> Result<object::File<'d>> {
         bail!("{}: not an ELF file ({:?})", path.display(), file.format());
     }
     Ok(file)
-}
-
-/// Every PC section (`sanmd_*`) in `file`, in section order. Stack map
-/// sections are decoded by [`crate::stackmap`].
-pub fn pc_sections(file: &object::File<'_>) -> Vec<FoundSection> {
-    file.sections()
-        .filter_map(|s| {
-            let name = s.name().ok()?;
-            name.starts_with(SANMD_PREFIX).then(|| FoundSection {
-                name: name.to_string(),
-                size: s.size(),
-                relocations: s.relocations().count(),
-            })
-        })
-        .collect()
 }

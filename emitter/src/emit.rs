@@ -1,5 +1,13 @@
-//! `pcmap emit`: add the flat stack map section, with its relocations, to a
-//! relocatable object, keeping every other section, symbol and relocation.
+//! `pcmap emit`: rewrite a relocatable object in two optional steps over
+//! one `Builder`, keeping every other section, symbol and relocation:
+//!
+//! 1. stack maps: add the flat stack map section (`docs/stackmap-v2.md`),
+//!    with its relocations, when the object has `.llvm_stackmaps`;
+//! 2. PC tables: finish the compact PC sections the plugin described in
+//!    `.pcmap.layout` (`pcemit`, `docs/pctables.md`).
+//!
+//! Everything is decoded and checked before the builder is touched, so an
+//! error leaves nothing half done.
 
 use object::build::elf::{Builder, SectionData, SectionId, SymbolId};
 use object::build::ByteString;
@@ -12,6 +20,8 @@ use pcmap_reader::RunTimeEndian;
 use crate::cfi::Cfi;
 use crate::decode;
 use crate::patch::IrSites;
+use crate::pcemit::{self, PcReport};
+use crate::pclayout::LAYOUT_SECTION;
 use crate::stackmap::{self, Format, Symbols, LLVM_STACKMAPS};
 use crate::{other, Error, Result};
 
@@ -25,13 +35,21 @@ pub struct Options {
     pub ir: Option<IrSites>,
 }
 
-/// What `emit` did, for the CLI and the benchmark.
-#[derive(Debug, Clone, Copy)]
+/// What the stack map step did, for the CLI and the benchmark.
+#[derive(Debug, Clone, Copy, Default)]
 pub struct Report {
     pub v3_size: u64,
     pub flat_size: u64,
     pub functions: usize,
     pub records: usize,
+}
+
+/// The rewritten object and what each step did (`None`: step not run).
+#[derive(Debug)]
+pub struct Emitted {
+    pub bytes: Vec<u8>,
+    pub stack_maps: Option<Report>,
+    pub pc: Option<PcReport>,
 }
 
 /// Builds the flat table for the stack maps of `file`.
@@ -179,15 +197,90 @@ fn set_patchable(
     Ok(())
 }
 
-/// Adds the flat section to the relocatable ELF object `data`.
+/// [`emit_all`] for callers that only care about stack maps.
 pub fn emit(data: &[u8], opts: &Options) -> Result<(Vec<u8>, Report)> {
+    let e = emit_all(data, opts)?;
+    Ok((e.bytes, e.stack_maps.unwrap_or_default()))
+}
+
+/// Rewrites the relocatable ELF object `data`: stack maps, then PC tables.
+pub fn emit_all(data: &[u8], opts: &Options) -> Result<Emitted> {
     let file = object::File::parse(data)?;
     let target = crate::target::Target::of(&file)?;
-    let (flat_table, code_locs, report) = flat_table(&file, opts)?;
+    if file.kind() != object::ObjectKind::Relocatable {
+        return other("emit needs a relocatable object (.o)");
+    }
+    let stack_maps = match file.section_by_name(LLVM_STACKMAPS) {
+        Some(_) => Some(flat_table(&file, opts)?),
+        None => None,
+    };
+    let pc_plan = pcemit::plan(&file)?;
+    if stack_maps.is_none() && pc_plan.is_none() {
+        return other(format!(
+            "nothing to emit: no {LLVM_STACKMAPS} and no {LAYOUT_SECTION} (PC sections of native mode or without a layout description are final as they are)"
+        ));
+    }
 
-    let mut b = Builder::read(data)?;
+    let (readable, unreadable) = unreadable_as_data(data);
+    let mut b = Builder::read(&*readable)?;
     let section_ids: Vec<SectionId> = b.sections.iter().map(|s| s.id()).collect();
+    for &(index, sh_type) in &unreadable {
+        if let Some(&id) = section_ids.get(index - 1) {
+            let s = b.sections.get_mut(id);
+            s.sh_type = elf::SectionType(sh_type);
+            // Symbol indices change: an address-significance table would
+            // name the wrong symbols. Without one, lld treats every symbol
+            // as address-significant (safe; only identical code folding
+            // loses).
+            if s.sh_type.0 == SHT_LLVM_ADDRSIG {
+                s.delete = true;
+            }
+        }
+    }
     let symbol_ids: Vec<SymbolId> = b.symbols.iter().map(|s| s.id()).collect();
+    let mut emitted = Emitted {
+        bytes: Vec::new(),
+        stack_maps: None,
+        pc: None,
+    };
+    if let Some((flat_table, code_locs, r)) = stack_maps {
+        add_stack_maps(&mut b, &section_ids, target, opts, flat_table, &code_locs)?;
+        emitted.stack_maps = Some(r);
+    }
+    if let Some(plan) = pc_plan {
+        emitted.pc = Some(plan.report.clone());
+        pcemit::apply(&mut b, &section_ids, plan)?;
+    }
+
+    // LLVM shares one string table between symbols and section names; the
+    // builder keeps `.strtab` for symbols and needs its own for names.
+    if !b
+        .sections
+        .iter()
+        .any(|s| matches!(s.data, SectionData::SectionString))
+    {
+        let s = b.sections.add();
+        s.name = ByteString::from(&b".shstrtab"[..]);
+        s.sh_type = elf::SHT_STRTAB;
+        s.sh_addralign = 1;
+        s.data = SectionData::SectionString;
+    }
+
+    fix_groups(&mut b, &section_ids, &symbol_ids, file.is_little_endian());
+
+    b.write(&mut emitted.bytes)?;
+    Ok(emitted)
+}
+
+/// The stack map step: the flat section and its relocations.
+fn add_stack_maps(
+    b: &mut Builder<'_>,
+    section_ids: &[SectionId],
+    target: crate::target::Target,
+    opts: &Options,
+    flat_table: pcmap_reader::write::FlatTable,
+    code_locs: &[stackmap::CodeLoc],
+) -> Result<()> {
     let symtab = b
         .sections
         .iter()
@@ -259,26 +352,62 @@ pub fn emit(data: &[u8], opts: &Options) -> Result<(Vec<u8>, Report)> {
     rela.sh_addralign = 8;
     rela.sh_entsize = 24;
     rela.data = SectionData::Relocation(relocs);
+    Ok(())
+}
 
-    // LLVM shares one string table between symbols and section names; the
-    // builder keeps `.strtab` for symbols and needs its own for names.
-    if !b
-        .sections
-        .iter()
-        .any(|s| matches!(s.data, SectionData::SectionString))
-    {
-        let s = b.sections.add();
-        s.name = ByteString::from(&b".shstrtab"[..]);
-        s.sh_type = elf::SHT_STRTAB;
-        s.sh_addralign = 1;
-        s.data = SectionData::SectionString;
+/// `object`'s builder cannot read `SHT_GROUP` (COMDAT groups, such as those
+/// of the plugin's structors) or `SHT_LLVM_ADDRSIG` (clang's) sections:
+/// present them as data and return their indices and types, so that the
+/// caller restores them ([`fix_groups`] rewrites group contents). ELF64
+/// section headers: `sh_type` at byte 4.
+const EI_CLASS: usize = 4;
+/// LLVM's address-significance table (`object` has no constant for it).
+const SHT_LLVM_ADDRSIG: u32 = 0x6fff_4c03;
+const EI_DATA: usize = 5;
+
+fn unreadable_as_data(data: &[u8]) -> (std::borrow::Cow<'_, [u8]>, Vec<(usize, u32)>) {
+    let field = |at: usize, n: usize| -> Option<u64> {
+        let b = data.get(at..at.checked_add(n)?)?;
+        let big = data.get(EI_DATA)? == &elf::ELFDATA2MSB.0;
+        Some(b.iter().enumerate().fold(0u64, |v, (i, &x)| {
+            let k = if big { n - 1 - i } else { i };
+            v | (u64::from(x) << (8 * k))
+        }))
+    };
+    let mut groups = Vec::new();
+    if data.get(EI_CLASS) != Some(&elf::ELFCLASS64.0) {
+        return (data.into(), groups);
     }
-
-    fix_groups(&mut b, &section_ids, &symbol_ids, file.is_little_endian());
-
-    let mut out = Vec::new();
-    b.write(&mut out)?;
-    Ok((out, report))
+    let (Some(shoff), Some(entsize), Some(num)) = (field(0x28, 8), field(0x3a, 2), field(0x3c, 2))
+    else {
+        return (data.into(), groups);
+    };
+    let mut out = None;
+    for i in 1..num {
+        let Some(at) = i
+            .checked_mul(entsize)
+            .and_then(|o| o.checked_add(shoff))
+            .and_then(|o| usize::try_from(o).ok())
+            .and_then(|o| o.checked_add(4))
+        else {
+            break;
+        };
+        let sh_type = field(at, 4).unwrap_or(0) as u32;
+        if sh_type == elf::SHT_GROUP.0 || sh_type == SHT_LLVM_ADDRSIG {
+            let bytes = out.get_or_insert_with(|| data.to_vec());
+            let progbits = if data[EI_DATA] == elf::ELFDATA2MSB.0 {
+                elf::SHT_PROGBITS.0.to_be_bytes()
+            } else {
+                elf::SHT_PROGBITS.0.to_le_bytes()
+            };
+            bytes[at..at + 4].copy_from_slice(&progbits);
+            groups.push((i as usize, sh_type));
+        }
+    }
+    match out {
+        Some(v) => (v.into(), groups),
+        None => (data.into(), groups),
+    }
 }
 
 /// The builder keeps `SHT_GROUP` contents as raw bytes: rewrite their
@@ -290,12 +419,13 @@ fn fix_groups(
     little: bool,
 ) {
     let mut new_section = std::collections::HashMap::new();
-    for (s, index) in b.sections.iter().zip(1..) {
+    for (s, index) in b.sections.iter().filter(|s| !s.delete).zip(1..) {
         new_section.insert(s.id().index(), index);
     }
     let mut new_symbol = std::collections::HashMap::new();
-    let locals = b.symbols.iter().filter(|s| s.st_bind() == elf::STB_LOCAL);
-    let globals = b.symbols.iter().filter(|s| s.st_bind() != elf::STB_LOCAL);
+    let live = || b.symbols.iter().filter(|s| !s.delete);
+    let locals = live().filter(|s| s.st_bind() == elf::STB_LOCAL);
+    let globals = live().filter(|s| s.st_bind() != elf::STB_LOCAL);
     for (s, index) in locals.chain(globals).zip(1..) {
         new_symbol.insert(s.id().index(), index);
     }

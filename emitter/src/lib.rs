@@ -7,8 +7,12 @@ pub mod dump;
 pub mod elf;
 pub mod emit;
 pub mod patch;
+pub mod pcemit;
+pub mod pclayout;
+pub mod pcsection;
 pub mod stackmap;
 pub mod target;
+pub mod verify;
 
 /// Errors of the library; the CLI adds the file name.
 #[derive(Debug, thiserror::Error)]

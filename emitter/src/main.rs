@@ -38,7 +38,8 @@ enum Command {
         #[arg(long, value_enum, default_value_t = DumpFormat::Text)]
         format: DumpFormat,
     },
-    /// Add the flat stack map section (docs/stackmap-v2.md) to an object.
+    /// Rewrite an object: add the flat stack map section (docs/stackmap-v2.md)
+    /// and finish the compact PC tables the plugin described (docs/pctables.md).
     Emit {
         input: PathBuf,
         /// Output object.
@@ -62,9 +63,18 @@ enum Command {
         /// Absolute function addresses instead of self-relative ones.
         #[arg(long)]
         absolute: bool,
-        /// Print the sizes of the v3 and the flat section.
+        /// Print the sizes of the sections before and after.
         #[arg(long)]
         stats: bool,
+    },
+    /// Check that every PC of every PC section lies in a function's code and
+    /// that function entries match their functions; non-zero on a problem.
+    Verify {
+        file: PathBuf,
+        /// What PCMAP_STATS printed when compiling (pcmap-stats v1 lines):
+        /// count tagged IR instructions against PCs.
+        #[arg(long, value_name = "IR_STATS")]
+        against: Option<PathBuf>,
     },
 }
 
@@ -90,6 +100,7 @@ fn main() -> ExitCode {
             };
             emit(&input, &output, ir.as_deref(), strip_v3, absolute, stats)
         }
+        Command::Verify { file, against } => verify(&file, against.as_deref()),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -104,12 +115,14 @@ fn dump(path: &Path, format: DumpFormat) -> Result<()> {
     let data = pcmap::elf::read_file(path)?;
     let file = pcmap::elf::parse(path, &data)?;
     let sections = pcmap::stackmap::sections(&file).with_context(|| path.display().to_string())?;
+    let pc_sections =
+        pcmap::pcsection::sections(&file).with_context(|| path.display().to_string())?;
     let mut out = String::new();
     match format {
         DumpFormat::Json => {
             let dump = pcmap::dump::Dump {
                 schema: pcmap::dump::SCHEMA_VERSION,
-                pc_sections: pcmap::elf::pc_sections(&file),
+                pc_sections,
                 stackmaps: pcmap::dump::json_tables(&sections),
             };
             out = serde_json::to_string_pretty(&dump)?;
@@ -125,12 +138,7 @@ fn dump(path: &Path, format: DumpFormat) -> Result<()> {
             }
         }
         DumpFormat::Text => {
-            for s in pcmap::elf::pc_sections(&file) {
-                out.push_str(&format!(
-                    "{}: {} bytes, {} relocations\n",
-                    s.name, s.size, s.relocations
-                ));
-            }
+            out.push_str(&pcmap::dump::pc_text(&pc_sections));
             out.push_str(&pcmap::dump::text(&sections));
         }
     }
@@ -164,8 +172,9 @@ fn emit(
         strip_v3,
         ir,
     };
-    let (bytes, report) =
-        pcmap::emit::emit(&data, &opts).with_context(|| input.display().to_string())?;
+    let emitted =
+        pcmap::emit::emit_all(&data, &opts).with_context(|| input.display().to_string())?;
+    let bytes = emitted.bytes;
     // Write beside the output and rename: no half-written object ever exists.
     let dir = output
         .parent()
@@ -181,15 +190,52 @@ fn emit(
     tmp.persist(output)
         .with_context(|| format!("{}: cannot write", output.display()))?;
     if stats {
-        println!(
-            "{}: {} functions, {} records; .llvm_stackmaps {} bytes, {} {} bytes",
-            output.display(),
-            report.functions,
-            report.records,
-            report.v3_size,
-            pcmap_reader::flat::SECTION_NAME,
-            report.flat_size
-        );
+        if let Some(report) = emitted.stack_maps {
+            println!(
+                "{}: {} functions, {} records; .llvm_stackmaps {} bytes, {} {} bytes",
+                output.display(),
+                report.functions,
+                report.records,
+                report.v3_size,
+                pcmap_reader::flat::SECTION_NAME,
+                report.flat_size
+            );
+        }
+        if let Some(pc) = &emitted.pc {
+            println!(
+                "{}: {} PC sections rewritten, {} entries; raw {} bytes, compact {} bytes",
+                output.display(),
+                pc.sections,
+                pc.entries,
+                pc.raw_bytes,
+                pc.final_bytes
+            );
+            for (name, why) in &pc.left {
+                println!("{}: {name} left as it is: {why}", output.display());
+            }
+        }
+    }
+    Ok(())
+}
+
+fn verify(path: &Path, against: Option<&Path>) -> Result<()> {
+    let data = pcmap::elf::read_file(path)?;
+    let file = pcmap::elf::parse(path, &data)?;
+    let stats = match against {
+        Some(p) => {
+            let text = std::fs::read_to_string(p)
+                .with_context(|| format!("{}: cannot read", p.display()))?;
+            Some(
+                pcmap::verify::IrStats::parse(&text)
+                    .with_context(|| p.display().to_string())?,
+            )
+        }
+        None => None,
+    };
+    let v = pcmap::verify::verify(&file).with_context(|| path.display().to_string())?;
+    print!("{}", pcmap::verify::text(&v, stats.as_ref()));
+    if !v.problems.is_empty() {
+        bail!("{}: {} problems", path.display(), v.problems.len());
     }
     Ok(())
 }

@@ -1,0 +1,248 @@
+//! The PC-table step of `emit`: finish the sections the plugin requested in
+//! compact mode, as LLVM 19's `AsmPrinter::emitPCSections` would have
+//! written them. Each `name!C` section described by `.pcmap.layout` gets its
+//! final name, its size and 2..8-byte constants as ULEB128, and its PC
+//! relocations moved to their entries' new offsets; the description goes.
+
+use std::collections::HashMap;
+
+use object::build::elf::{Builder, SectionData, SectionId};
+use object::build::ByteString;
+use object::{Object, ObjectSection};
+use pcmap_reader::pctable::{self, EntryKind, PcTable, MAX_ULEB128_LEN};
+
+use crate::pclayout::{SectionLayout, LAYOUT_SECTION};
+use crate::pcsection::{self, Functions};
+use crate::target::Target;
+use crate::{Error, Result};
+
+/// One section to rewrite.
+#[derive(Debug)]
+struct Rewrite {
+    index: object::SectionIndex,
+    final_name: String,
+    bytes: Vec<u8>,
+    /// Old offset of each PC field → new offset.
+    moved: HashMap<u64, u64>,
+}
+
+/// The rewrites of one object, computed before the builder is touched.
+#[derive(Debug)]
+pub struct PcPlan {
+    rewrites: Vec<Rewrite>,
+    layout_sections: Vec<object::SectionIndex>,
+    pub report: PcReport,
+}
+
+/// What the PC step did.
+#[derive(Debug, Clone, Default)]
+pub struct PcReport {
+    /// Sections rewritten.
+    pub sections: usize,
+    pub entries: usize,
+    /// Bytes of the rewritten sections before and after.
+    pub raw_bytes: u64,
+    pub final_bytes: u64,
+    /// PC sections left as they are, with the reason.
+    pub left: Vec<(String, String)>,
+}
+
+/// Plans the rewrite of `file`'s compact PC sections; `None` when the object
+/// has no layout description (nothing for this step to do).
+pub fn plan(file: &object::File<'_>) -> Result<Option<PcPlan>> {
+    let Some(described) = pcsection::layouts(file)? else {
+        return Ok(None);
+    };
+    let target = Target::of(file)?;
+    let functions = Functions::new(file);
+    let mut report = PcReport::default();
+    let mut rewrites = Vec::new();
+    let mut layout_sections = Vec::new();
+    for section in file.sections() {
+        let name = section.name()?;
+        if name == LAYOUT_SECTION {
+            layout_sections.push(section.index());
+            continue;
+        }
+        match described.iter().find(|l| l.requested == name) {
+            Some(l) if l.compact() => {
+                let r = rewrite(file, &section, l, target, &functions)?;
+                report.sections += 1;
+                report.raw_bytes += section.size();
+                report.final_bytes += r.bytes.len() as u64;
+                report.entries += r.moved.len();
+                rewrites.push(r);
+            }
+            Some(_) => report
+                .left
+                .push((name.to_string(), "described without options: final".into())),
+            None if pctable::SanmdSection::parse(name).is_some() => report
+                .left
+                .push((name.to_string(), "not described by the plugin's layout".into())),
+            None => {}
+        }
+    }
+    Ok(Some(PcPlan {
+        rewrites,
+        layout_sections,
+        report,
+    }))
+}
+
+/// Re-encodes one raw section; checks every entry's relocation and PC.
+fn rewrite(
+    file: &object::File<'_>,
+    section: &object::Section<'_, '_>,
+    l: &SectionLayout,
+    target: Target,
+    functions: &Functions,
+) -> Result<Rewrite> {
+    let name = &l.requested;
+    let err = |e: pctable::Error| Error::Other(format!("{name}: {e}"));
+    let raw = l.raw().map_err(err)?;
+    let fin = l.final_layout().map_err(err)?;
+    let data = section.data()?;
+    let relocs = pcsection::relocations(file, section);
+    pcsection::check_relocations(target, name, l.pc_width, &relocs)?;
+    let table = PcTable::new(data, pcsection::endian(file), raw).map_err(err)?;
+    let mut bytes = Vec::with_capacity(data.len());
+    let mut moved = HashMap::new();
+    for e in table.entries() {
+        let e = e.map_err(err)?;
+        let at = e.offset as u64;
+        let r = relocs.get(&at).ok_or_else(|| {
+            Error::Other(format!(
+                "{name}: no relocation for the PC of the entry at offset {at:#x}"
+            ))
+        })?;
+        let (sec, off) = r.target.ok_or_else(|| {
+            Error::Other(format!(
+                "{name}: the PC relocation at offset {at:#x} does not point into a section"
+            ))
+        })?;
+        let inside = functions.containing(sec, off);
+        match (inside, l.entries) {
+            (None, _) => {
+                return Err(Error::Other(format!(
+                    "{name}: the PC of the entry at offset {at:#x} ({}+{off:#x}) is outside any function",
+                    section_name(file, sec)
+                )))
+            }
+            (Some(f), EntryKind::Function) if f.0 != off => {
+                return Err(Error::Other(format!(
+                    "{name}: the function entry at offset {at:#x} points into {} at +{:#x}, not at its start",
+                    f.2,
+                    off - f.0
+                )))
+            }
+            _ => {}
+        }
+        moved.insert(at, bytes.len() as u64);
+        // The PC field as written (0 with RELA: the addend is in the
+        // relocation, relative to the field, which moves with it).
+        let pc_end = e.offset + usize::from(l.pc_width);
+        bytes.extend_from_slice(&data[e.offset..pc_end]);
+        let mut put = |v: u64, width: u8, from: usize| {
+            if fin.encoding().is_uleb128(width) {
+                let mut b = [0; MAX_ULEB128_LEN];
+                let n = pctable::write_uleb128(v, &mut b);
+                bytes.extend_from_slice(&b[..n]);
+            } else {
+                bytes.extend_from_slice(&data[from..from + usize::from(width)]);
+            }
+            from + usize::from(width)
+        };
+        let mut from = pc_end;
+        if let Some(size) = e.size {
+            from = put(size, l.size, from);
+        }
+        for (&c, &w) in e.constants().iter().zip(&l.aux) {
+            from = put(c, w, from);
+        }
+        debug_assert_eq!(from, e.offset + e.len);
+    }
+    if moved.len() != relocs.len() {
+        return Err(Error::Other(format!(
+            "{name}: {} relocations for {} entries (every PC field, and nothing else, has one)",
+            relocs.len(),
+            moved.len()
+        )));
+    }
+    Ok(Rewrite {
+        index: section.index(),
+        final_name: l.final_name.clone(),
+        bytes,
+        moved,
+    })
+}
+
+fn section_name(file: &object::File<'_>, index: object::SectionIndex) -> String {
+    file.section_by_index(index)
+        .ok()
+        .and_then(|s| s.name().ok().map(str::to_string))
+        .unwrap_or_else(|| format!("section {}", index.0))
+}
+
+/// Applies `plan` to the builder; `section_ids[i]` is input section `i + 1`.
+pub fn apply(b: &mut Builder<'_>, section_ids: &[SectionId], plan: PcPlan) -> Result<()> {
+    let id = |index: object::SectionIndex| {
+        index
+            .0
+            .checked_sub(1)
+            .and_then(|i| section_ids.get(i))
+            .copied()
+            .ok_or_else(|| Error::Other(format!("section index {} out of range", index.0)))
+    };
+    for r in plan.rewrites {
+        let sid = id(r.index)?;
+        let s = b.sections.get_mut(sid);
+        s.name = ByteString::from(r.final_name.clone().into_bytes());
+        s.sh_size = r.bytes.len() as u64;
+        s.data = SectionData::Data(r.bytes.into());
+        for s in b.sections.iter_mut() {
+            if s.sh_info_section != Some(sid) {
+                continue;
+            }
+            if let SectionData::Relocation(relocs) = &mut s.data {
+                for rel in relocs.iter_mut() {
+                    rel.r_offset = *r.moved.get(&rel.r_offset).ok_or_else(|| {
+                        Error::Other(format!(
+                            "{}: relocation at {:#x} is not at an entry",
+                            r.final_name, rel.r_offset
+                        ))
+                    })?;
+                }
+                s.name = ByteString::from(format!(".rela{}", r.final_name).into_bytes());
+            }
+        }
+        // Symbols into the section (none from LLVM: its labels are
+        // temporary) must sit at an entry.
+        for sym in b.symbols.iter_mut() {
+            if sym.section == Some(sid) && sym.st_type() != object::elf::STT_SECTION {
+                sym.st_value = *r.moved.get(&sym.st_value).ok_or_else(|| {
+                    Error::Other(format!(
+                        "{}: symbol inside an entry at {:#x}",
+                        r.final_name, sym.st_value
+                    ))
+                })?;
+            }
+        }
+    }
+    for index in plan.layout_sections {
+        let sid = id(index)?;
+        b.sections.get_mut(sid).delete = true;
+        for s in b.sections.iter_mut() {
+            if s.sh_info_section == Some(sid) {
+                s.delete = true;
+            }
+        }
+        // Its section symbol goes too (group signatures are renumbered
+        // from the symbols that remain).
+        for sym in b.symbols.iter_mut() {
+            if sym.section == Some(sid) {
+                sym.delete = true;
+            }
+        }
+    }
+    Ok(())
+}

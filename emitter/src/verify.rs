@@ -1,0 +1,191 @@
+//! `pcmap verify`: check the PC sections of an object or linked program
+//! against its symbols, and optionally count them against the plugin's
+//! statistics (`PCMAP_STATS`, docs/plugin.md).
+
+use std::fmt::Write as _;
+
+use pcmap_reader::pctable::{Sanmd, SanmdSection};
+
+use crate::pcsection::{self, Functions, PcSection};
+use crate::{Error, Result};
+
+/// Totals of the `pcmap-stats v1` lines of one or more compiles.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct IrStats {
+    pub modules: usize,
+    pub covered: u64,
+    pub atomics: u64,
+}
+
+impl IrStats {
+    /// Sums every `pcmap-stats v1 …` line of `text`; other lines are ignored.
+    pub fn parse(text: &str) -> Result<IrStats> {
+        let mut s = IrStats::default();
+        for line in text.lines() {
+            let Some(rest) = line.strip_prefix("pcmap-stats ") else {
+                continue;
+            };
+            let Some(fields) = rest.strip_prefix("v1 ") else {
+                return Err(Error::Other(format!(
+                    "unknown statistics version in '{line}' (expected pcmap-stats v1)"
+                )));
+            };
+            let field = |key: &str| -> Result<u64> {
+                fields
+                    .split(' ')
+                    .find_map(|kv| kv.strip_prefix(key)?.strip_prefix('='))
+                    .and_then(|v| v.parse().ok())
+                    .ok_or_else(|| Error::Other(format!("no {key}= in '{line}'")))
+            };
+            s.modules += 1;
+            s.covered += field("covered")?;
+            s.atomics += field("atomics")?;
+        }
+        if s.modules == 0 {
+            return Err(Error::Other("no 'pcmap-stats v1' line".into()));
+        }
+        Ok(s)
+    }
+}
+
+/// What `verify` found.
+#[derive(Debug, Default)]
+pub struct Verified {
+    pub sections: usize,
+    pub entries: usize,
+    /// Entries of `sanmd_covered*` / `sanmd_atomics*` sections.
+    pub covered: u64,
+    pub atomics: u64,
+    /// Each problem, one line, naming the section and entry.
+    pub problems: Vec<String>,
+}
+
+/// Checks every PC of every PC section of `file`.
+pub fn verify(file: &object::File<'_>) -> Result<Verified> {
+    let sections = pcsection::sections(file)?;
+    let functions = Functions::new(file);
+    let mut v = Verified::default();
+    for s in &sections {
+        if s.encoding.is_none() {
+            v.problems.push(format!("{}: not decoded: {}", s.name, s.note));
+            continue;
+        }
+        v.sections += 1;
+        v.entries += s.entries.len();
+        match SanmdSection::parse(&s.name).map(|k| k.kind) {
+            Some(Sanmd::Covered) => v.covered += s.entries.len() as u64,
+            Some(Sanmd::Atomics) => v.atomics += s.entries.len() as u64,
+            None => {}
+        }
+        check_section(s, &functions, &mut v.problems);
+    }
+    Ok(v)
+}
+
+fn check_section(s: &PcSection, functions: &Functions, problems: &mut Vec<String>) {
+    for e in &s.entries {
+        let at = format!("{}: entry at offset {:#x}", s.name, e.offset);
+        let Some((sec, off)) = e.loc else {
+            problems.push(format!("{at}: PC is outside every section"));
+            continue;
+        };
+        let Some((start, size, name)) = functions.containing(sec, off) else {
+            problems.push(format!(
+                "{at}: PC {} lies outside any function's code",
+                e.pc.address.map_or_else(
+                    || format!("{}+{off:#x}", e.pc.section.as_deref().unwrap_or("?")),
+                    |a| format!("{a:#x}")
+                )
+            ));
+            continue;
+        };
+        if let Some(fsize) = e.size {
+            if off != *start {
+                problems.push(format!(
+                    "{at}: function entry points into {name} at +{:#x}, not at its start",
+                    off - start
+                ));
+            } else if *size != 0 && fsize != *size {
+                problems.push(format!(
+                    "{at}: function {name} has size {fsize} in the table but {size} in its symbol"
+                ));
+            }
+        }
+    }
+}
+
+/// The report `pcmap verify` prints.
+pub fn text(v: &Verified, stats: Option<&IrStats>) -> String {
+    let mut o = String::new();
+    let _ = writeln!(
+        o,
+        "{} PC sections, {} entries: {} covered functions, {} atomics PCs",
+        v.sections, v.entries, v.covered, v.atomics
+    );
+    if let Some(st) = stats {
+        let _ = writeln!(
+            o,
+            "IR ({} modules): {} covered functions, {} tagged atomic instructions",
+            st.modules, st.covered, st.atomics
+        );
+        // A PC cannot be traced back to its IR instruction (one instruction
+        // may become several, e.g. an LL/SC loop): give the bounds.
+        if v.atomics < st.atomics {
+            let _ = writeln!(
+                o,
+                "atomics: at most {} of {} tagged IR instructions got a PC; at least {} lost theirs",
+                v.atomics,
+                st.atomics,
+                st.atomics - v.atomics
+            );
+        } else {
+            let _ = writeln!(
+                o,
+                "atomics: {} PCs for {} tagged IR instructions: none need have lost its PC",
+                v.atomics, st.atomics
+            );
+        }
+        if v.covered != st.covered {
+            let _ = writeln!(
+                o,
+                "covered: {} entries for {} covered IR functions",
+                v.covered, st.covered
+            );
+        }
+    }
+    for p in &v.problems {
+        let _ = writeln!(o, "problem: {p}");
+    }
+    let _ = writeln!(
+        o,
+        "{}",
+        if v.problems.is_empty() {
+            "ok"
+        } else {
+            "FAILED"
+        }
+    );
+    o
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn stats_lines_sum() {
+        let t = "warning: x\npcmap-stats v1 encoding=compact covered=10 atomics=7 uar=2 recorded=0 module=c11.c\n\
+                 pcmap-stats v1 encoding=compact covered=2 atomics=1 uar=0 recorded=0 module=a b.c\n";
+        assert_eq!(
+            IrStats::parse(t).unwrap(),
+            IrStats {
+                modules: 2,
+                covered: 12,
+                atomics: 8
+            }
+        );
+        assert!(IrStats::parse("pcmap-stats v2 atomics=1").is_err());
+        assert!(IrStats::parse("nothing").is_err());
+        assert!(IrStats::parse("pcmap-stats v1 covered=1 module=x").is_err());
+    }
+}
