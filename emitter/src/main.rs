@@ -225,10 +225,7 @@ fn verify(path: &Path, against: Option<&Path>) -> Result<()> {
         Some(p) => {
             let text = std::fs::read_to_string(p)
                 .with_context(|| format!("{}: cannot read", p.display()))?;
-            Some(
-                pcmap::verify::IrStats::parse(&text)
-                    .with_context(|| p.display().to_string())?,
-            )
+            Some(pcmap::verify::IrStats::parse(&text).with_context(|| p.display().to_string())?)
         }
         None => None,
     };

@@ -76,9 +76,10 @@ pub fn plan(file: &object::File<'_>) -> Result<Option<PcPlan>> {
             Some(_) => report
                 .left
                 .push((name.to_string(), "described without options: final".into())),
-            None if pctable::SanmdSection::parse(name).is_some() => report
-                .left
-                .push((name.to_string(), "not described by the plugin's layout".into())),
+            None if pctable::SanmdSection::parse(name).is_some() => report.left.push((
+                name.to_string(),
+                "not described by the plugin's layout".into(),
+            )),
             None => {}
         }
     }

@@ -11,7 +11,9 @@ pub const FORMAT_VERSION: u32 = 1;
 
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]
 pub enum LayoutError {
-    #[error("{LAYOUT_SECTION}: unknown layout version {0} (this pcmap reads version {FORMAT_VERSION})")]
+    #[error(
+        "{LAYOUT_SECTION}: unknown layout version {0} (this pcmap reads version {FORMAT_VERSION})"
+    )]
     UnknownVersion(String),
     #[error("{LAYOUT_SECTION}: line {line}: {what}")]
     Malformed { line: usize, what: String },
@@ -154,7 +156,10 @@ fn section(line: usize, rest: &str, pc_width: u8) -> Result<SectionLayout, Layou
         "" => Vec::new(),
         a => a
             .split(',')
-            .map(|w| w.parse().map_err(|_| malformed(line, "aux= is not a list of widths")))
+            .map(|w| {
+                w.parse()
+                    .map_err(|_| malformed(line, "aux= is not a list of widths"))
+            })
             .collect::<Result<_, _>>()?,
     };
     let version = match dash(field("version")?) {
@@ -216,7 +221,10 @@ section my_rmw final=my_rmw options=- entries=instruction size=0 aux=4 version=-
         assert_eq!(s[1].requested, "sanmd_covered2!C");
         assert_eq!(s[1].final_name, "sanmd_covered2");
         assert!(s[1].compact());
-        assert_eq!((s[1].entries, s[1].aux.clone()), (EntryKind::Function, vec![8]));
+        assert_eq!(
+            (s[1].entries, s[1].aux.clone()),
+            (EntryKind::Function, vec![8])
+        );
         assert_eq!(s[2].version, None);
         assert!(!s[2].compact());
         assert_eq!(s[0].pc_width, 4);

@@ -98,7 +98,9 @@ pub fn pc_relocation(target: Target, width: u8) -> u32 {
 
 /// A relocation type's name, for messages.
 pub fn relocation_name(target: Target, r_type: u32) -> String {
-    let known = [4, 8].into_iter().find(|&w| pc_relocation(target, w) == r_type);
+    let known = [4, 8]
+        .into_iter()
+        .find(|&w| pc_relocation(target, w) == r_type);
     match (target, known) {
         (Target::X86_64, Some(4)) => "R_X86_64_PC32".into(),
         (Target::X86_64, Some(_)) => "R_X86_64_PC64".into(),
@@ -347,7 +349,10 @@ pub fn sections(file: &object::File<'_>) -> Result<Vec<PcSection>> {
                 let (encoding, note, lay) = if l.compact() {
                     (
                         Encoding::Raw,
-                        format!("described by {LAYOUT_SECTION}: emit rewrites it into {}", l.final_name),
+                        format!(
+                            "described by {LAYOUT_SECTION}: emit rewrites it into {}",
+                            l.final_name
+                        ),
                         l.raw(),
                     )
                 } else {
@@ -370,7 +375,10 @@ pub fn sections(file: &object::File<'_>) -> Result<Vec<PcSection>> {
                     .or(reloc_width)
                     .unwrap_or(default_pc_width(target));
                 let (encoding, note) = if k.version & 0xffff == 1 {
-                    (Encoding::Native, "native (LLVM 16): final as written; emit leaves it")
+                    (
+                        Encoding::Native,
+                        "native (LLVM 16): final as written; emit leaves it",
+                    )
                 } else if k.raw {
                     (
                         Encoding::Raw,

@@ -67,7 +67,8 @@ pub fn verify(file: &object::File<'_>) -> Result<Verified> {
     let mut v = Verified::default();
     for s in &sections {
         if s.encoding.is_none() {
-            v.problems.push(format!("{}: not decoded: {}", s.name, s.note));
+            v.problems
+                .push(format!("{}: not decoded: {}", s.name, s.note));
             continue;
         }
         v.sections += 1;
