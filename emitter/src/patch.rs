@@ -4,9 +4,16 @@
 //! `numBytes` or a statepoint's `numPatchBytes`; the IR does. We read the
 //! textual IR's calls of the three intrinsics (function, ID, kind, size) and
 //! match them to records by function and ID, in order.
+//!
+//! The IR of a big module is tens of megabytes, so the scan is byte-level:
+//! a vectorized search for the intrinsics' common prefix, and only around
+//! each hit a look back for the `define` line of the function it is in. No
+//! per-line work, no allocation per site.
 
 use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
 
+use memchr::{memchr, memmem, memrchr};
 use pcmap_reader::flat::RecordKind;
 
 /// One call of a stack map intrinsic in the IR.
@@ -18,10 +25,22 @@ pub struct Site {
     pub bytes: u32,
 }
 
-/// Sites by function name, in textual order.
-#[derive(Debug, Default)]
+/// A function of the IR that calls stack map intrinsics.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FunctionId(u32);
+
+/// Sites by function, in textual order, indexed by (function, ID).
+#[derive(Debug, Default, Clone)]
 pub struct IrSites {
-    pub by_function: HashMap<String, Vec<Site>>,
+    functions: FastMap<String, FunctionId>,
+    /// Every site, in textual order.
+    sites: Vec<Site>,
+    /// (function, ID, site) for every site, sorted: a function's entries
+    /// are contiguous and binary searched by ID, and sites sharing an ID
+    /// follow each other in textual order.
+    index: Vec<(u32, u64, u32)>,
+    /// Each function's range of `index`.
+    ranges: Vec<(u32, u32)>,
 }
 
 /// What every intrinsic name below starts with.
@@ -33,33 +52,51 @@ const INTRINSICS: [(&str, RecordKind); 3] = [
     ("@llvm.experimental.gc.statepoint.", RecordKind::StatePoint),
 ];
 
+/// What a line does to the current function.
+enum Scope<'t> {
+    Define(&'t str),
+    End,
+}
+
 impl IrSites {
     pub fn parse(text: &str) -> IrSites {
         let mut sites = IrSites::default();
-        let mut function: Option<String> = None;
-        for line in text.lines() {
-            let line = line.trim_start();
-            if let Some(rest) = line.strip_prefix("define ") {
-                function = rest
-                    .split_once('@')
-                    .and_then(|(_, r)| r.split_once('('))
-                    .map(|(name, _)| name.trim_matches('"').to_string());
-                continue;
+        let bytes = text.as_bytes();
+        let finder = memmem::Finder::new(PREFIX);
+        let mut function: Option<&str> = None;
+        let mut fid: Option<FunctionId> = None;
+        // Lines before `cursor` have been accounted for.
+        let mut cursor = 0;
+        while let Some(hit) = finder.find(&bytes[cursor..]).map(|i| cursor + i) {
+            let line_start = memrchr(b'\n', &bytes[..hit]).map_or(0, |i| i + 1);
+            let line_end = memchr(b'\n', &bytes[hit..]).map_or(bytes.len(), |i| hit + i);
+            if let Some(scope) = last_scope(text, cursor, line_start) {
+                function = match scope {
+                    Scope::Define(name) => Some(name),
+                    Scope::End => None,
+                };
+                fid = None;
             }
-            if line.starts_with("declare ") || line.starts_with('}') && line.len() == 1 {
-                if line.starts_with('}') {
-                    function = None;
+            cursor = line_end;
+            let line = text[line_start..line_end].trim_start();
+            match scope_of(line) {
+                Some(Scope::Define(name)) => {
+                    function = Some(name);
+                    fid = None;
+                    continue;
                 }
-                continue;
+                Some(Scope::End) => {
+                    function = None;
+                    continue;
+                }
+                None if line.starts_with("declare ") => continue,
+                None => {}
             }
-            let Some(f) = &function else { continue };
-            // One search per line; most lines call no intrinsic.
-            let Some(at) = line.find(PREFIX) else {
-                continue;
-            };
-            let call = &line[at..];
-            for (name, kind) in INTRINSICS {
-                let Some(after) = call.strip_prefix(name) else {
+            let Some(name) = function else { continue };
+            // The hit is the line's first mention: a call has one callee.
+            let call = &text[hit..line_end];
+            for (intrinsic, kind) in INTRINSICS {
+                let Some(after) = call.strip_prefix(intrinsic) else {
                     continue;
                 };
                 // `stackmap(` ends at the argument list; the others have a
@@ -72,33 +109,152 @@ impl IrSites {
                     },
                 };
                 if let Some(site) = parse_args(kind, args) {
-                    sites.by_function.entry(f.clone()).or_default().push(site);
+                    let f = *fid.get_or_insert_with(|| sites.intern(name));
+                    sites.index.push((f.0, site.id, sites.sites.len() as u32));
+                    sites.sites.push(site);
                 }
+            }
+        }
+        // Usually sorted already (IDs ascend in a function): a linear pass.
+        sites.index.sort();
+        sites.ranges = vec![(0, 0); sites.functions.len()];
+        let mut start = 0;
+        for (i, e) in sites.index.iter().enumerate() {
+            if i + 1 == sites.index.len() || sites.index[i + 1].0 != e.0 {
+                sites.ranges[e.0 as usize] = (start, i as u32 + 1);
+                start = i as u32 + 1;
             }
         }
         sites
     }
 
+    fn intern(&mut self, name: &str) -> FunctionId {
+        let n = FunctionId(self.functions.len() as u32);
+        *self.functions.entry(name.to_string()).or_insert(n)
+    }
+
+    /// The function called `name`, if it has sites.
+    pub fn function(&self, name: &str) -> Option<FunctionId> {
+        self.functions.get(name).copied()
+    }
+
+    /// Every site of the function called `name`, in textual order.
+    pub fn sites_of(&self, name: &str) -> Vec<Site> {
+        let Some(f) = self.function(name) else {
+            return Vec::new();
+        };
+        let (start, end) = self.ranges[f.0 as usize];
+        let mut at: Vec<u32> = self.index[start as usize..end as usize]
+            .iter()
+            .map(|e| e.2)
+            .collect();
+        at.sort_unstable();
+        at.into_iter().map(|i| self.sites[i as usize]).collect()
+    }
+
     /// The site for the `nth` record with `id` in `function` (records in
     /// instruction order): the only size used for that ID, or the nth site.
     pub fn lookup(&self, function: &str, id: u64, nth: usize) -> Result<Site, String> {
-        let sites: Vec<&Site> = self
-            .by_function
-            .get(function)
-            .map(|v| v.iter().filter(|s| s.id == id).collect())
-            .unwrap_or_default();
-        match sites.first() {
-            None => Err(format!(
-                "no stack map intrinsic with ID {id} in function {function} of the IR"
-            )),
-            Some(first) if sites.iter().all(|s| *s == *first) => Ok(**first),
-            Some(_) => sites
-                .get(nth)
-                .map(|s| **s)
-                .ok_or_else(|| format!("more records with ID {id} in {function} than IR sites")),
+        self.lookup_in(self.function(function), function, id, nth)
+    }
+
+    /// [`lookup`](Self::lookup) with the function already found (`name` is
+    /// for the message).
+    pub fn lookup_in(
+        &self,
+        function: Option<FunctionId>,
+        name: &str,
+        id: u64,
+        nth: usize,
+    ) -> Result<Site, String> {
+        let same: &[(u32, u64, u32)] = match function {
+            Some(f) => {
+                let (start, end) = self.ranges[f.0 as usize];
+                let range = &self.index[start as usize..end as usize];
+                let first = range.partition_point(|e| e.1 < id);
+                let n = range[first..].partition_point(|e| e.1 == id);
+                &range[first..first + n]
+            }
+            None => &[],
+        };
+        let site = |e: &(u32, u64, u32)| self.sites[e.2 as usize];
+        let Some(first) = same.first().map(site) else {
+            return Err(format!(
+                "no stack map intrinsic with ID {id} in function {name} of the IR"
+            ));
+        };
+        if same.iter().all(|e| site(e) == first) {
+            return Ok(first);
         }
+        same.get(nth)
+            .map(site)
+            .ok_or_else(|| format!("more records with ID {id} in {name} than IR sites"))
     }
 }
+
+/// Whether `line` (trimmed at the start) opens or closes a function.
+fn scope_of(line: &str) -> Option<Scope<'_>> {
+    if let Some(rest) = line.strip_prefix("define ") {
+        let name = rest
+            .split_once('@')
+            .and_then(|(_, r)| r.split_once('('))
+            .map(|(name, _)| name.trim_matches('"'));
+        return Some(match name {
+            Some(n) => Scope::Define(n),
+            None => Scope::End,
+        });
+    }
+    (line == "}").then_some(Scope::End)
+}
+
+/// The last line of `text[from..to]` that opens or closes a function,
+/// looking backwards from `to` (a line start).
+fn last_scope(text: &str, from: usize, to: usize) -> Option<Scope<'_>> {
+    let bytes = text.as_bytes();
+    let mut end = to;
+    while end > from {
+        // The line ending at `end - 1` (a newline) starts after the previous one.
+        let start = memrchr(b'\n', &bytes[from..end - 1]).map_or(from, |i| from + i + 1);
+        let line = text[start..end - 1].trim_start();
+        if let Some(scope) = scope_of(line) {
+            return Some(scope);
+        }
+        end = start;
+    }
+    None
+}
+
+/// A fast hash for the small integer and name keys above (no DoS concern:
+/// the input is the user's own IR).
+#[derive(Debug, Default, Clone, Copy)]
+pub struct FastHasher(u64);
+
+impl Hasher for FastHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        for chunk in bytes.chunks(8) {
+            let mut b = [0u8; 8];
+            b[..chunk.len()].copy_from_slice(chunk);
+            self.write_u64(u64::from_le_bytes(b));
+        }
+    }
+    fn write_u64(&mut self, v: u64) {
+        self.0 = (self.0.rotate_left(5) ^ v).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+    }
+    fn write_u32(&mut self, v: u32) {
+        self.write_u64(v.into());
+    }
+    fn write_usize(&mut self, v: usize) {
+        self.write_u64(v as u64);
+    }
+    fn write_u8(&mut self, v: u8) {
+        self.write_u64(v.into());
+    }
+    fn finish(&self) -> u64 {
+        self.0
+    }
+}
+
+pub type FastMap<K, V> = HashMap<K, V, BuildHasherDefault<FastHasher>>;
 
 /// `i64 ID, i32 N, ...` at the start of an argument list.
 fn parse_args(kind: RecordKind, args: &str) -> Option<Site> {
@@ -124,7 +280,7 @@ define i64 @"f"(i64 %a) {
 }
 "#;
         let s = IrSites::parse(ir);
-        let f = &s.by_function["f"];
+        let f = &s.sites_of("f");
         assert_eq!(
             f[0],
             Site {

@@ -8,11 +8,13 @@ use object::{
     Object, ObjectSection, ObjectSymbol, RelocationFlags, RelocationTarget, SectionIndex,
     SymbolKind,
 };
-use pcmap_reader::flat::{self, FlatStackMap};
-use pcmap_reader::llvm::LlvmStackMap;
-use pcmap_reader::write::Table;
+use pcmap_reader::flat::{self, FlatStackMap, FrameRegister, RecordKind};
+use pcmap_reader::llvm::{LlvmRecord, LlvmStackMap};
+use pcmap_reader::write::{FlatTable, FlatWriter, FrameHead, RecordHead, Table};
 use pcmap_reader::RunTimeEndian;
 
+use crate::cfi::Cfi;
+use crate::decode;
 use crate::target::Target;
 use crate::{other, Error, Result};
 
@@ -377,4 +379,232 @@ pub fn llvm_table(file: &object::File<'_>) -> Result<(StackMapSection, DecodedTa
         ));
     }
     Ok((s, t))
+}
+
+/// The flat table for the one LLVM table of a relocatable object, written
+/// straight from the zero-copy reader (no owned copy of any record), with
+/// the code location of each function's address field's relocation target.
+pub fn flat_table(
+    file: &object::File<'_>,
+    opts: &crate::emit::Options,
+) -> Result<(FlatTable, Vec<CodeLoc>, crate::emit::Report)> {
+    let symbols = Symbols::new(file)?;
+    let target = symbols.target;
+    if !symbols.relocatable {
+        return other("emit needs a relocatable object (.o)");
+    }
+    if file.section_by_name(flat::SECTION_NAME).is_some() {
+        return other(format!("already has a {} section", flat::SECTION_NAME));
+    }
+    let Some(section) = file.section_by_name(LLVM_STACKMAPS) else {
+        return other(format!("no {LLVM_STACKMAPS} section"));
+    };
+    let err = |source| Error::StackMap {
+        section: LLVM_STACKMAPS.into(),
+        source,
+    };
+    let e = endian(file);
+    let data = section.data()?;
+    let mut tables = LlvmStackMap::tables(data, e);
+    let map = match tables.next() {
+        Some(map) => map.map_err(err)?,
+        None => return other(format!("{LLVM_STACKMAPS}: expected one table, found 0")),
+    };
+    let mut count = 1;
+    for t in tables {
+        t.map_err(err)?;
+        count += 1;
+    }
+    if count != 1 {
+        return other(format!(
+            "{LLVM_STACKMAPS}: expected one table, found {count}"
+        ));
+    }
+    let nfun = map.num_functions();
+    if map.version() == 1 && nfun > 1 {
+        return other(format!(
+            "{LLVM_STACKMAPS}: version 1 has no per-function record counts; cannot assign records of {nfun} functions"
+        ));
+    }
+    let relocs: HashMap<u64, object::Relocation> = section.relocations().collect();
+    let cfi = Cfi::new(file, &symbols)?;
+
+    let mut w = FlatWriter::new(e, opts.absolute);
+    w.reserve(nfun as usize, map.num_records() as usize);
+    for c in map.constants() {
+        w.constant(c.map_err(err)?);
+    }
+    let mut records = map.records();
+    let mut batch: Vec<LlvmRecord<'_, RunTimeEndian>> = Vec::new();
+    // (ID, position) of a function's records, to number records sharing an ID.
+    let mut by_id: Vec<(u64, u32)> = Vec::new();
+    let mut nths: Vec<u32> = Vec::new();
+    let mut locs = Vec::with_capacity(nfun as usize);
+    let mut frame_registers: Vec<FrameRegister> = Vec::new();
+    for i in 0..nfun {
+        let f = map.function(i).map_err(err)?;
+        let field = map.function_address_offset(i) as u64;
+        let fref = symbols.function(&section, field, f.address, false, &relocs)?;
+        let name = fref.symbol.as_deref().unwrap_or_default();
+        let code_loc = fref.code.ok_or_else(|| {
+            Error::Other(format!(
+                "{LLVM_STACKMAPS}: address of function {name} is not in code"
+            ))
+        })?;
+        let count = match f.record_count {
+            Some(c) => c,
+            None if i + 1 == nfun => u64::from(map.num_records()),
+            None => 0,
+        };
+        batch.clear();
+        for _ in 0..count {
+            let r = records
+                .next()
+                .ok_or(pcmap_reader::Error::Inconsistent(
+                    "fewer records than counted",
+                ))
+                .map_err(err)?
+                .map_err(err)?;
+            batch.push(r);
+        }
+        batch.sort_by_key(|r| r.instruction_offset);
+
+        let code_section = file.section_by_index(code_loc.section)?;
+        let data = code_section.data()?;
+        let start = usize::try_from(code_loc.offset)
+            .unwrap_or(usize::MAX)
+            .min(data.len());
+        let end = match fref.size {
+            Some(size) if size > 0 => start.saturating_add(size as usize).min(data.len()),
+            _ => data.len(),
+        };
+        let code = &data[start..end];
+        let size = u32::try_from(fref.size.unwrap_or(0))
+            .map_err(|_| Error::Other(format!("function {name} larger than 4 GiB")))?;
+
+        let ir_function = opts.ir.as_ref().and_then(|ir| ir.function(name));
+        // nth: how many records before this one (in offset order) share its ID.
+        by_id.clear();
+        by_id.extend(batch.iter().zip(0..).map(|(r, j)| (r.id, j)));
+        by_id.sort_unstable();
+        nths.clear();
+        nths.resize(batch.len(), 0);
+        for (k, &(id, j)) in by_id.iter().enumerate() {
+            if k > 0 && by_id[k - 1].0 == id {
+                nths[j as usize] = nths[by_id[k - 1].1 as usize] + 1;
+            }
+        }
+        for (r, &nth) in batch.iter().zip(&nths) {
+            let (kind, patchable_size) =
+                patchable(r, nth as usize, name, ir_function, opts, target, code)?;
+            let head = RecordHead {
+                id: r.id,
+                instruction_offset: r.instruction_offset,
+                patchable_size,
+                kind,
+                has_live_out_info: kind == RecordKind::PatchPoint || r.num_live_outs() > 0,
+            };
+            w.record(&head, r.locations(), r.live_outs())
+                .map_err(|source| Error::StackMap {
+                    section: flat::SECTION_NAME.into(),
+                    source,
+                })?;
+        }
+
+        let mut flags = 0;
+        if decode::realigns_stack(target, code) {
+            flags |= flat::HAS_STACK_REALIGNMENT;
+        }
+        let probe = batch.first().map_or(0, |r| u64::from(r.instruction_offset));
+        let at = CodeLoc {
+            section: code_loc.section,
+            offset: code_loc.offset + probe,
+        };
+        let (mut base, mut cfa_offset) = (0, 0);
+        frame_registers.clear();
+        if let Some(info) = match &cfi {
+            Some(c) => c.frame_at(file, at)?,
+            None => None,
+        } {
+            flags |= flat::HAS_FRAME_INFO;
+            if info.cfa_register != target.stack_pointer() {
+                flags |= flat::HAS_FRAME_POINTER;
+            }
+            base = info.cfa_register;
+            cfa_offset = i32::try_from(info.cfa_offset)
+                .map_err(|_| Error::Other(format!("function {name}: CFA offset too large")))?;
+            for &(reg, off) in &info.saved {
+                let offset = i32::from(i16::try_from(off).map_err(|_| {
+                    Error::Other(format!(
+                        "function {name}: register {reg} saved {off} bytes from the CFA (more than an i16)"
+                    ))
+                })?);
+                frame_registers.push(FrameRegister {
+                    dwarf_reg: reg,
+                    offset,
+                });
+            }
+        }
+        // The relocation's addend carries the code offset.
+        w.function(&FrameHead {
+            address: 0,
+            size,
+            stack_size: f.stack_size,
+            flags,
+            frame_base_register: base,
+            cfa_offset,
+            frame_registers: &frame_registers,
+        })
+        .map_err(|source| Error::StackMap {
+            section: flat::SECTION_NAME.into(),
+            source,
+        })?;
+        locs.push(code_loc);
+    }
+    let out = w.finish().map_err(|source| Error::StackMap {
+        section: flat::SECTION_NAME.into(),
+        source,
+    })?;
+    let report = crate::emit::Report {
+        v3_size: section.size(),
+        flat_size: out.bytes.len() as u64,
+        functions: nfun as usize,
+        records: map.num_records() as usize,
+    };
+    Ok((out, locs, report))
+}
+
+/// A record's kind and patchable size: from the IR when given (exact), else
+/// a statepoint when a call instruction ends at its offset.
+fn patchable(
+    r: &LlvmRecord<'_, RunTimeEndian>,
+    nth: usize,
+    function: &str,
+    ir_function: Option<crate::patch::FunctionId>,
+    opts: &crate::emit::Options,
+    target: Target,
+    code: &[u8],
+) -> Result<(RecordKind, Option<u32>)> {
+    let call = || decode::call_ending_at(target, code, r.instruction_offset.into());
+    match &opts.ir {
+        Some(ir) => {
+            let site = ir
+                .lookup_in(ir_function, function, r.id, nth)
+                .map_err(Error::Other)?;
+            let size = match site.kind {
+                RecordKind::StatePoint if site.bytes == 0 => call().ok_or_else(|| {
+                    Error::Other(format!(
+                        "function {function}: no call instruction ends at statepoint ID {} (offset {})",
+                        r.id, r.instruction_offset
+                    ))
+                })?,
+                _ => site.bytes,
+            };
+            Ok((site.kind, Some(size)))
+        }
+        None => Ok(match call() {
+            Some(size) => (RecordKind::StatePoint, Some(size)),
+            None => (RecordKind::Unknown, None),
+        }),
+    }
 }

@@ -2,23 +2,26 @@
 //! `pcmap_stackmaps`.
 //!
 //! ```text
-//! Header (40)       u8[4] magic "\x7fSMF", u8 version, u8 flags, u16 header size,
-//!                   u32 table size, u32 offsets of: constants, frame records,
-//!                   records, locations, frame registers, live-outs; u32 live-outs end
-//! Constant[]   (8)  u64
+//! Header (32)       u8[4] magic "\x7fSMF", u8 version, u8 flags, u16 header size,
+//!                   u32 table size (= end of the live-outs), u32 offsets of:
+//!                   frame records, records, locations, frame registers, live-outs
+//! Constant[]   (8)  u64                       (from `header size`)
 //! FrameRecord[] (32) i64 address (self-relative) | u64 (absolute), u32 size,
-//!                   u32 stack size, u8 flags, u8 num frame regs, u16 base reg,
-//!                   u32 frame reg index, u32 num records, u32 record index
+//!                   u32 stack size, u8 flags, u8 num frame regs, u16 CFA reg,
+//!                   i32 CFA offset, u32 frame reg index, u32 record index
 //! Record[]     (32) u64 ID, u32 instruction offset, u32 patchable size,
 //!                   u16 num locations, u16 num live-outs, u32 location index,
 //!                   u32 live-out index, u8 flags, u8 kind, u16 0
 //! Location[]    (8) u8 kind, u8 size, u16 dwarf reg, i32 offset
-//! FrameRegister[] (8) u16 dwarf reg, u16 0, i32 offset from the frame base register
+//! FrameRegister[] (4) u16 dwarf reg, i16 offset of its slot from the CFA
 //! LiveOut[]     (4) u16 dwarf reg, u8 0, u8 size
 //! ```
 //!
 //! Arrays follow each other without gaps, so each count is the distance to the
-//! next array's offset divided by the entry size.
+//! next array's offset divided by the entry size. A function's record count
+//! is the distance from its record index to the next function's (the last
+//! function's: to the number of records). The next table of a section starts
+//! at `table size` rounded up to a multiple of 8.
 
 use crate::endian::Bytes;
 use crate::{Endian, Error, LiveOut, Location, LocationKind, Result};
@@ -27,8 +30,8 @@ use crate::{Endian, Error, LiveOut, Location, LocationKind, Result};
 pub const SECTION_NAME: &str = "pcmap_stackmaps";
 pub const MAGIC: [u8; 4] = [0x7f, b'S', b'M', b'F'];
 pub const VERSION: u8 = 1;
-pub const HEADER_SIZE: usize = 40;
-/// Alignment of the section and of every table in it.
+pub const HEADER_SIZE: usize = 32;
+/// Alignment of the section and of every table in it (and of `header size`).
 pub const TABLE_ALIGN: usize = 8;
 
 /// Header flag: function addresses are absolute, not self-relative.
@@ -54,7 +57,7 @@ pub const CONSTANT_SIZE: usize = 8;
 pub const FRAME_RECORD_SIZE: usize = 32;
 pub const RECORD_SIZE: usize = 32;
 pub const LOCATION_SIZE: usize = 8;
-pub const FRAME_REGISTER_SIZE: usize = 8;
+pub const FRAME_REGISTER_SIZE: usize = 4;
 pub const LIVE_OUT_SIZE: usize = 4;
 
 /// The arrays, in table order, with their entry sizes and alignments.
@@ -116,10 +119,28 @@ pub struct FrameRecord {
     pub stack_size: u32,
     pub flags: u8,
     pub num_frame_registers: u8,
+    /// The CFA rule's register (DWARF): CFA = this register + `cfa_offset`.
+    /// The stack pointer, or the frame pointer (`HAS_FRAME_POINTER`).
     pub frame_base_register: u16,
+    /// The CFA rule's offset. The CFA is the caller's stack pointer at the
+    /// call; frame register slots are relative to it.
+    pub cfa_offset: i32,
     pub frame_register_index: u32,
+    /// Not stored: the distance to the next function's record index.
     pub num_records: u32,
     pub record_index: u32,
+}
+
+impl FrameRecord {
+    /// DWARF number of the register the CFA is computed from (the same as
+    /// `frame_base_register`).
+    pub fn cfa_register(&self) -> u16 {
+        self.frame_base_register
+    }
+    /// The CFA given the value of [`cfa_register`](Self::cfa_register).
+    pub fn cfa(&self, cfa_register_value: u64) -> u64 {
+        cfa_register_value.wrapping_add(self.cfa_offset as i64 as u64)
+    }
 }
 
 /// A call site record.
@@ -140,8 +161,16 @@ pub struct Record {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct FrameRegister {
     pub dwarf_reg: u16,
-    /// Slot address minus the frame base register's value.
+    /// Slot address minus the CFA (stored as an i16). The slot's address is
+    /// `FrameRecord::cfa(value of the CFA register) + offset`.
     pub offset: i32,
+}
+
+impl FrameRegister {
+    /// The slot's offset from the frame base (CFA) register's value.
+    pub fn offset_from_base(&self, f: &FrameRecord) -> i64 {
+        i64::from(f.cfa_offset) + i64::from(self.offset)
+    }
 }
 
 impl<'a, E: Endian> FlatStackMap<'a, E> {
@@ -163,20 +192,22 @@ impl<'a, E: Endian> FlatStackMap<'a, E> {
         }
         let header_size = b.u16(6)? as u32;
         let table_size = b.u32(8)?;
-        let mut bounds = [0u32; 7];
-        for (i, bound) in bounds.iter_mut().enumerate() {
+        // Constants start at the header size, the live-outs end at the
+        // table size; the header stores the five offsets in between.
+        let mut bounds = [header_size, 0, 0, 0, 0, 0, table_size];
+        for (i, bound) in bounds[1..6].iter_mut().enumerate() {
             *bound = b.u32(12 + 4 * i)?;
         }
         if (header_size as usize) < HEADER_SIZE
-            || !multiple(table_size as usize, TABLE_ALIGN)
-            || bounds[0] < header_size
-            || bounds[6] > table_size
+            || !multiple(header_size as usize, TABLE_ALIGN)
+            || table_size < header_size
         {
             return Err(Error::Inconsistent("flat header sizes"));
         }
         for (i, (_, size, align)) in ARRAYS.iter().enumerate() {
             let (start, end) = (bounds[i], bounds[i + 1]);
             if end < start
+                || end > table_size
                 || !multiple(start as usize, *align)
                 || !multiple((end - start) as usize, *size)
             {
@@ -207,8 +238,14 @@ impl<'a, E: Endian> FlatStackMap<'a, E> {
     /// indices, and that each function's records are sorted by offset.
     pub fn validate(&self) -> Result<()> {
         let nrec = self.num_records();
+        if self.num_frame_records() == 0 && nrec != 0 {
+            return Err(Error::Inconsistent("records without a function"));
+        }
         for f in 0..self.num_frame_records() {
             let fr = self.frame_record(f)?;
+            if f == 0 && fr.record_index != 0 {
+                return Err(Error::Inconsistent("records without a function"));
+            }
             check_range(
                 "frame register",
                 fr.frame_register_index,
@@ -255,7 +292,7 @@ impl<'a, E: Endian> FlatStackMap<'a, E> {
     pub fn absolute_addresses(&self) -> bool {
         self.flags & ABSOLUTE_ADDRESSES != 0
     }
-    /// Bytes from this table to the next.
+    /// Bytes of this table; the next one starts at this rounded up to 8.
     pub fn table_size(&self) -> u32 {
         self.table_size
     }
@@ -304,6 +341,17 @@ impl<'a, E: Endian> FlatStackMap<'a, E> {
     pub fn frame_record(&self, index: u32) -> Result<FrameRecord> {
         let at = self.entry(1, index)?;
         let b = &self.bytes;
+        let record_index = b.u32(at + 28)?;
+        // Records are grouped by function: this function's end is the next
+        // one's start.
+        let end = if index + 1 < self.num_frame_records() {
+            b.u32(at + FRAME_RECORD_SIZE + 28)?
+        } else {
+            self.num_records()
+        };
+        let num_records = end
+            .checked_sub(record_index)
+            .ok_or(Error::Inconsistent("frame record indices decrease"))?;
         Ok(FrameRecord {
             address: b.u64(at)?,
             size: b.u32(at + 8)?,
@@ -311,9 +359,10 @@ impl<'a, E: Endian> FlatStackMap<'a, E> {
             flags: b.u8(at + 16)?,
             num_frame_registers: b.u8(at + 17)?,
             frame_base_register: b.u16(at + 18)?,
-            frame_register_index: b.u32(at + 20)?,
-            num_records: b.u32(at + 24)?,
-            record_index: b.u32(at + 28)?,
+            cfa_offset: b.i32(at + 20)?,
+            frame_register_index: b.u32(at + 24)?,
+            num_records,
+            record_index,
         })
     }
 
@@ -362,7 +411,7 @@ impl<'a, E: Endian> FlatStackMap<'a, E> {
         let at = self.entry(4, index)?;
         Ok(FrameRegister {
             dwarf_reg: self.bytes.u16(at)?,
-            offset: self.bytes.i32(at + 4)?,
+            offset: self.bytes.u16(at + 2)? as i16 as i32,
         })
     }
 
@@ -475,7 +524,8 @@ impl<'a, E: Endian> Iterator for Tables<'a, E> {
         if self.done {
             return None;
         }
-        // Linker padding between input sections is zeros; a table starts 0x7f.
+        // A table ends at its size, the next starts 8-aligned; linker padding
+        // between input sections is zeros too. A table starts 0x7f.
         while self.section.get(self.offset) == Some(&0) {
             self.offset += 1;
         }

@@ -28,7 +28,10 @@ pub struct Function {
     pub stack_size: u64,
     /// Flat frame flags other than those derived from the records and stack size.
     pub flags: u8,
+    /// The CFA rule: CFA = `frame_base_register` + `cfa_offset` (flat only).
     pub frame_base_register: u16,
+    pub cfa_offset: i32,
+    /// Saved registers, their slots relative to the CFA (flat only).
     pub frame_registers: Vec<FrameRegister>,
     pub records: Vec<Record>,
 }
@@ -125,6 +128,7 @@ impl Table {
                 },
                 flags: f.flags & !derived,
                 frame_base_register: f.frame_base_register,
+                cfa_offset: f.cfa_offset,
                 frame_registers: t.frame_registers_of(&f)?.collect::<Result<Vec<_>>>()?,
                 records,
             });
@@ -179,53 +183,156 @@ fn loc_key(l: &Location) -> Result<LocKey> {
     Ok((l.kind as u8, size, l.dwarf_reg, l.offset))
 }
 
-/// Writes `table` in the flat layout. Each function's records are sorted by
-/// instruction offset (stably); function address fields hold
-/// `Function::address` as given.
-pub fn write_flat<E: Endian>(table: &Table, endian: E, absolute: bool) -> Result<FlatTable> {
-    let e = endian;
-    let mut locs = Uniquer::<LocKey>::new();
-    let mut los = Uniquer::<(u16, u8)>::new();
-    let mut regs = Uniquer::<(u16, i32)>::new();
-    let mut frames = Vec::with_capacity(table.functions.len() * flat::FRAME_RECORD_SIZE);
-    let mut records = Vec::new();
-    let mut nrecords: u32 = 0;
-    let mut key = Vec::new();
-    for f in &table.functions {
-        let mut order: Vec<&Record> = f.records.iter().collect();
-        order.sort_by_key(|r| r.instruction_offset);
-        let first_record = nrecords;
+/// A record's fields other than its lists, for [`FlatWriter::record`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RecordHead {
+    pub id: u64,
+    pub instruction_offset: u32,
+    /// `None` when not known.
+    pub patchable_size: Option<u32>,
+    pub kind: RecordKind,
+    pub has_live_out_info: bool,
+}
+
+/// A function's frame record fields, for [`FlatWriter::function`].
+#[derive(Debug, Clone, Copy)]
+pub struct FrameHead<'a> {
+    /// The value stored in the address field (0 where a relocation fills it).
+    pub address: u64,
+    pub size: u32,
+    /// UINT64_MAX for a variable-sized frame, as LLVM writes it.
+    pub stack_size: u64,
+    /// Flags other than those derived from the records and stack size.
+    pub flags: u8,
+    pub frame_base_register: u16,
+    pub cfa_offset: i32,
+    /// Offsets from the CFA; each must fit in an i16.
+    pub frame_registers: &'a [FrameRegister],
+}
+
+/// Writes a flat table without an owned model of it: records are added one
+/// by one straight from a reader, then [`function`](Self::function) closes
+/// the function they belong to. Every list is uniqued as it arrives.
+pub struct FlatWriter<E: Endian> {
+    endian: E,
+    absolute: bool,
+    constants: Vec<u8>,
+    frames: Vec<u8>,
+    records: Vec<u8>,
+    nrecords: u32,
+    /// First record of the function being written.
+    first_record: u32,
+    /// Offset of the last record of that function, to check the order.
+    last_offset: Option<u32>,
+    /// `HAS_LIVE_OUT_INFO` when one of its records has live-out info.
+    live_out_info: bool,
+    locs: Uniquer<LocKey>,
+    los: Uniquer<(u16, u8)>,
+    regs: Uniquer<(u16, i16)>,
+    loc_key: Vec<LocKey>,
+    lo_key: Vec<(u16, u8)>,
+    reg_key: Vec<(u16, i16)>,
+}
+
+impl<E: Endian> FlatWriter<E> {
+    pub fn new(endian: E, absolute: bool) -> Self {
+        FlatWriter {
+            endian,
+            absolute,
+            constants: Vec::new(),
+            frames: Vec::new(),
+            records: Vec::new(),
+            nrecords: 0,
+            first_record: 0,
+            last_offset: None,
+            live_out_info: false,
+            locs: Uniquer::new(),
+            los: Uniquer::new(),
+            regs: Uniquer::new(),
+            loc_key: Vec::new(),
+            lo_key: Vec::new(),
+            reg_key: Vec::new(),
+        }
+    }
+
+    /// Room for `functions` and `records` more entries.
+    pub fn reserve(&mut self, functions: usize, records: usize) {
+        self.frames.reserve(functions * flat::FRAME_RECORD_SIZE);
+        self.records.reserve(records * flat::RECORD_SIZE);
+    }
+
+    /// Appends a large constant (LLVM's order, so constant indices hold).
+    pub fn constant(&mut self, value: u64) {
+        self.constants
+            .extend_from_slice(&self.endian.u64_bytes(value));
+    }
+
+    /// Adds a record to the current function. Records of a function must
+    /// come in instruction offset order (`Error::NotSorted` otherwise).
+    pub fn record<L, O>(&mut self, r: &RecordHead, locations: L, live_outs: O) -> Result<()>
+    where
+        L: IntoIterator<Item = Result<Location>>,
+        O: IntoIterator<Item = Result<LiveOut>>,
+    {
+        let e = self.endian;
+        if self
+            .last_offset
+            .is_some_and(|last| r.instruction_offset < last)
+        {
+            return Err(Error::NotSorted {
+                function: (self.frames.len() / flat::FRAME_RECORD_SIZE) as u32,
+                record: self.nrecords,
+            });
+        }
+        self.last_offset = Some(r.instruction_offset);
+        self.loc_key.clear();
+        for l in locations {
+            self.loc_key.push(loc_key(&l?)?);
+        }
+        let nloc =
+            u16::try_from(self.loc_key.len()).map_err(|_| Error::TooLarge("location count"))?;
+        let loc_index = self.locs.add(&self.loc_key)?;
+        self.lo_key.clear();
+        for l in live_outs {
+            let l = l?;
+            self.lo_key.push((l.dwarf_reg, l.size));
+        }
+        let nlo =
+            u16::try_from(self.lo_key.len()).map_err(|_| Error::TooLarge("live-out count"))?;
+        let lo_index = self.los.add(&self.lo_key)?;
+        let mut rflags = 0;
+        if r.has_live_out_info {
+            rflags |= flat::RECORD_HAS_LIVE_OUT_INFO;
+            self.live_out_info = true;
+        }
+        if r.patchable_size.is_some() {
+            rflags |= flat::RECORD_PATCHABLE_SIZE_KNOWN;
+        }
+        let mut entry = [0u8; flat::RECORD_SIZE];
+        entry[0..8].copy_from_slice(&e.u64_bytes(r.id));
+        entry[8..12].copy_from_slice(&e.u32_bytes(r.instruction_offset));
+        entry[12..16].copy_from_slice(&e.u32_bytes(r.patchable_size.unwrap_or(0)));
+        entry[16..18].copy_from_slice(&e.u16_bytes(nloc));
+        entry[18..20].copy_from_slice(&e.u16_bytes(nlo));
+        entry[20..24].copy_from_slice(&e.u32_bytes(loc_index));
+        entry[24..28].copy_from_slice(&e.u32_bytes(lo_index));
+        entry[28] = rflags;
+        entry[29] = r.kind as u8;
+        self.records.extend_from_slice(&entry);
+        self.nrecords = self
+            .nrecords
+            .checked_add(1)
+            .ok_or(Error::TooLarge("record count"))?;
+        Ok(())
+    }
+
+    /// Writes the frame record of the function whose records were added
+    /// since the last call; returns the offset of its address field.
+    pub fn function(&mut self, f: &FrameHead<'_>) -> Result<usize> {
+        let e = self.endian;
         let mut flags = f.flags & !(flat::HAS_VARIABLE_SIZE_ALLOCA | flat::HAS_LIVE_OUT_INFO);
-        for r in order {
-            key.clear();
-            for l in &r.locations {
-                key.push(loc_key(l)?);
-            }
-            let nloc = u16::try_from(key.len()).map_err(|_| Error::TooLarge("location count"))?;
-            let loc_index = locs.add(&key)?;
-            let lo_key: Vec<(u16, u8)> =
-                r.live_outs.iter().map(|l| (l.dwarf_reg, l.size)).collect();
-            let nlo = u16::try_from(lo_key.len()).map_err(|_| Error::TooLarge("live-out count"))?;
-            let lo_index = los.add(&lo_key)?;
-            let mut rflags = 0;
-            if r.has_live_out_info {
-                rflags |= flat::RECORD_HAS_LIVE_OUT_INFO;
-                flags |= flat::HAS_LIVE_OUT_INFO;
-            }
-            if r.patchable_size.is_some() {
-                rflags |= flat::RECORD_PATCHABLE_SIZE_KNOWN;
-            }
-            records.extend_from_slice(&e.u64_bytes(r.id));
-            records.extend_from_slice(&e.u32_bytes(r.instruction_offset));
-            records.extend_from_slice(&e.u32_bytes(r.patchable_size.unwrap_or(0)));
-            records.extend_from_slice(&e.u16_bytes(nloc));
-            records.extend_from_slice(&e.u16_bytes(nlo));
-            records.extend_from_slice(&e.u32_bytes(loc_index));
-            records.extend_from_slice(&e.u32_bytes(lo_index));
-            records.extend_from_slice(&[rflags, r.kind as u8, 0, 0]);
-            nrecords = nrecords
-                .checked_add(1)
-                .ok_or(Error::TooLarge("record count"))?;
+        if self.live_out_info {
+            flags |= flat::HAS_LIVE_OUT_INFO;
         }
         let stack_size = if f.stack_size == u64::MAX {
             flags |= flat::HAS_VARIABLE_SIZE_ALLOCA;
@@ -236,82 +343,141 @@ pub fn write_flat<E: Endian>(table: &Table, endian: E, absolute: bool) -> Result
                 .filter(|&s| s != flat::VARIABLE_STACK_SIZE)
                 .ok_or(Error::TooLarge("stack size"))?
         };
-        let reg_key: Vec<(u16, i32)> = f
-            .frame_registers
-            .iter()
-            .map(|r| (r.dwarf_reg, r.offset))
+        self.reg_key.clear();
+        for r in f.frame_registers {
+            let off =
+                i16::try_from(r.offset).map_err(|_| Error::TooLarge("frame register offset"))?;
+            self.reg_key.push((r.dwarf_reg, off));
+        }
+        let nregs = u8::try_from(self.reg_key.len())
+            .map_err(|_| Error::TooLarge("frame register count"))?;
+        let reg_index = self.regs.add(&self.reg_key)?;
+        let field = self.frames.len();
+        let mut entry = [0u8; flat::FRAME_RECORD_SIZE];
+        entry[0..8].copy_from_slice(&e.u64_bytes(f.address));
+        entry[8..12].copy_from_slice(&e.u32_bytes(f.size));
+        entry[12..16].copy_from_slice(&e.u32_bytes(stack_size));
+        entry[16] = flags;
+        entry[17] = nregs;
+        entry[18..20].copy_from_slice(&e.u16_bytes(f.frame_base_register));
+        entry[20..24].copy_from_slice(&e.u32_bytes(f.cfa_offset as u32));
+        entry[24..28].copy_from_slice(&e.u32_bytes(reg_index));
+        entry[28..32].copy_from_slice(&e.u32_bytes(self.first_record));
+        self.frames.extend_from_slice(&entry);
+        self.first_record = self.nrecords;
+        self.last_offset = None;
+        self.live_out_info = false;
+        Ok(field)
+    }
+
+    /// The table: header and arrays in one buffer of exactly `table size`
+    /// bytes. Records added after the last [`function`](Self::function)
+    /// call are an error.
+    pub fn finish(self) -> Result<FlatTable> {
+        if self.first_record != self.nrecords {
+            return Err(Error::Inconsistent("records without a function"));
+        }
+        let e = self.endian;
+        let sizes = [
+            self.constants.len(),
+            self.frames.len(),
+            self.records.len(),
+            self.locs.entries.len() * flat::LOCATION_SIZE,
+            self.regs.entries.len() * flat::FRAME_REGISTER_SIZE,
+            self.los.entries.len() * flat::LIVE_OUT_SIZE,
+        ];
+        let mut bounds = [0usize; 7];
+        bounds[0] = flat::HEADER_SIZE;
+        for i in 0..6 {
+            bounds[i + 1] = bounds[i]
+                .checked_add(sizes[i])
+                .ok_or(Error::TooLarge("table"))?;
+        }
+        let total = bounds[6];
+        let total32 = u32::try_from(total).map_err(|_| Error::TooLarge("table"))?;
+
+        let mut out = Vec::with_capacity(total);
+        out.extend_from_slice(&flat::MAGIC);
+        let mut hflags = 0;
+        if self.absolute {
+            hflags |= flat::ABSOLUTE_ADDRESSES;
+        }
+        if e.is_big_endian() {
+            hflags |= flat::BIG_ENDIAN;
+        }
+        out.extend_from_slice(&[flat::VERSION, hflags]);
+        out.extend_from_slice(&e.u16_bytes(flat::HEADER_SIZE as u16));
+        out.extend_from_slice(&e.u32_bytes(total32));
+        for b in &bounds[1..6] {
+            out.extend_from_slice(&e.u32_bytes(*b as u32));
+        }
+        out.extend_from_slice(&self.constants);
+        out.extend_from_slice(&self.frames);
+        out.extend_from_slice(&self.records);
+        for &(kind, size, reg, off) in &self.locs.entries {
+            out.extend_from_slice(&[kind, size]);
+            out.extend_from_slice(&e.u16_bytes(reg));
+            out.extend_from_slice(&e.u32_bytes(off as u32));
+        }
+        for &(reg, off) in &self.regs.entries {
+            out.extend_from_slice(&e.u16_bytes(reg));
+            out.extend_from_slice(&e.u16_bytes(off as u16));
+        }
+        for &(reg, size) in &self.los.entries {
+            out.extend_from_slice(&e.u16_bytes(reg));
+            out.extend_from_slice(&[0, size]);
+        }
+        debug_assert_eq!(out.len(), total);
+        let address_offsets = (0..self.frames.len() / flat::FRAME_RECORD_SIZE)
+            .map(|i| bounds[1] + i * flat::FRAME_RECORD_SIZE)
             .collect();
-        let nregs =
-            u8::try_from(reg_key.len()).map_err(|_| Error::TooLarge("frame register count"))?;
-        let reg_index = regs.add(&reg_key)?;
-        frames.extend_from_slice(&e.u64_bytes(f.address));
-        frames.extend_from_slice(&e.u32_bytes(f.size));
-        frames.extend_from_slice(&e.u32_bytes(stack_size));
-        frames.extend_from_slice(&[flags, nregs]);
-        frames.extend_from_slice(&e.u16_bytes(f.frame_base_register));
-        frames.extend_from_slice(&e.u32_bytes(reg_index));
-        frames.extend_from_slice(&e.u32_bytes(nrecords - first_record));
-        frames.extend_from_slice(&e.u32_bytes(first_record));
+        Ok(FlatTable {
+            bytes: out,
+            address_offsets,
+        })
     }
+}
 
-    let mut bounds = [0usize; 7];
-    bounds[0] = flat::HEADER_SIZE;
-    let sizes = [
-        table.constants.len() * flat::CONSTANT_SIZE,
-        frames.len(),
-        records.len(),
-        locs.entries.len() * flat::LOCATION_SIZE,
-        regs.entries.len() * flat::FRAME_REGISTER_SIZE,
-        los.entries.len() * flat::LIVE_OUT_SIZE,
-    ];
-    for i in 0..6 {
-        bounds[i + 1] = bounds[i] + sizes[i];
+/// Writes `table` in the flat layout. Each function's records are sorted by
+/// instruction offset (stably); function address fields hold
+/// `Function::address` as given.
+pub fn write_flat<E: Endian>(table: &Table, endian: E, absolute: bool) -> Result<FlatTable> {
+    let mut w = FlatWriter::new(endian, absolute);
+    let nrecords = table.functions.iter().map(|f| f.records.len()).sum();
+    w.reserve(table.functions.len(), nrecords);
+    for &c in &table.constants {
+        w.constant(c);
     }
-    let total = crate::align_up(bounds[6], flat::TABLE_ALIGN).ok_or(Error::TooLarge("table"))?;
-    let total32 = u32::try_from(total).map_err(|_| Error::TooLarge("table"))?;
-
-    let mut out = Vec::with_capacity(total);
-    out.extend_from_slice(&flat::MAGIC);
-    let mut hflags = 0;
-    if absolute {
-        hflags |= flat::ABSOLUTE_ADDRESSES;
+    let mut order: Vec<&Record> = Vec::new();
+    for f in &table.functions {
+        order.clear();
+        order.extend(&f.records);
+        order.sort_by_key(|r| r.instruction_offset);
+        for r in &order {
+            let head = RecordHead {
+                id: r.id,
+                instruction_offset: r.instruction_offset,
+                patchable_size: r.patchable_size,
+                kind: r.kind,
+                has_live_out_info: r.has_live_out_info,
+            };
+            w.record(
+                &head,
+                r.locations.iter().copied().map(Ok),
+                r.live_outs.iter().copied().map(Ok),
+            )?;
+        }
+        w.function(&FrameHead {
+            address: f.address,
+            size: f.size,
+            stack_size: f.stack_size,
+            flags: f.flags,
+            frame_base_register: f.frame_base_register,
+            cfa_offset: f.cfa_offset,
+            frame_registers: &f.frame_registers,
+        })?;
     }
-    if e.is_big_endian() {
-        hflags |= flat::BIG_ENDIAN;
-    }
-    out.extend_from_slice(&[flat::VERSION, hflags]);
-    out.extend_from_slice(&e.u16_bytes(flat::HEADER_SIZE as u16));
-    out.extend_from_slice(&e.u32_bytes(total32));
-    for b in bounds {
-        out.extend_from_slice(&e.u32_bytes(b as u32));
-    }
-    for c in &table.constants {
-        out.extend_from_slice(&e.u64_bytes(*c));
-    }
-    out.extend_from_slice(&frames);
-    out.extend_from_slice(&records);
-    for &(kind, size, reg, off) in &locs.entries {
-        out.extend_from_slice(&[kind, size]);
-        out.extend_from_slice(&e.u16_bytes(reg));
-        out.extend_from_slice(&e.u32_bytes(off as u32));
-    }
-    for &(reg, off) in &regs.entries {
-        out.extend_from_slice(&e.u16_bytes(reg));
-        out.extend_from_slice(&[0, 0]);
-        out.extend_from_slice(&e.u32_bytes(off as u32));
-    }
-    for &(reg, size) in &los.entries {
-        out.extend_from_slice(&e.u16_bytes(reg));
-        out.extend_from_slice(&[0, size]);
-    }
-    out.resize(total, 0);
-    let address_offsets = (0..table.functions.len())
-        .map(|i| bounds[1] + i * flat::FRAME_RECORD_SIZE)
-        .collect();
-    Ok(FlatTable {
-        bytes: out,
-        address_offsets,
-    })
+    w.finish()
 }
 
 /// Writes `table` in LLVM's layout `version` (1, 2 or 3), as LLVM's

@@ -62,10 +62,22 @@ fn table() -> impl Strategy<Value = Table> {
         let function = (
             prop_oneof![0u64..100_000, Just(u64::MAX)],
             prop::collection::vec(record(n), 0..5),
+            any::<u16>(),
+            any::<i32>(),
+            prop::collection::vec((any::<u16>(), any::<i16>()), 0..4),
         )
-            .prop_map(|(stack_size, records)| Function {
+            .prop_map(|(stack_size, records, base, cfa_offset, regs)| Function {
                 stack_size,
                 records,
+                frame_base_register: base,
+                cfa_offset,
+                frame_registers: regs
+                    .into_iter()
+                    .map(|(dwarf_reg, off)| FrameRegister {
+                        dwarf_reg,
+                        offset: off.into(),
+                    })
+                    .collect(),
                 ..Function::default()
             });
         prop::collection::vec(function, 0..4).prop_map(move |functions| Table {
@@ -79,6 +91,16 @@ fn table() -> impl Strategy<Value = Table> {
 fn sorted(mut t: Table) -> Table {
     for f in &mut t.functions {
         f.records.sort_by_key(|r| r.instruction_offset);
+    }
+    t
+}
+
+/// What LLVM's layout can say: no frame information.
+fn without_frame_info(mut t: Table) -> Table {
+    for f in &mut t.functions {
+        f.frame_base_register = 0;
+        f.cfa_offset = 0;
+        f.frame_registers.clear();
     }
     t
 }
@@ -104,7 +126,7 @@ proptest! {
         let map = LlvmStackMap::parse(&bytes, e).unwrap();
         prop_assert_eq!(map.size(), bytes.len());
         let back = Table::from_llvm(&map).unwrap();
-        prop_assert_eq!(back, t);
+        prop_assert_eq!(back, without_frame_info(t));
     }
 
     #[test]
@@ -248,7 +270,7 @@ fn binary_search_and_sorting() {
     assert!(t.find_record(&f, 11).unwrap().is_none());
     // Unsort the records by hand: validate must notice.
     let mut bad = bytes.clone();
-    let rec = u32::from_le_bytes(bad[20..24].try_into().unwrap()) as usize;
+    let rec = u32::from_le_bytes(bad[16..20].try_into().unwrap()) as usize;
     bad[rec + 8..rec + 12].copy_from_slice(&100u32.to_le_bytes());
     let t = FlatStackMap::parse(&bad, LittleEndian).unwrap();
     assert!(matches!(
@@ -271,12 +293,115 @@ fn identical_lists_are_stored_once() {
 #[test]
 fn tables_walk_concatenated_sections() {
     let a = write_flat(&sample(), LittleEndian, false).unwrap().bytes;
+    // The next table starts 8-aligned; a linker may pad with more zeros.
+    let next = a.len().div_ceil(8) * 8 + 8;
     let mut section = a.clone();
-    section.extend_from_slice(&[0; 8]);
+    section.resize(next, 0);
     section.extend_from_slice(&a);
     let tables: Vec<_> = FlatStackMap::tables(&section, LittleEndian)
         .collect::<Result<_, _>>()
         .unwrap();
     assert_eq!(tables.len(), 2);
-    assert_eq!(tables[1].0, a.len() + 8);
+    assert_eq!(tables[0].1.table_size() as usize, a.len());
+    assert_eq!(tables[1].0, next);
+}
+
+#[test]
+fn frame_registers_are_cfa_relative_i16_and_uniqued() {
+    let mut t = sample();
+    let regs = vec![
+        FrameRegister {
+            dwarf_reg: 31,
+            offset: -8,
+        },
+        FrameRegister {
+            dwarf_reg: 65,
+            offset: 16,
+        },
+    ];
+    for (f, base) in t.functions.iter_mut().zip([31, 1]) {
+        f.frame_base_register = base;
+        f.cfa_offset = 144;
+        f.frame_registers = regs.clone();
+    }
+    let bytes = write_flat(&t, BigEndian, false).unwrap().bytes;
+    let flat = FlatStackMap::parse(&bytes, BigEndian).unwrap();
+    flat.validate().unwrap();
+    // Two functions, one list.
+    assert_eq!(flat.num_frame_registers(), 2);
+    let f = flat.frame_record(1).unwrap();
+    assert_eq!((f.cfa_register(), f.cfa_offset), (1, 144));
+    assert_eq!(f.cfa(0x1000), 0x1090);
+    let lr = flat
+        .frame_registers_of(&f)
+        .unwrap()
+        .nth(1)
+        .unwrap()
+        .unwrap();
+    assert_eq!(lr.offset, 16);
+    assert_eq!(lr.offset_from_base(&f), 160);
+    // A slot further than an i16 from the CFA cannot be written.
+    t.functions[0].frame_registers[0].offset = -40_000;
+    assert_eq!(
+        write_flat(&t, BigEndian, false).unwrap_err(),
+        pcmap_reader::Error::TooLarge("frame register offset")
+    );
+}
+
+#[test]
+fn record_counts_follow_from_record_indices() {
+    let bytes = write_flat(&sample(), LittleEndian, false).unwrap().bytes;
+    let t = FlatStackMap::parse(&bytes, LittleEndian).unwrap();
+    assert_eq!(t.frame_record(0).unwrap().num_records, 2);
+    assert_eq!(t.frame_record(1).unwrap().num_records, 0);
+    // Function 1's record index before function 0's: a negative count.
+    let frames = u32::from_le_bytes(bytes[12..16].try_into().unwrap()) as usize;
+    let mut bad = bytes.clone();
+    let second = frames + pcmap_reader::flat::FRAME_RECORD_SIZE + 28;
+    bad[frames + 28..frames + 32].copy_from_slice(&2u32.to_le_bytes());
+    bad[second..second + 4].copy_from_slice(&1u32.to_le_bytes());
+    let t = FlatStackMap::parse(&bad, LittleEndian).unwrap();
+    assert!(t.frame_record(0).is_err());
+    assert!(t.validate().is_err());
+}
+
+#[test]
+fn streaming_writer_checks_order_and_ownership() {
+    use pcmap_reader::write::{FlatWriter, FrameHead, RecordHead};
+    let head = |off| RecordHead {
+        id: 1,
+        instruction_offset: off,
+        patchable_size: None,
+        kind: RecordKind::Unknown,
+        has_live_out_info: false,
+    };
+    let no_locs = std::iter::empty;
+    let no_live_outs = std::iter::empty;
+    let mut w = FlatWriter::new(LittleEndian, false);
+    w.record(&head(8), no_locs(), no_live_outs()).unwrap();
+    assert!(matches!(
+        w.record(&head(4), no_locs(), no_live_outs()),
+        Err(pcmap_reader::Error::NotSorted { .. })
+    ));
+    // Records with no function after them.
+    assert!(w.finish().is_err());
+    let mut w = FlatWriter::new(LittleEndian, false);
+    w.record(&head(8), no_locs(), no_live_outs()).unwrap();
+    let frame = FrameHead {
+        address: 0,
+        size: 0,
+        stack_size: 16,
+        flags: 0,
+        frame_base_register: 7,
+        cfa_offset: 24,
+        frame_registers: &[],
+    };
+    w.function(&frame).unwrap();
+    // A new function starts a new order.
+    w.record(&head(4), no_locs(), no_live_outs()).unwrap();
+    w.function(&frame).unwrap();
+    let bytes = w.finish().unwrap().bytes;
+    let t = FlatStackMap::parse(&bytes, LittleEndian).unwrap();
+    t.validate().unwrap();
+    assert_eq!(t.frame_record(1).unwrap().record_index, 1);
 }

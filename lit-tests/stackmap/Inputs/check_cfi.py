@@ -4,8 +4,9 @@
     check_cfi.py DWARFDUMP_OUTPUT DUMP_JSON
 
 For each function of the flat table: the CFI row dwarfdump prints for the
-function's first record must give the same frame base register and the same
-saved registers (slot = base + CFA offset + N). Exits 1 on a difference."""
+function's first record must give the same CFA rule (frame base register and
+CFA offset) and the same saved registers (slot = CFA + N). Exits 1 on a
+difference."""
 import json
 import re
 import sys
@@ -56,10 +57,11 @@ def main():
             continue
         row = [r for r in fde[2] if r[0] <= pc][-1]
         _, base, cfa_off, saved = row
-        want = sorted([reg, cfa_off + n] for reg, n in saved.items())
+        want = sorted([reg, n] for reg, n in saved.items())
         got = sorted([r["dwarf_reg"], r["offset"]] for r in f["frame_registers"])
-        if base != f["frame_base_register"] or want != got:
-            sys.exit(f"{f['symbol']}: dwarfdump base {base} regs {want}; pcmap base {f['frame_base_register']} regs {got}")
+        if (base, cfa_off) != (f["frame_base_register"], f["cfa_offset"]) or want != got:
+            sys.exit(f"{f['symbol']}: dwarfdump CFA={base}{cfa_off:+} regs {want}; "
+                     f"pcmap CFA={f['frame_base_register']}{f['cfa_offset']:+} regs {got}")
         checked += 1
     print(f"{checked} functions agree with llvm-dwarfdump")
 

@@ -41,7 +41,7 @@ int main(void) {
       printf("bad magic at table %u\n", tables);
       return 1;
     }
-    uint32_t size = u32(t + 8), frames = u32(t + 16), records = u32(t + 20);
+    uint32_t size = u32(t + 8), frames = u32(t + 12), records = u32(t + 16);
     for (uint32_t i = 0; i < (records - frames) / 32; i++) {
       const unsigned char *field = t + frames + 32 * i;
       int64_t rel;
@@ -56,7 +56,9 @@ int main(void) {
       }
       found++;
     }
+    /* The next table starts 8-aligned after this one; skip the padding. */
     t += size;
+    while (t < __stop_pcmap_stackmaps && ((uintptr_t)t % 8 != 0 || *t == 0)) t++;
     tables++;
   }
   printf("%u tables, %u functions resolved\n", tables, found);
