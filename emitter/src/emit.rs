@@ -12,17 +12,13 @@
 use object::build::elf::{Builder, SectionData, SectionId, SymbolId};
 use object::build::ByteString;
 use object::elf;
-use object::{Object, ObjectSection};
-use pcmap_reader::flat::{self, FrameRegister, RecordKind};
-use pcmap_reader::write::{write_flat, Function, Record};
-use pcmap_reader::RunTimeEndian;
+use object::Object;
+use pcmap_reader::flat;
 
-use crate::cfi::Cfi;
-use crate::decode;
 use crate::patch::IrSites;
 use crate::pcemit::{self, PcReport};
 use crate::pclayout::LAYOUT_SECTION;
-use crate::stackmap::{self, Format, Symbols, LLVM_STACKMAPS};
+use crate::stackmap::{self, LLVM_STACKMAPS};
 use crate::{other, Error, Result};
 
 #[derive(Debug, Default)]
@@ -61,140 +57,7 @@ pub fn flat_table(
     Vec<stackmap::CodeLoc>,
     Report,
 )> {
-    let symbols = Symbols::new(file)?;
-    let target = symbols.target;
-    if !symbols.relocatable {
-        return other("emit needs a relocatable object (.o)");
-    }
-    let (section, decoded) = stackmap::llvm_table(file)?;
-    if decoded.format == Format::V1 {
-        // Version 1 stores sizes as u8 and no record counts; supported when
-        // it has one function (checked by llvm_table).
-    }
-    let cfi = Cfi::new(file, &symbols)?;
-    let mut table = decoded.table.clone();
-    let mut locs = Vec::new();
-    for (f, fref) in table.functions.iter_mut().zip(&decoded.functions) {
-        let name = fref.symbol.clone().unwrap_or_default();
-        let code_loc = fref.code.ok_or_else(|| {
-            Error::Other(format!(
-                "{LLVM_STACKMAPS}: address of function {name} is not in code"
-            ))
-        })?;
-        let code_section = file.section_by_index(code_loc.section)?;
-        let data = code_section.data()?;
-        let start = usize::try_from(code_loc.offset)
-            .unwrap_or(usize::MAX)
-            .min(data.len());
-        let end = match fref.size {
-            Some(size) if size > 0 => start.saturating_add(size as usize).min(data.len()),
-            _ => data.len(),
-        };
-        let code = &data[start..end];
-        f.size = u32::try_from(fref.size.unwrap_or(0))
-            .map_err(|_| Error::Other(format!("function {name} larger than 4 GiB")))?;
-        f.records.sort_by_key(|r| r.instruction_offset);
-        let mut seen: std::collections::HashMap<u64, usize> = Default::default();
-        for r in &mut f.records {
-            let nth = seen.entry(r.id).or_insert(0);
-            set_patchable(r, *nth, &name, opts, target, code)?;
-            *nth += 1;
-        }
-        if decode::realigns_stack(target, code) {
-            f.flags |= flat::HAS_STACK_REALIGNMENT;
-        }
-        let probe = f
-            .records
-            .first()
-            .map_or(0, |r| u64::from(r.instruction_offset));
-        let at = stackmap::CodeLoc {
-            section: code_loc.section,
-            offset: code_loc.offset + probe,
-        };
-        if let Some(info) = match &cfi {
-            Some(c) => c.frame_at(file, at)?,
-            None => None,
-        } {
-            f.flags |= flat::HAS_FRAME_INFO;
-            if info.cfa_register != target.stack_pointer() {
-                f.flags |= flat::HAS_FRAME_POINTER;
-            }
-            f.frame_base_register = info.cfa_register;
-            f.frame_registers = info
-                .saved
-                .iter()
-                .map(|&(reg, off)| {
-                    i32::try_from(info.cfa_offset + off)
-                        .map(|offset| FrameRegister {
-                            dwarf_reg: reg,
-                            offset,
-                        })
-                        .map_err(|_| {
-                            Error::Other(format!(
-                                "function {name}: frame register offset too large"
-                            ))
-                        })
-                })
-                .collect::<Result<_>>()?;
-        }
-        // The relocation's addend carries the code offset.
-        f.address = 0;
-        locs.push(code_loc);
-    }
-    let endian = if file.is_little_endian() {
-        RunTimeEndian::Little
-    } else {
-        RunTimeEndian::Big
-    };
-    let out = write_flat(&table, endian, opts.absolute).map_err(|source| Error::StackMap {
-        section: flat::SECTION_NAME.into(),
-        source,
-    })?;
-    let report = Report {
-        v3_size: section.size,
-        flat_size: out.bytes.len() as u64,
-        functions: table.functions.len(),
-        records: table
-            .functions
-            .iter()
-            .map(|f: &Function| f.records.len())
-            .sum(),
-    };
-    Ok((out, locs, report))
-}
-
-fn set_patchable(
-    r: &mut Record,
-    nth: usize,
-    function: &str,
-    opts: &Options,
-    target: crate::target::Target,
-    code: &[u8],
-) -> Result<()> {
-    let call = || decode::call_ending_at(target, code, r.instruction_offset.into());
-    match &opts.ir {
-        Some(ir) => {
-            let site = ir.lookup(function, r.id, nth).map_err(Error::Other)?;
-            r.kind = site.kind;
-            r.patchable_size = Some(match site.kind {
-                RecordKind::StatePoint if site.bytes == 0 => call().ok_or_else(|| {
-                    Error::Other(format!(
-                        "function {function}: no call instruction ends at statepoint ID {} (offset {})",
-                        r.id, r.instruction_offset
-                    ))
-                })?,
-                _ => site.bytes,
-            });
-        }
-        None => {
-            if let Some(size) = call() {
-                r.kind = RecordKind::StatePoint;
-                r.patchable_size = Some(size);
-            }
-        }
-    }
-    r.has_live_out_info = r.kind == RecordKind::PatchPoint || !r.live_outs.is_empty();
-    Ok(())
+    stackmap::flat_table(file, opts)
 }
 
 /// [`emit_all`] for callers that only care about stack maps.
