@@ -55,6 +55,8 @@ pub struct JsonFunction {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub frame_base_register: Option<u16>,
     #[serde(skip_serializing_if = "Option::is_none")]
+    pub cfa_offset: Option<i32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub frame_registers: Option<Vec<JsonFrameRegister>>,
 }
 
@@ -177,6 +179,7 @@ fn json_table(section: &str, t: &DecodedTable) -> JsonTable {
                     .collect()
             }),
             frame_base_register: is_flat.then_some(f.frame_base_register),
+            cfa_offset: is_flat.then_some(f.cfa_offset),
             frame_registers: is_flat.then(|| {
                 f.frame_registers
                     .iter()
