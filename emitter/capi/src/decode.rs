@@ -36,9 +36,14 @@ pub fn frame_register(
     let t = f.table.open()?;
     let i = entry(f.frame_register_index, index, f.num_frame_registers.into())?;
     let reg = t.frame_register(i)?;
+    // The table stores the slot relative to the CFA; the C API's offset is
+    // relative to the frame base register (CFA = base + cfa_offset).
     Ok(pcmap_frame_register {
         dwarf_reg: reg.dwarf_reg,
-        offset: reg.offset,
+        offset: reg
+            .offset
+            .checked_add(f.cfa_offset)
+            .ok_or(pcmap_status::PCMAP_ERR_CORRUPT)?,
     })
 }
 

@@ -59,6 +59,9 @@ pub struct pcmap_function {
     /// DWARF register the frame registers' offsets are relative to (the CFA
     /// register: the stack pointer, or the frame pointer).
     pub frame_base_register: u16,
+    /// The CFA (the caller's stack pointer at the call) is the value of
+    /// `frame_base_register` plus this.
+    pub cfa_offset: i32,
     pub num_records: u32,
     /// Where this function's lists start in their arrays (for the library).
     pub frame_register_index: u32,
@@ -226,6 +229,7 @@ impl pcmap_function {
             flags: f.flags,
             num_frame_registers: f.num_frame_registers,
             frame_base_register: f.frame_base_register,
+            cfa_offset: f.cfa_offset,
             num_records: f.num_records,
             frame_register_index: f.frame_register_index,
             record_index: f.record_index,
@@ -241,6 +245,7 @@ impl pcmap_function {
             flags: self.flags,
             num_frame_registers: self.num_frame_registers,
             frame_base_register: self.frame_base_register,
+            cfa_offset: self.cfa_offset,
             frame_register_index: self.frame_register_index,
             num_records: self.num_records,
             record_index: self.record_index,

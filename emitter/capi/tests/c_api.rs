@@ -58,9 +58,11 @@ fn first_table() -> Table {
                 stack_size: 40,
                 flags: pcmap_reader::flat::HAS_FRAME_INFO,
                 frame_base_register: 7,
+                // CFA = RSP + 48; the return address at CFA - 8 = RSP + 40.
+                cfa_offset: 48,
                 frame_registers: vec![FrameRegister {
                     dwarf_reg: 16,
-                    offset: 40,
+                    offset: -8,
                 }],
                 records: vec![
                     statepoint(
@@ -173,7 +175,9 @@ fn expected() -> String {
         )
         .unwrap();
         for r in &f.frame_registers {
-            writeln!(out, "  saves reg={} offset={}", r.dwarf_reg, r.offset).unwrap();
+            // The C API gives the slot relative to the frame base register.
+            let offset = r.offset + f.cfa_offset;
+            writeln!(out, "  saves reg={} offset={offset}", r.dwarf_reg).unwrap();
         }
         for r in &f.records {
             writeln!(
