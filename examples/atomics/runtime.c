@@ -4,6 +4,12 @@
 // atomic PC with its function. The C API (emitter/capi) has no PC-table
 // functions yet, so the decode is written here from the seed's encoding:
 // entry + *entry is the PC; function size and feature mask are ULEB128.
+//
+// Addresses are printed as link-time addresses (run-time address minus the
+// program's load bias), so they can be looked up in `llvm-objdump -d` and
+// `pcmap dump` of the linked program (scripts/check-atomic-pcs.py does).
+#define _GNU_SOURCE
+#include <link.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -42,6 +48,36 @@ static uintptr_t pc_at(const unsigned char **p, int ptr_sized) {
   return base + delta;
 }
 
+// PCs are pointer-sized when the version says so (medium/large code model
+// with a `Code Model` module flag) and, without the flag, on PowerPC64:
+// LLVM's default code model there is medium, and LLVM 16 and 19 still pass
+// version 2 (docs/pctables.md, "Linked programs").
+static int pc_is_pointer_sized(uint32_t version) {
+#if defined(__powerpc64__)
+  (void)version;
+  return 1;
+#else
+  return (version & PTR_SIZE_REL) != 0;
+#endif
+}
+
+// The main program's load bias: 0 without PIE.
+static int first_object_bias(struct dl_phdr_info *info, size_t size, void *bias) {
+  (void)size;
+  *(uintptr_t *)bias = info->dlpi_addr;
+  return 1;
+}
+
+static uintptr_t load_bias(void) {
+  static uintptr_t bias;
+  static int known;
+  if (!known) {
+    dl_iterate_phdr(first_object_bias, &bias);
+    known = 1;
+  }
+  return bias;
+}
+
 static int check_version(const char *what, uint32_t version) {
   if ((version & 0xffff) != VERSION_BASE) {
     printf("%s: unexpected version %u\n", what, version);
@@ -55,7 +91,7 @@ void __sanitizer_metadata_covered_add(uint32_t version, const char *start, const
     return;
   printf("covered_add version=%u bytes=%ld\n", version, (long)(stop - start));
   for (const unsigned char *p = (const void *)start; p < (const unsigned char *)stop;) {
-    uintptr_t pc = pc_at(&p, version & PTR_SIZE_REL);
+    uintptr_t pc = pc_at(&p, pc_is_pointer_sized(version)) - load_bias();
     uint64_t size = uleb128(&p), features = uleb128(&p);
     if (features & UAR_HAS_SIZE)
       (void)uleb128(&p);
@@ -80,21 +116,22 @@ void __sanitizer_metadata_atomics_add(uint32_t version, const char *start, const
 }
 
 __attribute__((destructor)) static void report(void) {
-  for (int r = 0; r < nranges; r++)
+  for (int r = 0; r < nranges; r++) {
+    int ptr_sized = pc_is_pointer_sized(ranges[r].version);
     for (const unsigned char *p = (const void *)ranges[r].start;
          p < (const unsigned char *)ranges[r].stop;) {
-      uint32_t version = ranges[r].version;
-    uintptr_t pc = pc_at(&p, version & PTR_SIZE_REL);
-    int f = -1;
-    for (int i = 0; i < nfuncs; i++)
-      if (funcs[i].start <= pc && pc < funcs[i].start + funcs[i].size)
-        f = i;
-    if (f < 0)
-      printf("atomic %#lx in no covered function\n", (unsigned long)pc);
-    else
-      printf("atomic %#lx in function %#lx+%#lx\n", (unsigned long)pc,
-             (unsigned long)funcs[f].start, (unsigned long)(pc - funcs[f].start));
+      uintptr_t pc = pc_at(&p, ptr_sized) - load_bias();
+      int f = -1;
+      for (int i = 0; i < nfuncs; i++)
+        if (funcs[i].start <= pc && pc < funcs[i].start + funcs[i].size)
+          f = i;
+      if (f < 0)
+        printf("atomic %#lx in no covered function\n", (unsigned long)pc);
+      else
+        printf("atomic %#lx in function %#lx+%#lx\n", (unsigned long)pc,
+               (unsigned long)funcs[f].start, (unsigned long)(pc - funcs[f].start));
     }
+  }
 }
 
 void __sanitizer_metadata_covered_del(uint32_t version, const char *start, const char *stop) {
