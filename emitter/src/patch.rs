@@ -12,6 +12,7 @@
 
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
+use std::path::Path;
 
 use memchr::{memchr, memmem, memrchr};
 use pcmap_reader::flat::RecordKind;
@@ -59,6 +60,31 @@ enum Scope<'t> {
 }
 
 impl IrSites {
+    /// Reads and parses the textual IR at `path`. The file is mapped, not
+    /// copied: the IR of a big module is tens of megabytes and only the
+    /// lines around intrinsic calls are looked at. (As with any mapping, the
+    /// file must not be truncated while it is read.)
+    pub fn read_file(path: &Path) -> crate::Result<IrSites> {
+        let cannot = |e: &dyn std::fmt::Display| {
+            crate::Error::Other(format!("{}: cannot read IR: {e}", path.display()))
+        };
+        let file = std::fs::File::open(path).map_err(|e| cannot(&e))?;
+        let len = file.metadata().map_err(|e| cannot(&e))?.len();
+        if len == 0 {
+            return Ok(IrSites::default());
+        }
+        // SAFETY: read-only mapping of a file we do not write; see above.
+        let map = unsafe { memmap2::Mmap::map(&file) }.map_err(|e| cannot(&e))?;
+        if map.starts_with(b"BC") {
+            return Err(crate::Error::Other(format!(
+                "{}: bitcode; pass textual IR (.ll)",
+                path.display()
+            )));
+        }
+        let text = std::str::from_utf8(&map).map_err(|e| cannot(&e))?;
+        Ok(IrSites::parse(text))
+    }
+
     pub fn parse(text: &str) -> IrSites {
         let mut sites = IrSites::default();
         let bytes = text.as_bytes();
@@ -258,10 +284,46 @@ pub type FastMap<K, V> = HashMap<K, V, BuildHasherDefault<FastHasher>>;
 
 /// `i64 ID, i32 N, ...` at the start of an argument list.
 fn parse_args(kind: RecordKind, args: &str) -> Option<Site> {
-    let mut it = args.split(',');
-    let id = it.next()?.trim().strip_prefix("i64")?.trim().parse().ok()?;
-    let bytes = it.next()?.trim().strip_prefix("i32")?.trim().parse().ok()?;
+    let b = args.as_bytes();
+    let (id, at) = typed_number(b, 0, b"i64")?;
+    let at = skip_spaces(b, at);
+    if b.get(at) != Some(&b',') {
+        return None;
+    }
+    let (bytes, at) = typed_number(b, at + 1, b"i32")?;
+    // More arguments, or none (`stackmap(i64 5, i32 0)`).
+    if !matches!(b.get(skip_spaces(b, at)), Some(b',' | b')')) {
+        return None;
+    }
+    let bytes = u32::try_from(bytes).ok()?;
     Some(Site { kind, id, bytes })
+}
+
+/// `TYPE DIGITS` after spaces at `at`: the number and where it ends. Like
+/// `str::parse::<u64>` on the trimmed text, without allocating.
+fn typed_number(b: &[u8], at: usize, ty: &[u8]) -> Option<(u64, usize)> {
+    let at = skip_spaces(b, at);
+    if !b.get(at..)?.starts_with(ty) {
+        return None;
+    }
+    let mut at = skip_spaces(b, at + ty.len());
+    if b.get(at) == Some(&b'+') {
+        at += 1;
+    }
+    let start = at;
+    let mut n: u64 = 0;
+    while let Some(d) = b.get(at).filter(|c| c.is_ascii_digit()) {
+        n = n.checked_mul(10)?.checked_add(u64::from(d - b'0'))?;
+        at += 1;
+    }
+    (at > start).then_some((n, at))
+}
+
+fn skip_spaces(b: &[u8], mut at: usize) -> usize {
+    while b.get(at).is_some_and(|c| c.is_ascii_whitespace()) {
+        at += 1;
+    }
+    at
 }
 
 #[cfg(test)]
@@ -306,5 +368,27 @@ define i64 @"f"(i64 %a) {
             }
         );
         assert!(s.lookup("f", 99, 0).is_err());
+    }
+
+    #[test]
+    fn sites_without_operands_duplicates_and_scopes() {
+        let ir = r#"
+define void @g() {
+  call void (i64, i32, ...) @llvm.experimental.stackmap(i64 5, i32 0)
+  call void (i64, i32, ...) @llvm.experimental.stackmap(i64 6, i32 4, i64 1)
+  call void (i64, i32, ...) @llvm.experimental.stackmap(i64 6, i32 8, i64 1)
+}
+declare void @llvm.experimental.stackmap(i64, i32, ...)
+  call void (i64, i32, ...) @llvm.experimental.stackmap(i64 9, i32 0)
+"#;
+        let s = IrSites::parse(ir);
+        assert_eq!(s.lookup("g", 5, 0).unwrap().bytes, 0);
+        // Same ID, different sizes: matched in order.
+        assert_eq!(s.lookup("g", 6, 0).unwrap().bytes, 4);
+        assert_eq!(s.lookup("g", 6, 1).unwrap().bytes, 8);
+        assert!(s.lookup("g", 6, 2).is_err());
+        // After the closing brace no function is open.
+        assert_eq!(s.sites_of("g").len(), 3);
+        assert!(s.lookup("g", 9, 0).is_err());
     }
 }

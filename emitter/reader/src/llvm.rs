@@ -118,7 +118,7 @@ impl<'a, E: Endian> LlvmStackMap<'a, E> {
             ));
         }
         for _ in 0..map.num_records {
-            let record = map.record_at(offset)?;
+            let record = map.record_at(offset, true)?;
             for loc in record.locations() {
                 let loc = loc?;
                 if loc.kind == LocationKind::ConstantIndex
@@ -230,7 +230,9 @@ impl<'a, E: Endian> LlvmStackMap<'a, E> {
         }
     }
 
-    fn record_at(&self, offset: usize) -> Result<LlvmRecord<'a, E>> {
+    /// The record at `offset`; `check` validates its location kinds (done
+    /// once by `parse`; later reads still bounds-check every access).
+    fn record_at(&self, offset: usize, check: bool) -> Result<LlvmRecord<'a, E>> {
         let b = self.bytes;
         let num_locations = b.u16(offset + 14)? as usize;
         let locs_at = offset + RECORD_HEADER_SIZE;
@@ -250,8 +252,10 @@ impl<'a, E: Endian> LlvmStackMap<'a, E> {
             live_outs: Bytes::new(live_outs, b.endian),
             table_offset: offset,
         };
-        for i in 0..num_locations {
-            record.location(i as u16)?;
+        if check {
+            for i in 0..num_locations {
+                record.location(i as u16)?;
+            }
         }
         Ok(record)
     }
@@ -344,7 +348,8 @@ impl<'a, E: Endian> Iterator for Records<'a, E> {
                 return Some(Err(e));
             }
         };
-        let item = self.map.record_at(offset).and_then(|r| {
+        // `parse` checked every record already.
+        let item = self.map.record_at(offset, false).and_then(|r| {
             self.offset = self.map.record_end(offset, &r);
             self.offset.map(|_| r)
         });

@@ -5,8 +5,8 @@
 //! written gives the same [`Table`] (up to what a layout can say), which the
 //! round-trip tests check.
 
-use alloc::collections::BTreeMap;
 use alloc::vec::Vec;
+use core::hash::{Hash, Hasher};
 
 use crate::flat::{self, FlatStackMap, FrameRegister, RecordKind};
 use crate::llvm::LlvmStackMap;
@@ -148,30 +148,99 @@ pub struct FlatTable {
     pub address_offsets: Vec<usize>,
 }
 
-/// Collects lists, storing each distinct one once (the uniquing rule).
-struct Uniquer<T: Ord + Clone> {
+/// Collects lists, storing each distinct one once (the uniquing rule): an
+/// open-addressing hash table of the lists stored so far (no allocation per
+/// list; `no_std` has no `HashMap`).
+struct Uniquer<T: Copy + Eq + Hash> {
     entries: Vec<T>,
-    seen: BTreeMap<Vec<T>, u32>,
+    /// (hash, start in `entries`, length) of each distinct list.
+    lists: Vec<(u64, u32, u32)>,
+    /// Index + 1 into `lists`; 0 is an empty slot. A power of two long.
+    slots: Vec<u32>,
 }
 
-impl<T: Ord + Clone> Uniquer<T> {
+impl<T: Copy + Eq + Hash> Uniquer<T> {
     fn new() -> Self {
         Uniquer {
             entries: Vec::new(),
-            seen: BTreeMap::new(),
+            lists: Vec::new(),
+            slots: Vec::new(),
         }
     }
     fn add(&mut self, list: &[T]) -> Result<u32> {
         if list.is_empty() {
             return Ok(0);
         }
-        if let Some(&i) = self.seen.get(list) {
-            return Ok(i);
+        let mut h = FxHasher(0);
+        list.hash(&mut h);
+        let hash = h.0;
+        if self.slots.len() < 2 * (self.lists.len() + 1) {
+            self.grow();
         }
-        let i = u32::try_from(self.entries.len()).map_err(|_| Error::TooLarge("array"))?;
+        let mask = self.slots.len() - 1;
+        let mut at = hash as usize & mask;
+        loop {
+            match self.slots[at] {
+                0 => break,
+                n => {
+                    let (h, start, len) = self.lists[n as usize - 1];
+                    let (start, len) = (start as usize, len as usize);
+                    if h == hash && self.entries[start..start + len] == *list {
+                        return Ok(start as u32);
+                    }
+                }
+            }
+            at = (at + 1) & mask;
+        }
+        let start = u32::try_from(self.entries.len()).map_err(|_| Error::TooLarge("array"))?;
         self.entries.extend_from_slice(list);
-        self.seen.insert(list.to_vec(), i);
-        Ok(i)
+        self.lists.push((hash, start, list.len() as u32));
+        self.slots[at] = self.lists.len() as u32;
+        Ok(start)
+    }
+    fn grow(&mut self) {
+        let size = (self.slots.len() * 2).max(64);
+        self.slots.clear();
+        self.slots.resize(size, 0);
+        let mask = size - 1;
+        for (i, &(hash, _, _)) in self.lists.iter().enumerate() {
+            let mut at = hash as usize & mask;
+            while self.slots[at] != 0 {
+                at = (at + 1) & mask;
+            }
+            self.slots[at] = i as u32 + 1;
+        }
+    }
+}
+
+/// rustc's Fx hash: fast, good enough for table keys from one object.
+struct FxHasher(u64);
+
+impl Hasher for FxHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        for chunk in bytes.chunks(8) {
+            let mut b = [0u8; 8];
+            b[..chunk.len()].copy_from_slice(chunk);
+            self.write_u64(u64::from_le_bytes(b));
+        }
+    }
+    fn write_u8(&mut self, v: u8) {
+        self.write_u64(v.into());
+    }
+    fn write_u16(&mut self, v: u16) {
+        self.write_u64(v.into());
+    }
+    fn write_u32(&mut self, v: u32) {
+        self.write_u64(v.into());
+    }
+    fn write_usize(&mut self, v: usize) {
+        self.write_u64(v as u64);
+    }
+    fn write_u64(&mut self, v: u64) {
+        self.0 = (self.0.rotate_left(5) ^ v).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+    }
+    fn finish(&self) -> u64 {
+        self.0
     }
 }
 
