@@ -157,14 +157,7 @@ fn emit(
     let data = pcmap::elf::read_file(input)?;
     pcmap::elf::parse(input, &data)?;
     let ir = match ir {
-        Some(p) => {
-            let text = std::fs::read_to_string(p)
-                .with_context(|| format!("{}: cannot read IR", p.display()))?;
-            if text.starts_with("BC") {
-                bail!("{}: bitcode; pass textual IR (.ll)", p.display());
-            }
-            Some(pcmap::patch::IrSites::parse(&text))
-        }
+        Some(p) => Some(pcmap::patch::IrSites::read_file(p)?),
         None => None,
     };
     let opts = pcmap::emit::Options {
