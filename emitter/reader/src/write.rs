@@ -287,7 +287,13 @@ pub struct FlatWriter<E: Endian> {
     absolute: bool,
     constants: Vec<u8>,
     frames: Vec<u8>,
-    records: Vec<u8>,
+    /// The table being written: from the first record on, room for the
+    /// header, constants and planned frame records, then the records.
+    out: Vec<u8>,
+    /// Where the records start in `out`, once the first record came.
+    records_start: Option<usize>,
+    /// Functions and records announced by [`reserve`](Self::reserve).
+    planned: (usize, usize),
     nrecords: u32,
     /// First record of the function being written.
     first_record: u32,
@@ -310,7 +316,9 @@ impl<E: Endian> FlatWriter<E> {
             absolute,
             constants: Vec::new(),
             frames: Vec::new(),
-            records: Vec::new(),
+            out: Vec::new(),
+            records_start: None,
+            planned: (0, 0),
             nrecords: 0,
             first_record: 0,
             last_offset: None,
@@ -324,10 +332,28 @@ impl<E: Endian> FlatWriter<E> {
         }
     }
 
-    /// Room for `functions` and `records` more entries.
+    /// Announces how many functions and records the table will have, before
+    /// the first record: the records are then written in place in the final
+    /// buffer (a wrong count only costs a copy).
     pub fn reserve(&mut self, functions: usize, records: usize) {
         self.frames.reserve(functions * flat::FRAME_RECORD_SIZE);
-        self.records.reserve(records * flat::RECORD_SIZE);
+        self.planned = (functions, records);
+    }
+
+    /// Lays out `out` up to the records, at the first record.
+    fn records_start(&mut self) -> usize {
+        if let Some(start) = self.records_start {
+            return start;
+        }
+        let (functions, records) = self.planned;
+        let start = flat::HEADER_SIZE
+            + self.constants.len()
+            + functions.saturating_mul(flat::FRAME_RECORD_SIZE);
+        self.out
+            .reserve(start.saturating_add(records.saturating_mul(flat::RECORD_SIZE)));
+        self.out.resize(start, 0);
+        self.records_start = Some(start);
+        start
     }
 
     /// Appends a large constant (LLVM's order, so constant indices hold).
@@ -387,7 +413,8 @@ impl<E: Endian> FlatWriter<E> {
         entry[24..28].copy_from_slice(&e.u32_bytes(lo_index));
         entry[28] = rflags;
         entry[29] = r.kind as u8;
-        self.records.extend_from_slice(&entry);
+        self.records_start();
+        self.out.extend_from_slice(&entry);
         self.nrecords = self
             .nrecords
             .checked_add(1)
@@ -442,15 +469,17 @@ impl<E: Endian> FlatWriter<E> {
     /// The table: header and arrays in one buffer of exactly `table size`
     /// bytes. Records added after the last [`function`](Self::function)
     /// call are an error.
-    pub fn finish(self) -> Result<FlatTable> {
+    pub fn finish(mut self) -> Result<FlatTable> {
         if self.first_record != self.nrecords {
             return Err(Error::Inconsistent("records without a function"));
         }
         let e = self.endian;
+        let start = self.records_start();
+        let records = self.out.len() - start;
         let sizes = [
             self.constants.len(),
             self.frames.len(),
-            self.records.len(),
+            records,
             self.locs.entries.len() * flat::LOCATION_SIZE,
             self.regs.entries.len() * flat::FRAME_REGISTER_SIZE,
             self.los.entries.len() * flat::LIVE_OUT_SIZE,
@@ -465,8 +494,8 @@ impl<E: Endian> FlatWriter<E> {
         let total = bounds[6];
         let total32 = u32::try_from(total).map_err(|_| Error::TooLarge("table"))?;
 
-        let mut out = Vec::with_capacity(total);
-        out.extend_from_slice(&flat::MAGIC);
+        let mut header = Vec::with_capacity(flat::HEADER_SIZE);
+        header.extend_from_slice(&flat::MAGIC);
         let mut hflags = 0;
         if self.absolute {
             hflags |= flat::ABSOLUTE_ADDRESSES;
@@ -474,15 +503,28 @@ impl<E: Endian> FlatWriter<E> {
         if e.is_big_endian() {
             hflags |= flat::BIG_ENDIAN;
         }
-        out.extend_from_slice(&[flat::VERSION, hflags]);
-        out.extend_from_slice(&e.u16_bytes(flat::HEADER_SIZE as u16));
-        out.extend_from_slice(&e.u32_bytes(total32));
+        header.extend_from_slice(&[flat::VERSION, hflags]);
+        header.extend_from_slice(&e.u16_bytes(flat::HEADER_SIZE as u16));
+        header.extend_from_slice(&e.u32_bytes(total32));
         for b in &bounds[1..6] {
-            out.extend_from_slice(&e.u32_bytes(*b as u32));
+            header.extend_from_slice(&e.u32_bytes(*b as u32));
         }
-        out.extend_from_slice(&self.constants);
-        out.extend_from_slice(&self.frames);
-        out.extend_from_slice(&self.records);
+        let mut out = if start == bounds[2] {
+            // As planned: the records are in place, fill in what precedes them.
+            let mut out = core::mem::take(&mut self.out);
+            out.reserve(total - out.len());
+            out[..bounds[0]].copy_from_slice(&header);
+            out[bounds[0]..bounds[1]].copy_from_slice(&self.constants);
+            out[bounds[1]..bounds[2]].copy_from_slice(&self.frames);
+            out
+        } else {
+            let mut out = Vec::with_capacity(total);
+            out.extend_from_slice(&header);
+            out.extend_from_slice(&self.constants);
+            out.extend_from_slice(&self.frames);
+            out.extend_from_slice(&self.out[start..]);
+            out
+        };
         for &(kind, size, reg, off) in &self.locs.entries {
             out.extend_from_slice(&[kind, size]);
             out.extend_from_slice(&e.u16_bytes(reg));
