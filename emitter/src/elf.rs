@@ -4,9 +4,14 @@ use std::path::Path;
 
 use anyhow::{bail, Context, Result};
 
-/// Reads `path` fully; errors name the file.
-pub fn read_file(path: &Path) -> Result<Vec<u8>> {
-    std::fs::read(path).with_context(|| format!("{}: cannot read", path.display()))
+/// Maps `path` read-only (an object can be tens of megabytes; mapping
+/// spares copying it); errors name the file. `emit --in-place` replaces the
+/// file by renaming a new one over it, so the mapping stays valid.
+pub fn read_file(path: &Path) -> Result<memmap2::Mmap> {
+    let cannot = || format!("{}: cannot read", path.display());
+    let file = std::fs::File::open(path).with_context(cannot)?;
+    // SAFETY: a read-only mapping of a file pcmap never writes in place.
+    unsafe { memmap2::Mmap::map(&file) }.with_context(cannot)
 }
 
 /// Parses `data` as an ELF object; the error names `path` and the problem.
