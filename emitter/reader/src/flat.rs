@@ -246,6 +246,13 @@ impl<'a, E: Endian> FlatStackMap<'a, E> {
             if f == 0 && fr.record_index != 0 {
                 return Err(Error::Inconsistent("records without a function"));
             }
+            // 0xFFFFFFFF means "variable", exactly when the flag says so.
+            if (fr.flags & HAS_VARIABLE_SIZE_ALLOCA != 0) != (fr.stack_size == VARIABLE_STACK_SIZE)
+            {
+                return Err(Error::Inconsistent(
+                    "variable-size flag and stack size disagree",
+                ));
+            }
             check_range(
                 "frame register",
                 fr.frame_register_index,

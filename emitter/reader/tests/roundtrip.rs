@@ -405,3 +405,28 @@ fn streaming_writer_checks_order_and_ownership() {
     t.validate().unwrap();
     assert_eq!(t.frame_record(1).unwrap().record_index, 1);
 }
+
+/// Found by the flat_stackmap fuzz target: a frame record with stack size
+/// 0xFFFFFFFF but no HAS_VARIABLE_SIZE_ALLOCA (or the flag with another size)
+/// was accepted, and could not be written back.
+#[test]
+fn variable_stack_size_and_its_flag_agree() {
+    let bytes = write_flat(&sample(), LittleEndian, false).unwrap().bytes;
+    let frames = u32::from_le_bytes(bytes[12..16].try_into().unwrap()) as usize;
+    let mut bad = bytes.clone();
+    bad[frames + 12..frames + 16].copy_from_slice(&u32::MAX.to_le_bytes());
+    let t = FlatStackMap::parse(&bad, LittleEndian).unwrap();
+    assert!(t.validate().is_err());
+    assert!(Table::from_flat(&t).is_err());
+    let mut bad = bytes.clone();
+    bad[frames + 16] |= pcmap_reader::flat::HAS_VARIABLE_SIZE_ALLOCA;
+    assert!(FlatStackMap::parse(&bad, LittleEndian)
+        .unwrap()
+        .validate()
+        .is_err());
+    // Function 1 is variable-sized: flag and size agree.
+    FlatStackMap::parse(&bytes, LittleEndian)
+        .unwrap()
+        .validate()
+        .unwrap();
+}
