@@ -125,24 +125,23 @@ def mark_llsc_loops(instructions, rules):
     loops = []
     if reserve is None:
         return loops
+
+    def same_function(i, j):
+        return j < len(instructions) and instructions[j].function == instructions[i].function
+
     i = 0
     while i < len(instructions):
         if not reserve.match(instructions[i].mnemonic):
             i += 1
             continue
         j = i + 1
-        while j < len(instructions) and instructions[j].function == instructions[i].function:
-            if conditional.match(instructions[j].mnemonic):
-                break
+        while same_function(i, j) and not conditional.match(instructions[j].mnemonic):
             j += 1
-        else:
-            i += 1
-            continue
-        if j >= len(instructions) or instructions[j].function != instructions[i].function:
+        if not same_function(i, j):
             i += 1
             continue
         # The loop's back branch follows the store-conditional.
-        last = j + 1 if j + 1 < len(instructions) and instructions[j + 1].function == instructions[i].function else j
+        last = j + 1 if same_function(i, j + 1) else j
         for k in range(i, last + 1):
             instructions[k].in_llsc = True
         loops.append((i, last))
