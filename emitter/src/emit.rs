@@ -106,7 +106,10 @@ pub fn emit_all(data: &[u8], opts: &Options) -> Result<Emitted> {
         stack_maps: None,
         pc: None,
     };
+    let mut added_bytes = 0;
     if let Some((flat_table, code_locs, r)) = stack_maps {
+        // The table, and at most one RELA entry (24 bytes) per function.
+        added_bytes += flat_table.bytes.len() + 24 * code_locs.len();
         add_stack_maps(&mut b, &section_ids, target, opts, flat_table, &code_locs)?;
         emitted.stack_maps = Some(r);
     }
@@ -131,6 +134,9 @@ pub fn emit_all(data: &[u8], opts: &Options) -> Result<Emitted> {
 
     fix_groups(&mut b, &section_ids, &symbol_ids, file.is_little_endian());
 
+    // The output is about the input plus the new sections: one allocation,
+    // instead of regrowing (and re-faulting) a buffer of tens of megabytes.
+    emitted.bytes = Vec::with_capacity(data.len() + added_bytes + 4096);
     b.write(&mut emitted.bytes)?;
     Ok(emitted)
 }
