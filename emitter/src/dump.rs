@@ -330,7 +330,11 @@ pub fn text(sections: &[StackMapSection]) -> String {
 pub fn pc_text(sections: &[PcSection]) -> String {
     let mut o = String::new();
     for s in sections {
-        let _ = write!(o, "{}: {} bytes, {} relocations", s.name, s.size, s.relocations);
+        let _ = write!(
+            o,
+            "{}: {} bytes, {} relocations",
+            s.name, s.size, s.relocations
+        );
         match s.encoding {
             Some(enc) => {
                 let _ = writeln!(
