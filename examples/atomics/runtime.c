@@ -1,9 +1,9 @@
 // A tiny SanitizerBinaryMetadata runtime: the callbacks LLVM 19's module
-// constructors call (version 2; `| 1<<16` when PCs are pointer-sized), a
-// decoder of the compact tables (docs/pctables.md), and a dump of every
-// atomic PC with its function. The C API (emitter/capi) has no PC-table
-// functions yet, so the decode is written here from the seed's encoding:
-// entry + *entry is the PC; function size and feature mask are ULEB128.
+// constructors call (version 2; `| 1<<16` when PCs are pointer-sized), and a
+// dump of every atomic PC with its function. The tables are read through the
+// pcmap C API (pcmap.h, libpcmap_capi.a: docs/runtime.md), which also picks
+// the PC width: 8 bytes on PowerPC64, where LLVM 16 and 19 pass version 2
+// without the flag (docs/pctables.md, "Linked programs").
 //
 // Addresses are printed as link-time addresses (run-time address minus the
 // program's load bias), so they can be looked up in `llvm-objdump -d` and
@@ -12,54 +12,17 @@
 #include <link.h>
 #include <stdint.h>
 #include <stdio.h>
-#include <string.h>
+#include <stdlib.h>
 
-enum { VERSION_BASE = 2, PTR_SIZE_REL = 1 << 16, UAR_HAS_SIZE = 1 << 2, MAX_FUNCS = 256 };
+#include "pcmap.h"
 
-static struct { uintptr_t start; uint64_t size; uint64_t features; } funcs[MAX_FUNCS];
-static int nfuncs;
+enum { VERSION_BASE = 2, MAX_FUNCS = 256, MAX_RANGES = 16 };
 
-static uint64_t uleb128(const unsigned char **p) {
-  uint64_t v = 0;
-  unsigned shift = 0;
-  unsigned char b;
-  do {
-    b = *(*p)++;
-    v |= (uint64_t)(b & 0x7f) << shift;
-    shift += 7;
-  } while (b & 0x80);
-  return v;
-}
-
-static uintptr_t pc_at(const unsigned char **p, int ptr_sized) {
-  uintptr_t base = (uintptr_t)*p;
-  intptr_t delta;
-  if (ptr_sized) {
-    int64_t d;
-    memcpy(&d, *p, 8);
-    delta = (intptr_t)d;
-    *p += 8;
-  } else {
-    int32_t d;
-    memcpy(&d, *p, 4);
-    delta = d;
-    *p += 4;
-  }
-  return base + delta;
-}
-
-// PCs are pointer-sized when the version says so (medium/large code model
-// with a `Code Model` module flag) and, without the flag, on PowerPC64:
-// LLVM's default code model there is medium, and LLVM 16 and 19 still pass
-// version 2 (docs/pctables.md, "Linked programs").
-static int pc_is_pointer_sized(uint32_t version) {
-#if defined(__powerpc64__)
-  (void)version;
-  return 1;
-#else
-  return (version & PTR_SIZE_REL) != 0;
-#endif
-}
+// Every covered function, sorted by PC once all tables are in: what a
+// sanitizer consults on each access (pcmap_pctable_index_find, O(log n)).
+static pcmap_pctable_entry funcs[MAX_FUNCS];
+static size_t nfuncs;
+static int funcs_sorted;
 
 // The main program's load bias: 0 without PIE.
 static int first_object_bias(struct dl_phdr_info *info, size_t size, void *bias) {
@@ -78,59 +41,77 @@ static uintptr_t load_bias(void) {
   return bias;
 }
 
-static int check_version(const char *what, uint32_t version) {
+static int open_table(pcmap_pctable *t, const char *what, uint32_t kind, uint32_t version,
+                      const char *start, const char *stop) {
+  pcmap_status s;
   if ((version & 0xffff) != VERSION_BASE) {
     printf("%s: unexpected version %u\n", what, version);
     return 0;
   }
-  return 1;
+  printf("%s_add version=%u bytes=%ld\n", what, version, (long)(stop - start));
+  s = pcmap_pctable_open_linked(t, kind, version, start, stop);
+  if (s != PCMAP_OK)
+    printf("%s: %s\n", what, pcmap_strerror(s));
+  return s == PCMAP_OK;
 }
 
 void __sanitizer_metadata_covered_add(uint32_t version, const char *start, const char *stop) {
-  if (!check_version("covered", version))
+  pcmap_pctable t;
+  pcmap_pctable_entry e;
+  pcmap_status s;
+  uint64_t cursor = 0;
+  size_t n;
+  if (!open_table(&t, "covered", PCMAP_PCTABLE_COVERED, version, start, stop))
     return;
-  printf("covered_add version=%u bytes=%ld\n", version, (long)(stop - start));
-  for (const unsigned char *p = (const void *)start; p < (const unsigned char *)stop;) {
-    uintptr_t pc = pc_at(&p, pc_is_pointer_sized(version)) - load_bias();
-    uint64_t size = uleb128(&p), features = uleb128(&p);
-    if (features & UAR_HAS_SIZE)
-      (void)uleb128(&p);
-    if (nfuncs < MAX_FUNCS)
-      funcs[nfuncs++] = (typeof(funcs[0])){pc, size, features};
-    printf("covered %#lx size=%lu features=%lu\n", (unsigned long)pc, (unsigned long)size,
-           (unsigned long)features);
-  }
+  while ((s = pcmap_pctable_next(&t, &cursor, &e)) == PCMAP_OK)
+    printf("covered %#lx size=%lu features=%lu\n", (unsigned long)(e.pc - load_bias()),
+           (unsigned long)e.size, (unsigned long)e.features);
+  if (s != PCMAP_NOT_FOUND)
+    printf("covered: %s\n", pcmap_strerror(s));
+  // Append this table's entries; sorted when first looked up.
+  if (pcmap_pctable_index(&t, funcs + nfuncs, MAX_FUNCS - nfuncs, &n) == PCMAP_OK)
+    nfuncs += n, funcs_sorted = 0;
+  else
+    printf("covered: more than %d functions\n", MAX_FUNCS);
 }
 
-// Constructors run in any order: keep the atomics ranges and resolve them
+// Constructors run in any order: keep the atomics tables and resolve them
 // against the covered functions at exit.
-static struct { uint32_t version; const char *start, *stop; } ranges[16];
+static pcmap_pctable ranges[MAX_RANGES];
 static int nranges;
 
 void __sanitizer_metadata_atomics_add(uint32_t version, const char *start, const char *stop) {
-  if (!check_version("atomics", version))
-    return;
-  printf("atomics_add version=%u bytes=%ld\n", version, (long)(stop - start));
-  if (nranges < 16)
-    ranges[nranges++] = (typeof(ranges[0])){version, start, stop};
+  pcmap_pctable t;
+  if (open_table(&t, "atomics", PCMAP_PCTABLE_ATOMICS, version, start, stop) &&
+      nranges < MAX_RANGES)
+    ranges[nranges++] = t;
+}
+
+static int by_pc(const void *a, const void *b) {
+  uint64_t x = ((const pcmap_pctable_entry *)a)->pc, y = ((const pcmap_pctable_entry *)b)->pc;
+  return (x > y) - (x < y);
 }
 
 __attribute__((destructor)) static void report(void) {
+  if (!funcs_sorted) {
+    // Each table's entries are sorted; several tables need a merge.
+    qsort(funcs, nfuncs, sizeof funcs[0], by_pc);
+    funcs_sorted = 1;
+  }
   for (int r = 0; r < nranges; r++) {
-    int ptr_sized = pc_is_pointer_sized(ranges[r].version);
-    for (const unsigned char *p = (const void *)ranges[r].start;
-         p < (const unsigned char *)ranges[r].stop;) {
-      uintptr_t pc = pc_at(&p, ptr_sized) - load_bias();
-      int f = -1;
-      for (int i = 0; i < nfuncs; i++)
-        if (funcs[i].start <= pc && pc < funcs[i].start + funcs[i].size)
-          f = i;
-      if (f < 0)
+    pcmap_pctable_entry e, f;
+    pcmap_status s;
+    uint64_t cursor = 0;
+    while ((s = pcmap_pctable_next(&ranges[r], &cursor, &e)) == PCMAP_OK) {
+      uintptr_t pc = e.pc - load_bias();
+      if (pcmap_pctable_index_find(funcs, nfuncs, e.pc, &f) != PCMAP_OK)
         printf("atomic %#lx in no covered function\n", (unsigned long)pc);
       else
         printf("atomic %#lx in function %#lx+%#lx\n", (unsigned long)pc,
-               (unsigned long)funcs[f].start, (unsigned long)(pc - funcs[f].start));
+               (unsigned long)(f.pc - load_bias()), (unsigned long)(e.pc - f.pc));
     }
+    if (s != PCMAP_NOT_FOUND)
+      printf("atomics: %s\n", pcmap_strerror(s));
   }
 }
 

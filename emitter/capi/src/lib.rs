@@ -16,6 +16,7 @@
 
 pub mod decode;
 pub mod ffi;
+pub mod pctable;
 pub mod section;
 pub mod status;
 pub mod types;

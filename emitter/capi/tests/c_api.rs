@@ -304,3 +304,157 @@ fn a_corrupt_section_is_an_error_for_c_too() {
         "error open: not a flat stack map table (bad magic)\n"
     );
 }
+
+/// A compact covered table (version 2, 4-byte PCs), not in address order:
+/// (offset of the entry, function address, size, mask, stack-args size).
+/// Bytes: PC delta, ULEB128 size, ULEB128 mask, ULEB128 stack args if bit 2.
+const COVERED: [(u64, u64, u64, u64, Option<u64>); 3] = [
+    (0, 0x1000, 0x40, 3, None),
+    (6, 0x200, 0x100, 5, Some(16)),
+    (14, 0x800, 0x10, 1, None),
+];
+const TABLE_ADDRESS: u64 = 0x7000_0000;
+
+fn covered_bytes() -> Vec<u8> {
+    let mut out = Vec::new();
+    for (offset, pc, size, mask, args) in COVERED {
+        assert_eq!(out.len() as u64, offset);
+        out.extend_from_slice(&((pc as i64 - offset as i64) as i32).to_le_bytes());
+        for v in [Some(size), Some(mask), args].into_iter().flatten() {
+            let mut b = [0; pcmap_reader::pctable::MAX_ULEB128_LEN];
+            let n = pcmap_reader::pctable::write_uleb128(v, &mut b);
+            out.extend_from_slice(&b[..n]);
+        }
+    }
+    out
+}
+
+/// Atomic PCs, version 2 | pointer-sized: 8-byte deltas.
+fn atomics_bytes() -> Vec<u8> {
+    [(0i64, 0x1004i64), (8, 0x204)]
+        .iter()
+        .flat_map(|(offset, pc)| (pc - offset).to_le_bytes())
+        .collect()
+}
+
+fn run_pctable_probe(probe: &Path, args: &[&str], table: &Path, pcs: &[u64]) -> (i32, String) {
+    let out = Command::new(probe)
+        .arg("--pctable")
+        .args(args)
+        .arg(table)
+        .arg(format!("{TABLE_ADDRESS:#x}"))
+        .args(pcs.iter().map(|pc| format!("{:#x}", TABLE_ADDRESS + pc)))
+        .output()
+        .unwrap();
+    (
+        out.status.code().unwrap(),
+        String::from_utf8(out.stdout).unwrap(),
+    )
+}
+
+#[test]
+fn c11_and_cxx17_programs_read_pc_tables() {
+    let tmp = tempfile::tempdir().unwrap();
+    let covered = tmp.path().join("covered.bin");
+    let atomics = tmp.path().join("atomics.bin");
+    let truncated = tmp.path().join("truncated.bin");
+    let bytes = covered_bytes();
+    std::fs::write(&covered, &bytes).unwrap();
+    std::fs::write(&atomics, atomics_bytes()).unwrap();
+    // Ends inside the second entry's ULEB128 size. (The probe then indexes
+    // into 0 entries: out of range before the truncation is reached.)
+    std::fs::write(&truncated, &bytes[..11]).unwrap();
+
+    let a = TABLE_ADDRESS;
+    let entry = |what: &str, (offset, pc, size, mask, args): (u64, u64, u64, u64, Option<u64>)| {
+        let args = args.map_or("-0".to_string(), |s| s.to_string());
+        format!(
+            "{what} pc={:#x} size={size} features={mask} stack_args={args} offset={offset}\n",
+            a + pc
+        )
+    };
+    let mut want_covered = format!("pctable kind=0 version=2 pc_width=4 size={}\n", bytes.len());
+    for e in COVERED {
+        want_covered += &entry("entry", e);
+    }
+    want_covered += &format!("next=not found at {}\ncount=success 3\n", bytes.len());
+    want_covered += "index(small)=stack map index out of range\nindex=success 3\n";
+    for i in [1, 2, 0] {
+        want_covered += &entry("sorted", COVERED[i]);
+    }
+    let pcs = [0x1000, 0x103f, 0x1040, 0x250, 0x1ff, 0x80f, 0];
+    for (pc, hit) in pcs.iter().zip([0x1000, 0x1000, 0, 0x200, 0, 0x800, 0]) {
+        want_covered += &if hit == 0 {
+            format!("find {:#x}: not found index: not found\n", a + pc)
+        } else {
+            format!(
+                "find {:#x}: success pc={:#x} index: success pc={:#x} same\n",
+                a + pc,
+                a + hit,
+                a + hit
+            )
+        };
+    }
+
+    let want_atomics = format!(
+        "pctable kind=1 version=65538 pc_width=8 size=16\n\
+         entry pc={:#x} size=0 features=0 stack_args=-0 offset=0\n\
+         entry pc={:#x} size=0 features=0 stack_args=-0 offset=8\n\
+         next=not found at 16\ncount=success 2\n\
+         index(small)=stack map index out of range\nindex=success 2\n\
+         sorted pc={:#x} size=0 features=0 stack_args=-0 offset=8\n\
+         sorted pc={:#x} size=0 features=0 stack_args=-0 offset=0\n\
+         find {:#x}: success pc={:#x} index: success pc={:#x} same\n\
+         find {:#x}: not found index: not found\n",
+        a + 0x1004,
+        a + 0x204,
+        a + 0x204,
+        a + 0x1004,
+        a + 0x204,
+        a + 0x204,
+        a + 0x204,
+        a + 0x205,
+    );
+    let want_truncated = format!(
+        "pctable kind=0 version=2 pc_width=4 size=11\n{}\
+         next=truncated stack map: field past the end of the table at 6\n\
+         count=truncated stack map: field past the end of the table 0\n\
+         index=stack map index out of range 0\n",
+        entry("entry", COVERED[0])
+    );
+
+    for (compiler, lang, std) in [("gcc", "c", "-std=c11"), ("g++", "c++", "-std=c++17")] {
+        let probe = tmp.path().join(format!("probe-{lang}"));
+        build_probe(compiler, lang, std, &probe);
+        let ctx = format!("{compiler} {std}");
+        // Width 0: the target's default (4 on the hosts we test on).
+        let got = run_pctable_probe(&probe, &["covered", "2", "0"], &covered, &pcs);
+        assert_eq!(got, (0, want_covered.clone()), "{ctx}: covered");
+        let got = run_pctable_probe(
+            &probe,
+            &["atomics", "65538", "0"],
+            &atomics,
+            &[0x204, 0x205],
+        );
+        assert_eq!(got, (0, want_atomics.clone()), "{ctx}: atomics");
+        let got = run_pctable_probe(&probe, &["covered", "2", "4"], &truncated, &[]);
+        assert_eq!(got, (0, want_truncated.clone()), "{ctx}: truncated");
+        // Wrong version, bad width: open fails.
+        let got = run_pctable_probe(&probe, &["covered", "3", "0"], &covered, &[]);
+        assert_eq!(
+            got,
+            (
+                1,
+                "error open: unsupported stack map layout version\n".into()
+            )
+        );
+        let got = run_pctable_probe(&probe, &["atomics", "2", "5"], &atomics, &[]);
+        assert_eq!(
+            got,
+            (
+                1,
+                "error open: invalid argument (NULL pointer or reversed range)\n".into()
+            )
+        );
+    }
+}

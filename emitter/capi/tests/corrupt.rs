@@ -107,3 +107,167 @@ fn lookups_find_exactly_the_records() {
         pcmap_status::PCMAP_ERR_BAD_MAGIC
     );
 }
+
+mod pctables {
+    use pcmap_capi::pcmap_status::{self, *};
+    use pcmap_capi::pctable::*;
+    use pcmap_reader::pctable::{write_uleb128, MAX_ULEB128_LEN};
+
+    /// Compact covered entries: (PC delta, size, mask, stack args).
+    fn covered() -> Vec<u8> {
+        let mut out = Vec::new();
+        for (delta, size, mask, args) in [
+            (0x100i32, 0x40u64, 1u64, None),
+            (0x80, 300, 5, Some(24u64)),
+            (-0x20, 8, 3, None),
+        ] {
+            out.extend_from_slice(&delta.to_le_bytes());
+            for v in [Some(size), Some(mask), args].into_iter().flatten() {
+                let mut b = [0; MAX_ULEB128_LEN];
+                let n = write_uleb128(v, &mut b);
+                out.extend_from_slice(&b[..n]);
+            }
+        }
+        out
+    }
+
+    fn open(bytes: &[u8], kind: u32, version: u32, width: u8) -> Option<pcmap_pctable> {
+        let mut t = core::mem::MaybeUninit::uninit();
+        // A dangling but non-NULL pointer for the empty slice.
+        let s = unsafe {
+            pcmap_pctable_open(
+                t.as_mut_ptr(),
+                kind,
+                version,
+                bytes.as_ptr().cast(),
+                bytes.len(),
+                0x1000,
+                width,
+            )
+        };
+        (s == PCMAP_OK).then(|| unsafe { t.assume_init() })
+    }
+
+    /// Iterates, counts, indexes and searches; returns the entries the
+    /// iteration decoded. Errors are fine, panics and bad reads are not.
+    fn exercise(t: &pcmap_pctable, well_formed: bool) -> Vec<pcmap_pctable_entry> {
+        let mut got = Vec::new();
+        let mut cursor = 0;
+        let mut e = pcmap_pctable_entry::default();
+        let last = loop {
+            let s = unsafe { pcmap_pctable_next(t, &mut cursor, &mut e) };
+            if s != PCMAP_OK {
+                break s;
+            }
+            assert!(e.offset < t.size as u64 && cursor <= t.size as u64);
+            got.push(e);
+        };
+        let mut n = 0;
+        let counted = unsafe { pcmap_pctable_count(t, &mut n) };
+        assert_eq!(counted == PCMAP_OK, last == PCMAP_NOT_FOUND);
+        let mut index = vec![pcmap_pctable_entry::default(); got.len()];
+        let mut indexed = 0;
+        let s = unsafe { pcmap_pctable_index(t, index.as_mut_ptr(), index.len(), &mut indexed) };
+        if s == PCMAP_OK {
+            assert_eq!(indexed, got.len());
+            // Linear search and the index agree on every entry's PC.
+            for g in &got {
+                for pc in [g.pc, g.pc.wrapping_add(1), g.pc.wrapping_sub(1)] {
+                    let mut a = pcmap_pctable_entry::default();
+                    let mut b = pcmap_pctable_entry::default();
+                    let sa = unsafe { pcmap_pctable_find(t, pc, &mut a) };
+                    let sb =
+                        unsafe { pcmap_pctable_index_find(index.as_ptr(), indexed, pc, &mut b) };
+                    // Corrupt sizes may make ranges overlap; then the two
+                    // may disagree (documented), but never fail to return.
+                    if well_formed {
+                        assert_eq!((sa, a), (sb, b), "pc {pc:#x}");
+                    }
+                }
+            }
+        }
+        got
+    }
+
+    #[test]
+    fn truncated_and_corrupted_pc_tables_never_panic() {
+        let bytes = covered();
+        let t = open(&bytes, PCMAP_PCTABLE_COVERED, 2, 4).unwrap();
+        let good = exercise(&t, true);
+        assert_eq!(good.len(), 3);
+        assert_eq!(
+            (good[1].pc, good[1].size, good[1].stack_args),
+            (0x1000 + 6 + 0x80, 300, 24)
+        );
+        for len in 0..bytes.len() {
+            if let Some(t) = open(&bytes[..len], PCMAP_PCTABLE_COVERED, 2, 4) {
+                assert!(exercise(&t, false).len() <= 3);
+            }
+        }
+        for at in 0..bytes.len() {
+            for value in [0x00, 0x01, 0x7f, 0x80, 0xff] {
+                let mut bad = bytes.clone();
+                bad[at] = value;
+                for (kind, version, width) in [
+                    (PCMAP_PCTABLE_COVERED, 2, 4),
+                    (PCMAP_PCTABLE_COVERED, 1, 4),
+                    (PCMAP_PCTABLE_ATOMICS, 2, 8),
+                    (PCMAP_PCTABLE_COVERED, 0x10002, 0),
+                ] {
+                    if let Some(t) = open(&bad, kind, version, width) {
+                        exercise(&t, false);
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn open_rejects_what_it_cannot_read() {
+        let bytes = covered();
+        let status = |kind, version, width| {
+            let mut t = core::mem::MaybeUninit::uninit();
+            unsafe {
+                pcmap_pctable_open(
+                    t.as_mut_ptr(),
+                    kind,
+                    version,
+                    bytes.as_ptr().cast(),
+                    10,
+                    0,
+                    width,
+                )
+            }
+        };
+        assert_eq!(status(PCMAP_PCTABLE_COVERED, 3, 4), PCMAP_ERR_VERSION);
+        assert_eq!(status(PCMAP_PCTABLE_COVERED, 0, 4), PCMAP_ERR_VERSION);
+        assert_eq!(status(2, 2, 4), PCMAP_ERR_ARGUMENT);
+        assert_eq!(status(PCMAP_PCTABLE_COVERED, 2, 2), PCMAP_ERR_ARGUMENT);
+        // Fixed-size entries (version 1 atomics: 4 or 8 bytes) must divide
+        // the 10 bytes; version 1 covered entries vary (UAR stack args).
+        assert_eq!(status(PCMAP_PCTABLE_ATOMICS, 1, 4), PCMAP_ERR_TRUNCATED);
+        assert_eq!(status(PCMAP_PCTABLE_COVERED, 1, 4), PCMAP_OK);
+        assert_eq!(
+            status(PCMAP_PCTABLE_ATOMICS, 0x10001, 0),
+            PCMAP_ERR_TRUNCATED
+        );
+        assert_eq!(status(PCMAP_PCTABLE_COVERED, 2, 4), PCMAP_OK);
+    }
+
+    #[test]
+    fn an_unsorted_index_is_reported() {
+        let e = |pc| pcmap_pctable_entry {
+            pc,
+            size: 4,
+            ..Default::default()
+        };
+        let index = [e(0x10), e(0x30), e(0x20)];
+        assert_eq!(index_find(&index, 0x12), Ok(Some(index[0])));
+        assert_eq!(
+            index_find(&index, 0x31),
+            Err(pcmap_status::PCMAP_ERR_NOT_SORTED)
+        );
+        assert_eq!(index_find(&index[..2], 0x34), Ok(None));
+        assert_eq!(index_find(&[], 0x34), Ok(None));
+    }
+}

@@ -4,10 +4,15 @@
  * with what the table was built from. Compiles as C11 and as C++17.
  *
  *   api_probe SECTION-FILE ADDRESS
+ *   api_probe --pctable covered|atomics VERSION PC-WIDTH TABLE-FILE ADDRESS [PC...]
+ *
+ * The second form prints every entry of a PC table, the count, the sorted
+ * index, and for each PC the entry found by linear search and by the index.
  */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "pcmap.h"
 
@@ -55,22 +60,84 @@ static void print_record(const pcmap_stackmaps *m, const pcmap_record *r) {
   }
 }
 
+static unsigned char *read_file(const char *path, long *size) {
+  unsigned char *data;
+  FILE *f = fopen(path, "rb");
+  if (!f || fseek(f, 0, SEEK_END) != 0 || (*size = ftell(f)) < 0) return NULL;
+  rewind(f);
+  data = (unsigned char *)malloc((size_t)*size + 1);
+  if (!data || fread(data, 1, (size_t)*size, f) != (size_t)*size) return NULL;
+  fclose(f);
+  return data;
+}
+
+static void print_entry(const char *what, const pcmap_pctable_entry *e) {
+  printf("%s pc=0x%" PRIx64 " size=%" PRIu64 " features=%" PRIu64 " stack_args=%s%" PRIu64
+         " offset=%" PRIu64 "\n",
+         what, e->pc, e->size, e->features, e->has_stack_args ? "" : "-", e->stack_args, e->offset);
+}
+
+static int same_entry(const pcmap_pctable_entry *a, const pcmap_pctable_entry *b) {
+  return a->pc == b->pc && a->size == b->size && a->features == b->features &&
+         a->stack_args == b->stack_args && a->offset == b->offset &&
+         a->has_stack_args == b->has_stack_args;
+}
+
+static int pctable_main(int argc, char **argv) {
+  long size;
+  unsigned char *data;
+  pcmap_pctable t;
+  pcmap_pctable_entry e, *index;
+  pcmap_status s;
+  uint64_t cursor = 0;
+  size_t count = 0, indexed = 0, i;
+  int a;
+  uint32_t kind = strcmp(argv[2], "atomics") == 0 ? PCMAP_PCTABLE_ATOMICS : PCMAP_PCTABLE_COVERED;
+  if (!(data = read_file(argv[5], &size))) return 2;
+  s = pcmap_pctable_open(&t, kind, (uint32_t)strtoul(argv[3], NULL, 0), data, (size_t)size,
+                         strtoull(argv[6], NULL, 0), (uint8_t)strtoul(argv[4], NULL, 0));
+  if (!check(s, "open")) return 1;
+  printf("pctable kind=%u version=%u pc_width=%u size=%zu\n", (unsigned)t.kind,
+         (unsigned)t.version, (unsigned)t.pc_width, t.size);
+  while ((s = pcmap_pctable_next(&t, &cursor, &e)) == PCMAP_OK) print_entry("entry", &e);
+  printf("next=%s at %" PRIu64 "\n", pcmap_strerror(s), cursor);
+  s = pcmap_pctable_count(&t, &count);
+  printf("count=%s %zu\n", pcmap_strerror(s), count);
+  index = (pcmap_pctable_entry *)malloc((count + 1) * sizeof *index);
+  if (!index) return 2;
+  if (count > 0)
+    printf("index(small)=%s\n", pcmap_strerror(pcmap_pctable_index(&t, index, count - 1, &indexed)));
+  s = pcmap_pctable_index(&t, index, count, &indexed);
+  printf("index=%s %zu\n", pcmap_strerror(s), indexed);
+  for (i = 0; i < indexed; i++) print_entry("sorted", &index[i]);
+  for (a = 7; a < argc; a++) {
+    uint64_t pc = strtoull(argv[a], NULL, 0);
+    pcmap_pctable_entry linear, fast;
+    pcmap_status sl = pcmap_pctable_find(&t, pc, &linear);
+    pcmap_status sf = pcmap_pctable_index_find(index, indexed, pc, &fast);
+    printf("find 0x%" PRIx64 ": %s", pc, pcmap_strerror(sl));
+    if (sl == PCMAP_OK) printf(" pc=0x%" PRIx64, linear.pc);
+    printf(" index: %s", pcmap_strerror(sf));
+    if (sf == PCMAP_OK) printf(" pc=0x%" PRIx64 "%s", fast.pc,
+                               sl == PCMAP_OK && same_entry(&fast, &linear) ? " same" : " differs");
+    printf("\n");
+  }
+  free(index);
+  free(data);
+  return 0;
+}
+
 int main(int argc, char **argv) {
-  FILE *f;
   unsigned char *data;
   long size;
   pcmap_stackmaps m;
   uint32_t fi, i;
+  if (argc >= 7 && strcmp(argv[1], "--pctable") == 0) return pctable_main(argc, argv);
   if (argc != 3) {
     fprintf(stderr, "usage: api_probe SECTION-FILE ADDRESS\n");
     return 2;
   }
-  f = fopen(argv[1], "rb");
-  if (!f || fseek(f, 0, SEEK_END) != 0 || (size = ftell(f)) < 0) return 2;
-  rewind(f);
-  data = (unsigned char *)malloc((size_t)size + 1);
-  if (!data || fread(data, 1, (size_t)size, f) != (size_t)size) return 2;
-  fclose(f);
+  if (!(data = read_file(argv[1], &size))) return 2;
 
   if (!check(pcmap_open(&m, data, (size_t)size, strtoull(argv[2], NULL, 0)), "open")) return 1;
   printf("tables=%u functions=%u records=%" PRIu64 " validate=%s\n", m.num_tables, m.num_functions,
