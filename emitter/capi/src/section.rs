@@ -219,7 +219,7 @@ fn first_record_from<E: Endian>(
     let (mut lo, mut hi) = (f.record_index, end);
     while lo < hi {
         let mid = lo + (hi - lo) / 2;
-        if t.record(mid)?.instruction_offset < offset {
+        if t.record_instruction_offset(mid)? < offset {
             lo = mid + 1;
         } else {
             hi = mid;

@@ -306,6 +306,7 @@ impl<'a, E: Endian> FlatStackMap<'a, E> {
     fn count(&self, array: usize) -> u32 {
         (self.bounds[array + 1] - self.bounds[array]) / ARRAYS[array].1 as u32
     }
+    #[inline]
     fn entry(&self, array: usize, index: u32) -> Result<usize> {
         let count = self.count(array);
         if index >= count {
@@ -345,6 +346,7 @@ impl<'a, E: Endian> FlatStackMap<'a, E> {
         self.entry(1, index)
     }
 
+    #[inline]
     pub fn frame_record(&self, index: u32) -> Result<FrameRecord> {
         let at = self.entry(1, index)?;
         let b = &self.bytes;
@@ -375,16 +377,28 @@ impl<'a, E: Endian> FlatStackMap<'a, E> {
 
     /// The function's address, given the address the table is loaded at (or
     /// its section address in a linked file).
+    ///
+    /// Reads the address field only: this is the probe of a lookup's binary
+    /// search over the frame records.
+    #[inline]
     pub fn function_address(&self, index: u32, table_address: u64) -> Result<u64> {
-        let fr = self.frame_record(index)?;
+        let at = self.entry(1, index)?;
+        let stored = self.bytes.u64(at)?;
         if self.absolute_addresses() {
-            Ok(fr.address)
+            Ok(stored)
         } else {
-            let field = table_address.wrapping_add(self.function_address_offset(index)? as u64);
-            Ok(field.wrapping_add(fr.address))
+            Ok(table_address.wrapping_add(at as u64).wrapping_add(stored))
         }
     }
 
+    /// Record `index`'s instruction offset alone (the probe of a search
+    /// over a function's records).
+    #[inline]
+    pub fn record_instruction_offset(&self, index: u32) -> Result<u32> {
+        self.bytes.u32(self.entry(2, index)? + 8)
+    }
+
+    #[inline]
     pub fn record(&self, index: u32) -> Result<Record> {
         let at = self.entry(2, index)?;
         let b = &self.bytes;
@@ -484,7 +498,7 @@ impl<'a, E: Endian> FlatStackMap<'a, E> {
         let (mut lo, mut hi) = (f.record_index, f.record_index + f.num_records);
         while lo < hi {
             let mid = lo + (hi - lo) / 2;
-            if self.record(mid)?.instruction_offset < instruction_offset {
+            if self.record_instruction_offset(mid)? < instruction_offset {
                 lo = mid + 1;
             } else {
                 hi = mid;
