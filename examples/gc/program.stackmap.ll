@@ -11,9 +11,8 @@
 ; relocations: a plain root is (slot, slot); a slot holding a pointer into
 ; an object is (slot of the object, slot of the derived pointer).
 ;
-; A site with no live heap pointer lists the constant pair (null, null),
-; which the collector skips: `pcmap emit --ir` does not yet read a stackmap
-; call that has no argument after numShadowBytes.
+; A site with no live heap pointer lists no location
+; (`stackmap(i64 ID, i32 0)`).
 ;
 ; Object layout, checksum and --hide-root as in program.statepoint.ll.
 
@@ -26,7 +25,7 @@ entry:
   %left.field.slot = alloca ptr
   %right.field.slot = alloca ptr
   %node = call ptr @gc_alloc(i64 2, i64 1)
-  call void (i64, i32, ...) @llvm.experimental.stackmap(i64 1, i32 0, ptr null, ptr null)
+  call void (i64, i32, ...) @llvm.experimental.stackmap(i64 1, i32 0)
   store ptr %node, ptr %node.slot
   %value.field = getelementptr i64, ptr %node, i64 3
   %value = mul i64 %seed, 31
@@ -84,7 +83,7 @@ loop:
   %list = phi ptr [ null, %entry ], [ %list.next, %loop ]
   ; %list is dead after the call: no root.
   %list.next = call ptr @cons(ptr null, ptr %list)
-  call void (i64, i32, ...) @llvm.experimental.stackmap(i64 5, i32 0, ptr null, ptr null)
+  call void (i64, i32, ...) @llvm.experimental.stackmap(i64 5, i32 0)
   %i.next = add i64 %i, 1
   %more = icmp ult i64 %i.next, %n
   br i1 %more, label %loop, label %done
@@ -140,7 +139,7 @@ loop:
   ; hide-root: %keep.seen = inttoptr i64 %keep.hidden to ptr
   %t.1 = load ptr, ptr %t.slot
   %keep.next = call ptr @cons(ptr %t.1, ptr %keep.seen)
-  call void (i64, i32, ...) @llvm.experimental.stackmap(i64 8, i32 0, ptr null, ptr null)
+  call void (i64, i32, ...) @llvm.experimental.stackmap(i64 8, i32 0)
   store ptr %keep.next, ptr %keep.slot
   %i.next = add i64 %i, 1
   %more = icmp ult i64 %i.next, %rounds
