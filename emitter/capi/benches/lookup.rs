@@ -16,7 +16,10 @@ use std::hint::black_box;
 use std::time::Duration;
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
-use pcmap_capi::Section;
+use std::mem::MaybeUninit;
+
+use pcmap_capi::ffi::{pcmap_find, pcmap_open};
+use pcmap_capi::{pcmap_function, pcmap_record, pcmap_stackmaps, pcmap_status};
 use pcmap_reader::flat::RecordKind;
 use pcmap_reader::llvm::{LlvmRecord, LlvmStackMap};
 use pcmap_reader::write::{write_flat, write_llvm, Function, Record, Table};
@@ -143,9 +146,25 @@ fn hash_table_bytes(t: &HashMap<u64, Safepoint<'_>>) -> usize {
     buckets * (std::mem::size_of::<(u64, Safepoint<'_>)>() + 1) + GROUP_WIDTH
 }
 
-fn flat_find(s: &Section<'_>, pc: u64) -> u64 {
-    let (_, r) = s.find(pc).unwrap().unwrap();
-    r.id
+/// Opens `flat` as a C runtime does (`pcmap_open`).
+fn flat_open(flat: &[u8]) -> pcmap_stackmaps {
+    let mut m = MaybeUninit::uninit();
+    // SAFETY: `flat` is readable, `m` writable.
+    let s = unsafe { pcmap_open(m.as_mut_ptr(), flat.as_ptr().cast(), flat.len(), 0) };
+    assert_eq!(s, pcmap_status::PCMAP_OK);
+    // SAFETY: `pcmap_open` returned OK, so it wrote `m`.
+    unsafe { m.assume_init() }
+}
+
+/// One `pcmap_find` as a C runtime calls it: the record's ID.
+fn flat_find(m: &pcmap_stackmaps, pc: u64) -> u64 {
+    let mut f = MaybeUninit::<pcmap_function>::uninit();
+    let mut r = MaybeUninit::<pcmap_record>::uninit();
+    // SAFETY: `m` was opened and its section outlives it; outputs writable.
+    let s = unsafe { pcmap_find(m, pc, f.as_mut_ptr(), r.as_mut_ptr()) };
+    assert_eq!(s, pcmap_status::PCMAP_OK);
+    // SAFETY: written on OK.
+    unsafe { r.assume_init().id }
 }
 
 fn benches(c: &mut Criterion) {
@@ -169,9 +188,8 @@ fn benches(c: &mut Criterion) {
         }
         g.bench_with_input(BenchmarkId::new("flat", n), &n, |b, _| {
             b.iter(|| {
-                let s = Section::new(black_box(&flat), 0);
-                s.open().unwrap();
-                flat_find(&s, black_box(pcs[0]))
+                let m = flat_open(black_box(&flat));
+                flat_find(&m, black_box(pcs[0]))
             })
         });
         g.bench_with_input(BenchmarkId::new("v3_hash", n), &n, |b, _| {
@@ -183,8 +201,7 @@ fn benches(c: &mut Criterion) {
         g.finish();
 
         let mut g = c.benchmark_group("lookup");
-        let section = Section::new(&flat, 0);
-        section.open().unwrap();
+        let section = flat_open(&flat);
         let mut i = 0;
         g.bench_with_input(BenchmarkId::new("flat", n), &n, |b, _| {
             b.iter(|| {

@@ -8,7 +8,7 @@
 use core::ffi::c_void;
 
 use crate::decode;
-use crate::section::Section;
+use crate::section::{Match, Section};
 use crate::status::pcmap_status::{self, *};
 use crate::status::status;
 use crate::types::*;
@@ -39,10 +39,28 @@ unsafe fn section<'a>(m: *const pcmap_stackmaps) -> Result<Section<'a>, pcmap_st
     if m.data.is_null() {
         return Err(PCMAP_ERR_ARGUMENT);
     }
-    Ok(Section::new(
-        core::slice::from_raw_parts(m.data, m.size),
-        m.address,
-    ))
+    Ok(Section::opened(m))
+}
+
+/// A lookup writing its results straight into the caller's structs.
+///
+/// # Safety
+/// As `pcmap_find`.
+unsafe fn find(
+    m: *const pcmap_stackmaps,
+    pc: u64,
+    how: Match,
+    function: *mut pcmap_function,
+    record: *mut pcmap_record,
+) -> pcmap_status {
+    if record.is_null() {
+        return PCMAP_ERR_ARGUMENT;
+    }
+    match section(m).and_then(|s| s.search(pc, how, function, record)) {
+        Ok(true) => PCMAP_OK,
+        Ok(false) => PCMAP_NOT_FOUND,
+        Err(e) => e,
+    }
 }
 
 /// Opens the `size` bytes at `data`, a `pcmap_stackmaps` section whose first
@@ -110,20 +128,7 @@ pub unsafe extern "C" fn pcmap_find(
     function: *mut pcmap_function,
     record: *mut pcmap_record,
 ) -> pcmap_status {
-    if record.is_null() {
-        return PCMAP_ERR_ARGUMENT;
-    }
-    match section(m).and_then(|s| s.find(pc)) {
-        Ok(Some((f, r))) => {
-            if !function.is_null() {
-                function.write(f);
-            }
-            record.write(r);
-            PCMAP_OK
-        }
-        Ok(None) => PCMAP_NOT_FOUND,
-        Err(e) => e,
-    }
+    find(m, pc, Match::Exact, function, record)
 }
 
 /// Like `pcmap_find`, but finds the function's first record at or after
@@ -142,20 +147,7 @@ pub unsafe extern "C" fn pcmap_find_at_or_after(
     function: *mut pcmap_function,
     record: *mut pcmap_record,
 ) -> pcmap_status {
-    if record.is_null() {
-        return PCMAP_ERR_ARGUMENT;
-    }
-    match section(m).and_then(|s| s.find_at_or_after(pc)) {
-        Ok(Some((f, r))) => {
-            if !function.is_null() {
-                function.write(f);
-            }
-            record.write(r);
-            PCMAP_OK
-        }
-        Ok(None) => PCMAP_NOT_FOUND,
-        Err(e) => e,
-    }
+    find(m, pc, Match::AtOrAfter, function, record)
 }
 
 /// Function `index` (0 .. `m->num_functions`), counting across tables.

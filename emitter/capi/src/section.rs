@@ -1,21 +1,34 @@
 //! A `pcmap_stackmaps` section: its tables, and finding the record of a PC.
 //!
 //! Opening reads only the table headers, so it costs the same for ten records
-//! as for a million. A lookup visits each table's header, binary searches its
-//! frame records by function address and then the function's records by
-//! instruction offset: O(tables + log functions + log records), no memory.
+//! as for a million, and keeps the first `PCMAP_CACHED_TABLES` of them in the
+//! caller's `pcmap_stackmaps`. A lookup visits each table (from the kept
+//! header, or parsing it), binary searches its frame records by function
+//! address, probing only the address field, and then the function's records
+//! by instruction offset, probing only that field; it decodes the one frame
+//! record and record it found into the caller's structs.
+//! O(tables + log functions + log records), no memory.
 
 use pcmap_reader::flat::{self, FlatStackMap};
 use pcmap_reader::{BigEndian, Endian, Error, LittleEndian, RunTimeEndian};
 
 use crate::status::pcmap_status;
-use crate::types::{pcmap_function, pcmap_record, pcmap_stackmaps, pcmap_table, Table};
+use crate::types::{
+    pcmap_function, pcmap_record, pcmap_stackmaps, pcmap_table, pcmap_table_header, Table,
+    PCMAP_CACHED_TABLES,
+};
 
 /// Section bytes and the address they have in the described program.
 #[derive(Debug, Clone, Copy)]
 pub struct Section<'a> {
     pub bytes: &'a [u8],
     pub address: u64,
+    /// Headers of the first tables as `open` parsed them (empty: parse all).
+    /// Invariant: each was accepted by `FlatStackMap::parse` for the table
+    /// at its offset of `bytes`. Lookups trust them (reads stay
+    /// bounds-checked, so a caller that corrupted them gets errors or wrong
+    /// answers, never an out-of-bounds read).
+    pub cached: &'a [pcmap_table_header],
 }
 
 /// Byte order of the tables in `bytes`, from the first table's header flag
@@ -31,7 +44,25 @@ pub(crate) fn endian_of(bytes: &[u8]) -> RunTimeEndian {
 
 impl<'a> Section<'a> {
     pub fn new(bytes: &'a [u8], address: u64) -> Self {
-        Section { bytes, address }
+        Section {
+            bytes,
+            address,
+            cached: &[],
+        }
+    }
+
+    /// The section `m` refers to, with the table headers `open` kept.
+    ///
+    /// # Safety
+    /// `m` was filled by `open` (`pcmap_open`) and its section is still
+    /// mapped; `m.data` is not NULL.
+    pub unsafe fn opened(m: &'a pcmap_stackmaps) -> Self {
+        let n = (m.num_cached_tables as usize).min(PCMAP_CACHED_TABLES);
+        Section {
+            bytes: core::slice::from_raw_parts(m.data, m.size),
+            address: m.address,
+            cached: &m.tables[..n],
+        }
     }
 
     /// Each table with the `pcmap_table` that refers to it.
@@ -69,9 +100,20 @@ impl<'a> Section<'a> {
             num_tables: 0,
             num_functions: 0,
             num_records: 0,
+            num_cached_tables: 0,
+            tables: [pcmap_table_header::default(); PCMAP_CACHED_TABLES],
         };
         for t in self.tables() {
-            let (_, t) = t?;
+            let (r, t) = t?;
+            if let Some(h) = m.tables.get_mut(m.num_tables as usize) {
+                let (flags, bounds) = t.parsed_header();
+                *h = pcmap_table_header {
+                    offset: r.address.wrapping_sub(self.address),
+                    bounds,
+                    flags,
+                };
+                m.num_cached_tables += 1;
+            }
             m.num_tables = m
                 .num_tables
                 .checked_add(1)
@@ -108,7 +150,7 @@ impl<'a> Section<'a> {
 
     /// The function containing `pc` and its record at `pc`, if any.
     pub fn find(&self, pc: u64) -> Result<Option<(pcmap_function, pcmap_record)>, pcmap_status> {
-        self.search(pc, Match::Exact)
+        self.found(pc, Match::Exact)
     }
 
     /// The function containing `pc` and its first record at or after `pc`:
@@ -118,43 +160,130 @@ impl<'a> Section<'a> {
         &self,
         pc: u64,
     ) -> Result<Option<(pcmap_function, pcmap_record)>, pcmap_status> {
-        self.search(pc, Match::AtOrAfter)
+        self.found(pc, Match::AtOrAfter)
     }
 
-    fn search(
+    fn found(
         &self,
         pc: u64,
         how: Match,
     ) -> Result<Option<(pcmap_function, pcmap_record)>, pcmap_status> {
-        match endian_of(self.bytes) {
-            RunTimeEndian::Little => self.search_in(LittleEndian, pc, how),
-            RunTimeEndian::Big => self.search_in(BigEndian, pc, how),
+        let mut f = core::mem::MaybeUninit::uninit();
+        let mut r = core::mem::MaybeUninit::uninit();
+        if self.search(pc, how, f.as_mut_ptr(), r.as_mut_ptr())? {
+            // SAFETY: `search` wrote both when it returned true.
+            Ok(Some(unsafe { (f.assume_init(), r.assume_init()) }))
+        } else {
+            Ok(None)
         }
     }
 
+    /// Finds the record for `pc`; on `Ok(true)` writes it to `record` and its
+    /// function to `function` (unless NULL), each once.
+    ///
+    /// `record` must be valid for a write; `function` NULL or valid.
+    pub(crate) fn search(
+        &self,
+        pc: u64,
+        how: Match,
+        function: *mut pcmap_function,
+        record: *mut pcmap_record,
+    ) -> Result<bool, pcmap_status> {
+        match endian_of(self.bytes) {
+            RunTimeEndian::Little => self.search_in(LittleEndian, pc, how, function, record),
+            RunTimeEndian::Big => self.search_in(BigEndian, pc, how, function, record),
+        }
+    }
+
+    #[inline]
     fn search_in<E: Endian + 'a>(
         &self,
         endian: E,
         pc: u64,
         how: Match,
-    ) -> Result<Option<(pcmap_function, pcmap_record)>, pcmap_status> {
-        for t in self.tables_in(endian) {
-            let (r, t) = t?;
-            let Some(f) = function_containing(r, &t, pc)? else {
-                continue;
-            };
-            let Ok(offset) = u32::try_from(pc - f.address) else {
-                continue;
-            };
-            let found = match how {
-                Match::Exact => t.find_record(&f.frame_record(), offset)?,
-                Match::AtOrAfter => first_record_from(&t, &f, offset)?,
-            };
-            if let Some((index, rec)) = found {
-                return Ok(Some((f, pcmap_record::new(&f, index, &rec))));
+        function: *mut pcmap_function,
+        record: *mut pcmap_record,
+    ) -> Result<bool, pcmap_status> {
+        let mut next = 0;
+        for h in self.cached {
+            let offset = h.offset as usize;
+            let bytes = self
+                .bytes
+                .get(offset..)
+                .ok_or(Error::Truncated { offset })?;
+            let t = FlatStackMap::from_parsed_header(bytes, endian, h.flags, h.bounds)?;
+            if let Some(found) = find_in(&t, self.table_address(offset), pc, how)? {
+                self.write(&t, offset, found, function, record)?;
+                return Ok(true);
+            }
+            next = offset + t.table_size() as usize;
+        }
+        for t in FlatStackMap::tables_from(self.bytes, next, endian) {
+            let (offset, t) = t?;
+            if let Some(found) = find_in(&t, self.table_address(offset), pc, how)? {
+                self.write(&t, offset, found, function, record)?;
+                return Ok(true);
             }
         }
-        Ok(None)
+        Ok(false)
+    }
+
+    fn table_address(&self, offset: usize) -> u64 {
+        self.address.wrapping_add(offset as u64)
+    }
+
+    /// Decodes the function and record `found` in the table at `offset`
+    /// straight into the caller's structs.
+    #[inline]
+    fn write<E: Endian>(
+        &self,
+        t: &FlatStackMap<'a, E>,
+        offset: usize,
+        (index, address, record_index): (u32, u64, u32),
+        function: *mut pcmap_function,
+        record: *mut pcmap_record,
+    ) -> Result<(), pcmap_status> {
+        let table = pcmap_table {
+            data: self.bytes[offset..].as_ptr(),
+            size: t.table_size() as usize,
+            address: self.table_address(offset),
+        };
+        let f = t.frame_record(index)?;
+        let r = t.record(record_index)?;
+        // SAFETY: `search`'s contract.
+        unsafe {
+            record.write(pcmap_record {
+                table,
+                index: record_index,
+                id: r.id,
+                address: address.wrapping_add(r.instruction_offset.into()),
+                instruction_offset: r.instruction_offset,
+                patchable_size: r.patchable_size,
+                num_locations: r.num_locations,
+                num_live_outs: r.num_live_outs,
+                flags: r.flags,
+                kind: r.kind as u8,
+                location_index: r.location_index,
+                live_out_index: r.live_out_index,
+            });
+            if !function.is_null() {
+                function.write(pcmap_function {
+                    table,
+                    index,
+                    address,
+                    size: f.size,
+                    stack_size: f.stack_size,
+                    flags: f.flags,
+                    num_frame_registers: f.num_frame_registers,
+                    frame_base_register: f.frame_base_register,
+                    cfa_offset: f.cfa_offset,
+                    num_records: f.num_records,
+                    frame_register_index: f.frame_register_index,
+                    record_index: f.record_index,
+                });
+            }
+        }
+        Ok(())
     }
 
     /// Function `index` counting across all tables in section order.
@@ -170,53 +299,26 @@ impl<'a> Section<'a> {
     }
 }
 
-/// The last function of `t` starting at or below `pc`, by binary search over
-/// the frame records (in address order, as LLVM emits them), if `pc` is
-/// inside it. A return address may equal the end of a function whose last
-/// instruction is a call.
-fn function_containing<E: Endian>(
-    r: pcmap_table,
+/// In table `t` (at `table_address`): the function containing `pc` (its
+/// index and address) and the index of its record at `pc` (`Exact`) or its
+/// first record at or after `pc` (`AtOrAfter`).
+#[inline]
+fn find_in<E: Endian>(
     t: &FlatStackMap<'_, E>,
+    table_address: u64,
     pc: u64,
-) -> Result<Option<pcmap_function>, pcmap_status> {
-    let (mut lo, mut hi) = (0, t.num_frame_records());
-    while lo < hi {
-        let mid = lo + (hi - lo) / 2;
-        if t.function_address(mid, r.address)? <= pc {
-            lo = mid + 1;
-        } else {
-            hi = mid;
-        }
-    }
-    if lo == 0 {
+    how: Match,
+) -> Result<Option<(u32, u64, u32)>, pcmap_status> {
+    let Some((index, address)) = function_containing(t, table_address, pc)? else {
         return Ok(None);
-    }
-    let f = pcmap_function::new(r, t, lo - 1)?;
-    let inside = f.size == 0 || pc - f.address <= u64::from(f.size);
-    Ok(inside.then_some(f))
-}
-
-/// Which record of the function a search returns.
-#[derive(Clone, Copy)]
-enum Match {
-    /// The record at the PC.
-    Exact,
-    /// The first record at or after the PC.
-    AtOrAfter,
-}
-
-/// The first record of `f` at or after `offset` (lower bound: records are
-/// sorted by offset).
-fn first_record_from<E: Endian>(
-    t: &FlatStackMap<'_, E>,
-    f: &pcmap_function,
-    offset: u32,
-) -> Result<Option<(u32, flat::Record)>, pcmap_status> {
-    let end = f
-        .record_index
-        .checked_add(f.num_records)
-        .ok_or(pcmap_status::PCMAP_ERR_OUT_OF_RANGE)?;
-    let (mut lo, mut hi) = (f.record_index, end);
+    };
+    let Ok(offset) = u32::try_from(pc - address) else {
+        return Ok(None);
+    };
+    // Lower bound over the function's records (sorted by offset), probing
+    // the offset field only.
+    let (start, end) = t.function_record_range(index)?;
+    let (mut lo, mut hi) = (start, end);
     while lo < hi {
         let mid = lo + (hi - lo) / 2;
         if t.record_instruction_offset(mid)? < offset {
@@ -225,9 +327,49 @@ fn first_record_from<E: Endian>(
             hi = mid;
         }
     }
-    if lo < end {
-        Ok(Some((lo, t.record(lo)?)))
-    } else {
-        Ok(None)
+    if lo == end {
+        return Ok(None);
     }
+    match how {
+        Match::Exact if t.record_instruction_offset(lo)? != offset => Ok(None),
+        _ => Ok(Some((index, address, lo))),
+    }
+}
+
+/// The last function of `t` starting at or below `pc`, by binary search over
+/// the frame records (in address order, as LLVM emits them) probing only
+/// the address field, if `pc` is inside it: its index and address. A return
+/// address may equal the end of a function whose last instruction is a call.
+#[inline]
+fn function_containing<E: Endian>(
+    t: &FlatStackMap<'_, E>,
+    table_address: u64,
+    pc: u64,
+) -> Result<Option<(u32, u64)>, pcmap_status> {
+    let (mut lo, mut hi) = (0, t.num_frame_records());
+    while lo < hi {
+        let mid = lo + (hi - lo) / 2;
+        if t.function_address(mid, table_address)? <= pc {
+            lo = mid + 1;
+        } else {
+            hi = mid;
+        }
+    }
+    if lo == 0 {
+        return Ok(None);
+    }
+    let index = lo - 1;
+    let address = t.function_address(index, table_address)?;
+    let size = t.function_size(index)?;
+    let inside = size == 0 || pc - address <= u64::from(size);
+    Ok(inside.then_some((index, address)))
+}
+
+/// Which record of the function a search returns.
+#[derive(Clone, Copy)]
+pub(crate) enum Match {
+    /// The record at the PC.
+    Exact,
+    /// The first record at or after the PC.
+    AtOrAfter,
 }

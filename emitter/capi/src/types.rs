@@ -24,6 +24,33 @@ pub struct pcmap_stackmaps {
     pub num_tables: u32,
     pub num_functions: u32,
     pub num_records: u64,
+    /// How many of `tables` `pcmap_open` filled: `num_tables`, at most
+    /// `PCMAP_CACHED_TABLES`.
+    pub num_cached_tables: u32,
+    /// The parsed headers of the first `PCMAP_CACHED_TABLES` tables, so that
+    /// lookups do not parse them again (later tables are parsed per lookup).
+    /// For the library: written by `pcmap_open`, trusted afterwards.
+    pub tables: [pcmap_table_header; PCMAP_CACHED_TABLES],
+}
+
+/// Table headers a `pcmap_stackmaps` keeps (a fixed-size C struct): a single
+/// object's section has one table, a linked program one per object.
+pub const PCMAP_CACHED_TABLES: usize = 8;
+/// Entries of `pcmap_table_header.bounds`.
+pub const PCMAP_TABLE_BOUNDS: usize = 7;
+
+/// A table's header as `pcmap_open` checked it (for the library).
+#[allow(non_camel_case_types)]
+#[repr(C)]
+#[derive(Debug, Clone, Copy, Default)]
+pub struct pcmap_table_header {
+    /// Offset of the table in the section.
+    pub offset: u64,
+    /// Where the arrays start (constants, frame records, records, locations,
+    /// frame registers, live-outs), and the table size.
+    pub bounds: [u32; PCMAP_TABLE_BOUNDS],
+    /// Header flags.
+    pub flags: u8,
 }
 
 /// One table of a section, as referenced by the functions and records in it.
@@ -235,22 +262,6 @@ impl pcmap_function {
             record_index: f.record_index,
         })
     }
-
-    /// The reader's view (indices are range-checked when used).
-    pub(crate) fn frame_record(&self) -> flat::FrameRecord {
-        flat::FrameRecord {
-            address: 0,
-            size: self.size,
-            stack_size: self.stack_size,
-            flags: self.flags,
-            num_frame_registers: self.num_frame_registers,
-            frame_base_register: self.frame_base_register,
-            cfa_offset: self.cfa_offset,
-            frame_register_index: self.frame_register_index,
-            num_records: self.num_records,
-            record_index: self.record_index,
-        }
-    }
 }
 
 impl pcmap_record {
@@ -301,6 +312,7 @@ mod tests {
 
     #[test]
     fn header_constants_are_the_layouts() {
+        assert_eq!(PCMAP_TABLE_BOUNDS, flat::NUM_BOUNDS);
         assert_eq!(PCMAP_FUNCTION_HAS_FRAME_POINTER, flat::HAS_FRAME_POINTER);
         assert_eq!(
             PCMAP_FUNCTION_HAS_VARIABLE_SIZE_ALLOCA,

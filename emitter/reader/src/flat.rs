@@ -60,6 +60,9 @@ pub const LOCATION_SIZE: usize = 8;
 pub const FRAME_REGISTER_SIZE: usize = 4;
 pub const LIVE_OUT_SIZE: usize = 4;
 
+/// Entries of a table's bounds: where each array starts, and the table size.
+pub const NUM_BOUNDS: usize = 7;
+
 /// The arrays, in table order, with their entry sizes and alignments.
 pub(crate) const ARRAYS: [(&str, usize, usize); 6] = [
     ("constants", CONSTANT_SIZE, 8),
@@ -106,7 +109,7 @@ pub struct FlatStackMap<'a, E: Endian> {
     flags: u8,
     table_size: u32,
     /// Offsets of the six arrays and the end of the last.
-    bounds: [u32; 7],
+    bounds: [u32; NUM_BOUNDS],
 }
 
 /// A function's frame record.
@@ -223,12 +226,56 @@ impl<'a, E: Endian> FlatStackMap<'a, E> {
         })
     }
 
+    /// What `parse` read from the header: the header flags and the array
+    /// bounds (header size, the five array offsets, table size). A caller
+    /// that looks up many PCs keeps these (the C API keeps them in its
+    /// opened section) and rebuilds the table with
+    /// [`from_parsed_header`](Self::from_parsed_header) instead of parsing it again.
+    pub fn parsed_header(&self) -> (u8, [u32; NUM_BOUNDS]) {
+        (self.flags, self.bounds)
+    }
+
+    /// The table at the start of `data` from what [`parsed_header`]
+    /// (Self::parsed_header) returned for it, without checking the header
+    /// again: O(1), no header reads.
+    ///
+    /// Invariant: `flags` and `bounds` are what `parse` accepted for these
+    /// bytes. If they are not, results are wrong or errors, but still safe:
+    /// the table is cut to `bounds`' table size (checked here) and every
+    /// entry read is bounds-checked against it.
+    #[inline]
+    pub fn from_parsed_header(
+        data: &'a [u8],
+        endian: E,
+        flags: u8,
+        bounds: [u32; NUM_BOUNDS],
+    ) -> Result<Self> {
+        let table_size = bounds[NUM_BOUNDS - 1];
+        let bytes = Bytes::new(
+            data.get(..table_size as usize)
+                .ok_or(Error::Inconsistent("flat header sizes"))?,
+            endian,
+        );
+        Ok(FlatStackMap {
+            bytes,
+            flags,
+            table_size,
+            bounds,
+        })
+    }
+
     /// Every table of a section (a linked program concatenates them),
     /// skipping zero padding a linker may put between them.
     pub fn tables(section: &'a [u8], endian: E) -> Tables<'a, E> {
+        Self::tables_from(section, 0, endian)
+    }
+
+    /// Like [`tables`](Self::tables), starting at byte `offset` of the
+    /// section (the end of a table already read); offsets stay the section's.
+    pub fn tables_from(section: &'a [u8], offset: usize, endian: E) -> Tables<'a, E> {
         Tables {
             section,
-            offset: 0,
+            offset,
             endian,
             done: false,
         }
@@ -303,8 +350,12 @@ impl<'a, E: Endian> FlatStackMap<'a, E> {
     pub fn table_size(&self) -> u32 {
         self.table_size
     }
+    /// Wrapping: `parse` checked the bounds ascend, and a table rebuilt by
+    /// `from_parsed_header` with bad bounds only gives errors (every read is
+    /// still bounds-checked), never a panic.
+    #[inline]
     fn count(&self, array: usize) -> u32 {
-        (self.bounds[array + 1] - self.bounds[array]) / ARRAYS[array].1 as u32
+        self.bounds[array + 1].wrapping_sub(self.bounds[array]) / ARRAYS[array].1 as u32
     }
     #[inline]
     fn entry(&self, array: usize, index: u32) -> Result<usize> {
@@ -389,6 +440,29 @@ impl<'a, E: Endian> FlatStackMap<'a, E> {
         } else {
             Ok(table_address.wrapping_add(at as u64).wrapping_add(stored))
         }
+    }
+
+    /// Function `index`'s size field alone.
+    #[inline]
+    pub fn function_size(&self, index: u32) -> Result<u32> {
+        self.bytes.u32(self.entry(1, index)? + 8)
+    }
+
+    /// The records of function `index`: its record index and the next
+    /// function's (the last one's: the number of records). Reads two fields.
+    #[inline]
+    pub fn function_record_range(&self, index: u32) -> Result<(u32, u32)> {
+        let at = self.entry(1, index)?;
+        let start = self.bytes.u32(at + 28)?;
+        let end = if index + 1 < self.num_frame_records() {
+            self.bytes.u32(at + FRAME_RECORD_SIZE + 28)?
+        } else {
+            self.num_records()
+        };
+        if end < start {
+            return Err(Error::Inconsistent("frame record indices decrease"));
+        }
+        Ok((start, end))
     }
 
     /// Record `index`'s instruction offset alone (the probe of a search
