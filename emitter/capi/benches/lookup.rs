@@ -22,7 +22,7 @@ use pcmap_capi::ffi::{pcmap_find, pcmap_open};
 use pcmap_capi::{pcmap_function, pcmap_record, pcmap_stackmaps, pcmap_status};
 use pcmap_reader::flat::RecordKind;
 use pcmap_reader::llvm::{LlvmRecord, LlvmStackMap};
-use pcmap_reader::write::{write_flat, write_llvm, Function, Record, Table};
+use pcmap_reader::write::{write_flat_with, write_llvm, FlatTable, Function, Record, Table};
 use pcmap_reader::{LittleEndian, Location, LocationKind};
 
 const SIZES: [usize; 3] = [1_000, 100_000, 1_000_000];
@@ -146,6 +146,22 @@ fn hash_table_bytes(t: &HashMap<u64, Safepoint<'_>>) -> usize {
     buckets * (std::mem::size_of::<(u64, Safepoint<'_>)>() + 1) + GROUP_WIDTH
 }
 
+/// The table's bytes with its address fields and function index entries
+/// filled as the linker would for a table at address 0 (what `pcmap emit`
+/// writes: self-relative, with the index).
+fn self_relative(t: &Table, flat: FlatTable) -> Vec<u8> {
+    let mut bytes = flat.bytes;
+    for (i, f) in t.functions.iter().enumerate() {
+        let at = flat.address_offsets[i];
+        let rel = f.address.wrapping_sub(at as u64);
+        bytes[at..at + 8].copy_from_slice(&rel.to_le_bytes());
+        let at = flat.index_offsets[i];
+        let rel = i32::try_from(f.address as i64 - at as i64).unwrap();
+        bytes[at..at + 4].copy_from_slice(&rel.to_le_bytes());
+    }
+    bytes
+}
+
 /// Opens `flat` as a C runtime does (`pcmap_open`).
 fn flat_open(flat: &[u8]) -> pcmap_stackmaps {
     let mut m = MaybeUninit::uninit();
@@ -170,7 +186,7 @@ fn flat_find(m: &pcmap_stackmaps, pc: u64) -> u64 {
 fn benches(c: &mut Criterion) {
     for n in SIZES {
         let t = table(n);
-        let flat = write_flat(&t, LittleEndian, true).unwrap().bytes;
+        let flat = self_relative(&t, write_flat_with(&t, LittleEndian, false, true).unwrap());
         let v3 = write_llvm(&t, LittleEndian, 3).unwrap();
         let pcs = return_addresses(&t);
         let hashed = build_hash_table(&v3);

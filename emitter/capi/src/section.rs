@@ -336,33 +336,78 @@ fn find_in<E: Endian>(
     }
 }
 
-/// The last function of `t` starting at or below `pc`, by binary search over
-/// the frame records (in address order, as LLVM emits them) probing only
-/// the address field, if `pc` is inside it: its index and address. A return
-/// address may equal the end of a function whose last instruction is a call.
+/// The last function of `t` starting at or below `pc`, if `pc` is inside
+/// it: its index and address. A return address may equal the end of a
+/// function whose last instruction is a call.
+///
+/// Binary search over the function index when the table has one (4-byte
+/// probes, 16 per cache line), else over the frame records probing only
+/// their address field; either is in address order, as LLVM emits
+/// functions. An index entry that differs from its frame record (a corrupt
+/// index; `pcmap_validate` reports it) makes the search fall back to the
+/// frame records.
 #[inline]
 fn function_containing<E: Endian>(
     t: &FlatStackMap<'_, E>,
     table_address: u64,
     pc: u64,
 ) -> Result<Option<(u32, u64)>, pcmap_status> {
-    let (mut lo, mut hi) = (0, t.num_frame_records());
+    let n = t.num_frame_records();
+    let mut found = None;
+    if t.has_function_index() {
+        let lo = upper_bound(n, pc, |i| t.function_index_address(i, table_address))?;
+        // The index is trusted only where it brackets `pc` with the frame
+        // records' own addresses: entry lo-1 (the candidate) and entry lo
+        // (its successor) must equal them. Then, the frame records being
+        // sorted, their search would stop at the same `lo`.
+        let agrees = |i: u32| -> Result<Option<u64>, Error> {
+            if i >= n {
+                return Ok(Some(0));
+            }
+            let address = t.function_address(i, table_address)?;
+            Ok((address == t.function_index_address(i, table_address)?).then_some(address))
+        };
+        if let (Some(address), Some(_)) =
+            (if lo == 0 { Some(0) } else { agrees(lo - 1)? }, agrees(lo)?)
+        {
+            found = Some((lo > 0).then_some((lo.wrapping_sub(1), address)));
+        }
+    }
+    let found = match found {
+        Some(f) => f,
+        None => {
+            let lo = upper_bound(n, pc, |i| t.function_address(i, table_address))?;
+            match lo {
+                0 => None,
+                _ => Some((lo - 1, t.function_address(lo - 1, table_address)?)),
+            }
+        }
+    };
+    let Some((index, address)) = found else {
+        return Ok(None);
+    };
+    let size = t.function_size(index)?;
+    let inside = size == 0 || pc - address <= u64::from(size);
+    Ok(inside.then_some((index, address)))
+}
+
+/// The number of the first `n` keys (ascending) that are at most `pc`.
+#[inline]
+fn upper_bound(
+    n: u32,
+    pc: u64,
+    key: impl Fn(u32) -> Result<u64, Error>,
+) -> Result<u32, pcmap_status> {
+    let (mut lo, mut hi) = (0, n);
     while lo < hi {
         let mid = lo + (hi - lo) / 2;
-        if t.function_address(mid, table_address)? <= pc {
+        if key(mid)? <= pc {
             lo = mid + 1;
         } else {
             hi = mid;
         }
     }
-    if lo == 0 {
-        return Ok(None);
-    }
-    let index = lo - 1;
-    let address = t.function_address(index, table_address)?;
-    let size = t.function_size(index)?;
-    let inside = size == 0 || pc - address <= u64::from(size);
-    Ok(inside.then_some((index, address)))
+    Ok(lo)
 }
 
 /// Which record of the function a search returns.

@@ -37,7 +37,7 @@ pub struct pcmap_stackmaps {
 /// object's section has one table, a linked program one per object.
 pub const PCMAP_CACHED_TABLES: usize = 8;
 /// Entries of `pcmap_table_header.bounds`.
-pub const PCMAP_TABLE_BOUNDS: usize = 7;
+pub const PCMAP_TABLE_BOUNDS: usize = 8;
 
 /// A table's header as `pcmap_open` checked it (for the library).
 #[allow(non_camel_case_types)]
@@ -47,7 +47,7 @@ pub struct pcmap_table_header {
     /// Offset of the table in the section.
     pub offset: u64,
     /// Where the arrays start (constants, frame records, records, locations,
-    /// frame registers, live-outs), and the table size.
+    /// frame registers, live-outs, function index), and the table size.
     pub bounds: [u32; PCMAP_TABLE_BOUNDS],
     /// Header flags.
     pub flags: u8,

@@ -15,6 +15,8 @@
 //! Location[]    (8) u8 kind, u8 size, u16 dwarf reg, i32 offset
 //! FrameRegister[] (4) u16 dwarf reg, i16 offset of its slot from the CFA
 //! LiveOut[]     (4) u16 dwarf reg, u8 0, u8 size
+//! FunctionIndex[] (4) i32 function address (self-relative), one per frame
+//!                   record; only with header flag FUNCTION_INDEX
 //! ```
 //!
 //! Arrays follow each other without gaps, so each count is the distance to the
@@ -38,6 +40,9 @@ pub const TABLE_ALIGN: usize = 8;
 pub const ABSOLUTE_ADDRESSES: u8 = 1 << 0;
 /// Header flag: the table is big-endian.
 pub const BIG_ENDIAN: u8 = 1 << 1;
+/// Header flag: the table ends with a function index, one self-relative i32
+/// function address per frame record (never with `ABSOLUTE_ADDRESSES`).
+pub const FUNCTION_INDEX: u8 = 1 << 2;
 
 /// Frame record flags.
 pub const HAS_FRAME_POINTER: u8 = 1 << 0;
@@ -59,19 +64,27 @@ pub const RECORD_SIZE: usize = 32;
 pub const LOCATION_SIZE: usize = 8;
 pub const FRAME_REGISTER_SIZE: usize = 4;
 pub const LIVE_OUT_SIZE: usize = 4;
+pub const FUNCTION_INDEX_ENTRY_SIZE: usize = 4;
 
 /// Entries of a table's bounds: where each array starts, and the table size.
-pub const NUM_BOUNDS: usize = 7;
+pub const NUM_BOUNDS: usize = 8;
 
 /// The arrays, in table order, with their entry sizes and alignments.
-pub(crate) const ARRAYS: [(&str, usize, usize); 6] = [
+pub(crate) const ARRAYS: [(&str, usize, usize); NUM_BOUNDS - 1] = [
     ("constants", CONSTANT_SIZE, 8),
     ("frame records", FRAME_RECORD_SIZE, 8),
     ("records", RECORD_SIZE, 8),
     ("locations", LOCATION_SIZE, 4),
     ("frame registers", FRAME_REGISTER_SIZE, 4),
     ("live-outs", LIVE_OUT_SIZE, 4),
+    ("function index", FUNCTION_INDEX_ENTRY_SIZE, 4),
 ];
+/// Functions from which `pcmap emit` writes a function index: below, a
+/// table's frame records span at most 2 KB.
+pub const FUNCTION_INDEX_MIN_FUNCTIONS: usize = 64;
+
+/// Position of the function index in [`ARRAYS`].
+const INDEX_ARRAY: usize = 6;
 
 /// What produced a record.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -108,7 +121,8 @@ pub struct FlatStackMap<'a, E: Endian> {
     bytes: Bytes<'a, E>,
     flags: u8,
     table_size: u32,
-    /// Offsets of the six arrays and the end of the last.
+    /// Offsets of the seven arrays (the function index is empty without
+    /// `FUNCTION_INDEX`) and the table size.
     bounds: [u32; NUM_BOUNDS],
 }
 
@@ -197,7 +211,7 @@ impl<'a, E: Endian> FlatStackMap<'a, E> {
         let table_size = b.u32(8)?;
         // Constants start at the header size, the live-outs end at the
         // table size; the header stores the five offsets in between.
-        let mut bounds = [header_size, 0, 0, 0, 0, 0, table_size];
+        let mut bounds = [header_size, 0, 0, 0, 0, 0, table_size, table_size];
         for (i, bound) in bounds[1..6].iter_mut().enumerate() {
             *bound = b.u32(12 + 4 * i)?;
         }
@@ -206,6 +220,18 @@ impl<'a, E: Endian> FlatStackMap<'a, E> {
             || table_size < header_size
         {
             return Err(Error::Inconsistent("flat header sizes"));
+        }
+        if flags & FUNCTION_INDEX != 0 {
+            if flags & ABSOLUTE_ADDRESSES != 0 {
+                return Err(Error::Inconsistent(
+                    "function index with absolute addresses",
+                ));
+            }
+            // One entry per frame record, ending the table.
+            let functions = bounds[2].wrapping_sub(bounds[1]) / FRAME_RECORD_SIZE as u32;
+            bounds[INDEX_ARRAY] = table_size
+                .checked_sub(functions * FUNCTION_INDEX_ENTRY_SIZE as u32)
+                .ok_or(Error::Inconsistent("flat array offsets"))?;
         }
         for (i, (_, size, align)) in ARRAYS.iter().enumerate() {
             let (start, end) = (bounds[i], bounds[i + 1]);
@@ -307,6 +333,18 @@ impl<'a, E: Endian> FlatStackMap<'a, E> {
                 self.num_frame_registers(),
             )?;
             check_range("record", fr.record_index, fr.num_records, nrec)?;
+            if self.has_function_index() {
+                // Both self-relative: compare the targets' offsets from the
+                // table start.
+                let field = self.entry(1, f)? as i64;
+                let entry = self.entry(INDEX_ARRAY, f)? as i64;
+                let stored = self.bytes.u32(entry as usize)? as i32;
+                if entry + i64::from(stored) != field.wrapping_add(fr.address as i64) {
+                    return Err(Error::Inconsistent(
+                        "function index differs from the frame records",
+                    ));
+                }
+            }
             for i in 0..fr.num_frame_registers as u32 {
                 self.frame_register(fr.frame_register_index + i)?;
             }
@@ -345,6 +383,10 @@ impl<'a, E: Endian> FlatStackMap<'a, E> {
     }
     pub fn absolute_addresses(&self) -> bool {
         self.flags & ABSOLUTE_ADDRESSES != 0
+    }
+    /// Whether the table has a function index (header flag `FUNCTION_INDEX`).
+    pub fn has_function_index(&self) -> bool {
+        self.flags & FUNCTION_INDEX != 0
     }
     /// Bytes of this table; the next one starts at this rounded up to 8.
     pub fn table_size(&self) -> u32 {
@@ -386,6 +428,11 @@ impl<'a, E: Endian> FlatStackMap<'a, E> {
     }
     pub fn num_live_outs(&self) -> u32 {
         self.count(5)
+    }
+    /// Entries of the function index: the number of frame records, or 0
+    /// without one.
+    pub fn num_function_index_entries(&self) -> u32 {
+        self.count(INDEX_ARRAY)
     }
 
     pub fn constant(&self, index: u32) -> Result<u64> {
@@ -463,6 +510,25 @@ impl<'a, E: Endian> FlatStackMap<'a, E> {
             return Err(Error::Inconsistent("frame record indices decrease"));
         }
         Ok((start, end))
+    }
+
+    /// Offset in the table of function index entry `index` (for its
+    /// relocation); an error without a function index.
+    pub fn function_index_offset(&self, index: u32) -> Result<usize> {
+        self.entry(INDEX_ARRAY, index)
+    }
+
+    /// Function `index`'s address from the function index (4-byte probes
+    /// over a dense array), given the table's address; an error without a
+    /// function index. It should equal [`function_address`]
+    /// (Self::function_address); `validate` checks that it does.
+    #[inline]
+    pub fn function_index_address(&self, index: u32, table_address: u64) -> Result<u64> {
+        let at = self.entry(INDEX_ARRAY, index)?;
+        let stored = self.bytes.u32(at)? as i32;
+        Ok(table_address
+            .wrapping_add(at as u64)
+            .wrapping_add(stored as i64 as u64))
     }
 
     /// Record `index`'s instruction offset alone (the probe of a search

@@ -146,6 +146,9 @@ pub struct FlatTable {
     pub bytes: Vec<u8>,
     /// Offset in `bytes` of each function's address field, in function order.
     pub address_offsets: Vec<usize>,
+    /// Offset in `bytes` of each function's function index entry (the same
+    /// address, self-relative i32): empty when the table has no index.
+    pub index_offsets: Vec<usize>,
 }
 
 /// Collects lists, storing each distinct one once (the uniquing rule): an
@@ -285,6 +288,8 @@ pub struct FrameHead<'a> {
 pub struct FlatWriter<E: Endian> {
     endian: E,
     absolute: bool,
+    /// Write a function index (`FUNCTION_INDEX`).
+    function_index: bool,
     constants: Vec<u8>,
     frames: Vec<u8>,
     /// The table being written: from the first record on, room for the
@@ -314,6 +319,7 @@ impl<E: Endian> FlatWriter<E> {
         FlatWriter {
             endian,
             absolute,
+            function_index: false,
             constants: Vec::new(),
             frames: Vec::new(),
             out: Vec::new(),
@@ -330,6 +336,16 @@ impl<E: Endian> FlatWriter<E> {
             lo_key: Vec::new(),
             reg_key: Vec::new(),
         }
+    }
+
+    /// Whether to end the table with a function index (header flag
+    /// `FUNCTION_INDEX`): one self-relative i32 per function, the function's
+    /// address field value re-based to the entry (0 where the address field
+    /// holds 0: a relocation fills both). Ignored with absolute addresses.
+    /// Off by default; `pcmap emit` turns it on from
+    /// [`flat::FUNCTION_INDEX_MIN_FUNCTIONS`] functions.
+    pub fn function_index(&mut self, on: bool) {
+        self.function_index = on && !self.absolute;
     }
 
     /// Announces how many functions and records the table will have, before
@@ -483,15 +499,20 @@ impl<E: Endian> FlatWriter<E> {
             self.locs.entries.len() * flat::LOCATION_SIZE,
             self.regs.entries.len() * flat::FRAME_REGISTER_SIZE,
             self.los.entries.len() * flat::LIVE_OUT_SIZE,
+            if self.function_index {
+                self.frames.len() / flat::FRAME_RECORD_SIZE * flat::FUNCTION_INDEX_ENTRY_SIZE
+            } else {
+                0
+            },
         ];
-        let mut bounds = [0usize; 7];
+        let mut bounds = [0usize; flat::NUM_BOUNDS];
         bounds[0] = flat::HEADER_SIZE;
-        for i in 0..6 {
+        for i in 0..sizes.len() {
             bounds[i + 1] = bounds[i]
                 .checked_add(sizes[i])
                 .ok_or(Error::TooLarge("table"))?;
         }
-        let total = bounds[6];
+        let total = bounds[flat::NUM_BOUNDS - 1];
         let total32 = u32::try_from(total).map_err(|_| Error::TooLarge("table"))?;
 
         let mut header = Vec::with_capacity(flat::HEADER_SIZE);
@@ -502,6 +523,9 @@ impl<E: Endian> FlatWriter<E> {
         }
         if e.is_big_endian() {
             hflags |= flat::BIG_ENDIAN;
+        }
+        if self.function_index {
+            hflags |= flat::FUNCTION_INDEX;
         }
         header.extend_from_slice(&[flat::VERSION, hflags]);
         header.extend_from_slice(&e.u16_bytes(flat::HEADER_SIZE as u16));
@@ -538,13 +562,32 @@ impl<E: Endian> FlatWriter<E> {
             out.extend_from_slice(&e.u16_bytes(reg));
             out.extend_from_slice(&[0, size]);
         }
-        debug_assert_eq!(out.len(), total);
-        let address_offsets = (0..self.frames.len() / flat::FRAME_RECORD_SIZE)
+        let functions = self.frames.len() / flat::FRAME_RECORD_SIZE;
+        let address_offsets: Vec<usize> = (0..functions)
             .map(|i| bounds[1] + i * flat::FRAME_RECORD_SIZE)
             .collect();
+        let mut index_offsets = Vec::new();
+        if self.function_index {
+            let first = out.len();
+            for (i, &field) in address_offsets.iter().enumerate() {
+                let at = first + i * flat::FUNCTION_INDEX_ENTRY_SIZE;
+                let f = field - bounds[1];
+                let stored = e.u64_from(self.frames[f..f + 8].try_into().unwrap_or([0; 8])) as i64;
+                let value = if stored == 0 {
+                    0
+                } else {
+                    i32::try_from(stored + field as i64 - at as i64)
+                        .map_err(|_| Error::TooLarge("function index entry (±2 GiB)"))?
+                };
+                out.extend_from_slice(&e.u32_bytes(value as u32));
+                index_offsets.push(at);
+            }
+        }
+        debug_assert_eq!(out.len(), total);
         Ok(FlatTable {
             bytes: out,
             address_offsets,
+            index_offsets,
         })
     }
 }
@@ -553,7 +596,19 @@ impl<E: Endian> FlatWriter<E> {
 /// instruction offset (stably); function address fields hold
 /// `Function::address` as given.
 pub fn write_flat<E: Endian>(table: &Table, endian: E, absolute: bool) -> Result<FlatTable> {
+    write_flat_with(table, endian, absolute, false)
+}
+
+/// [`write_flat`], with a function index if `function_index` (see
+/// [`FlatWriter::function_index`]).
+pub fn write_flat_with<E: Endian>(
+    table: &Table,
+    endian: E,
+    absolute: bool,
+    function_index: bool,
+) -> Result<FlatTable> {
     let mut w = FlatWriter::new(endian, absolute);
+    w.function_index(function_index);
     let nrecords = table.functions.iter().map(|f| f.records.len()).sum();
     w.reserve(table.functions.len(), nrecords);
     for &c in &table.constants {

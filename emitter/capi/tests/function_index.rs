@@ -1,0 +1,119 @@
+//! Lookups use the function index when a table has one, agree with the
+//! frame-record search, and fall back to it when an index entry is corrupt.
+
+use std::mem::MaybeUninit;
+
+use pcmap_capi::ffi::{pcmap_find, pcmap_open, pcmap_validate};
+use pcmap_capi::{pcmap_record, pcmap_stackmaps, pcmap_status, Section};
+use pcmap_reader::flat::RecordKind;
+use pcmap_reader::write::{write_flat_with, Function, Record, Table};
+use pcmap_reader::LittleEndian;
+
+const FUNCTIONS: u64 = 100;
+
+fn table() -> Table {
+    let functions = (0..FUNCTIONS)
+        .map(|f| Function {
+            address: 0x10_0000 + 0x40 * f,
+            size: 0x30,
+            records: (0..3u32)
+                .map(|r| Record {
+                    id: f * 10 + u64::from(r),
+                    instruction_offset: 8 * (r + 1),
+                    patchable_size: None,
+                    kind: RecordKind::StatePoint,
+                    has_live_out_info: false,
+                    locations: vec![],
+                    live_outs: vec![],
+                })
+                .collect(),
+            ..Function::default()
+        })
+        .collect();
+    Table {
+        constants: vec![],
+        functions,
+    }
+}
+
+/// The table at address 0, with or without the index, relocated as a
+/// linker would.
+fn bytes(index: bool) -> (Vec<u8>, Vec<usize>) {
+    let t = table();
+    let w = write_flat_with(&t, LittleEndian, false, index).unwrap();
+    let mut b = w.bytes;
+    for (i, f) in t.functions.iter().enumerate() {
+        let at = w.address_offsets[i];
+        b[at..at + 8].copy_from_slice(&(f.address as i64 - at as i64).to_le_bytes());
+        if index {
+            let at = w.index_offsets[i];
+            b[at..at + 4].copy_from_slice(&((f.address as i64 - at as i64) as i32).to_le_bytes());
+        }
+    }
+    (b, w.index_offsets)
+}
+
+fn ids(b: &[u8]) -> Vec<Option<u64>> {
+    let s = Section::new(b, 0);
+    let mut m = MaybeUninit::<pcmap_stackmaps>::uninit();
+    // SAFETY: `b` is readable, `m` writable.
+    assert_eq!(
+        unsafe { pcmap_open(m.as_mut_ptr(), b.as_ptr().cast(), b.len(), 0) },
+        pcmap_status::PCMAP_OK
+    );
+    // SAFETY: written on OK.
+    let m = unsafe { m.assume_init() };
+    (0x10_0000 - 8..0x10_0000 + 0x40 * FUNCTIONS + 8)
+        .map(|pc| {
+            let plain = s.find(pc).unwrap().map(|(_, r)| r.id);
+            let mut r = MaybeUninit::<pcmap_record>::uninit();
+            // SAFETY: `m` is open over `b`; `r` writable.
+            let st = unsafe { pcmap_find(&m, pc, std::ptr::null_mut(), r.as_mut_ptr()) };
+            let c = match st {
+                // SAFETY: written on OK.
+                pcmap_status::PCMAP_OK => Some(unsafe { r.assume_init() }.id),
+                pcmap_status::PCMAP_NOT_FOUND => None,
+                e => panic!("{e:?}"),
+            };
+            assert_eq!(plain, c, "pc {pc:#x}");
+            plain
+        })
+        .collect()
+}
+
+#[test]
+fn lookups_with_the_index_agree_with_the_frame_record_search() {
+    let (with, _) = bytes(true);
+    let (without, _) = bytes(false);
+    assert_ne!(with.len(), without.len());
+    let found = ids(&with);
+    assert_eq!(found, ids(&without));
+    assert_eq!(found.iter().flatten().count() as u64, FUNCTIONS * 3);
+}
+
+#[test]
+fn a_corrupt_index_entry_falls_back_to_the_frame_records_and_fails_validation() {
+    let (good, index) = bytes(true);
+    let expected = ids(&good);
+    for (i, delta) in [
+        (0usize, 0x40i32),
+        (37, -0x40),
+        (50, 0x1000),
+        (99, -0x10_0000),
+    ] {
+        let mut b = good.clone();
+        let at = index[i];
+        let v = i32::from_le_bytes(b[at..at + 4].try_into().unwrap()) + delta;
+        b[at..at + 4].copy_from_slice(&v.to_le_bytes());
+        assert_eq!(ids(&b), expected, "entry {i} {delta:+#x}");
+        let mut m = MaybeUninit::<pcmap_stackmaps>::uninit();
+        // SAFETY: as above.
+        unsafe {
+            assert_eq!(
+                pcmap_open(m.as_mut_ptr(), b.as_ptr().cast(), b.len(), 0),
+                pcmap_status::PCMAP_OK
+            );
+            assert_ne!(pcmap_validate(m.as_ptr()), pcmap_status::PCMAP_OK);
+        }
+    }
+}
