@@ -40,10 +40,9 @@ pub struct Report {
     pub records: usize,
 }
 
-/// The rewritten object and what each step did (`None`: step not run).
-#[derive(Debug)]
+/// What each step did (`None`: step not run).
+#[derive(Debug, Default)]
 pub struct Emitted {
-    pub bytes: Vec<u8>,
     pub stack_maps: Option<Report>,
     pub pc: Option<PcReport>,
 }
@@ -60,14 +59,24 @@ pub fn flat_table(
     stackmap::flat_table(file, opts)
 }
 
-/// [`emit_all`] for callers that only care about stack maps.
+/// [`emit_all`] into memory, for callers that only care about stack maps.
 pub fn emit(data: &[u8], opts: &Options) -> Result<(Vec<u8>, Report)> {
-    let e = emit_all(data, opts)?;
-    Ok((e.bytes, e.stack_maps.unwrap_or_default()))
+    let mut bytes = Vec::new();
+    let e = emit_all(data, opts, &mut bytes)?;
+    Ok((bytes, e.stack_maps.unwrap_or_default()))
 }
 
-/// Rewrites the relocatable ELF object `data`: stack maps, then PC tables.
-pub fn emit_all(data: &[u8], opts: &Options) -> Result<Emitted> {
+/// Rewrites the relocatable ELF object `data` into `out`: stack maps, then
+/// PC tables. Streaming to a file (an [`object::write::StreamingBuffer`])
+/// spares building the whole object, tens of megabytes, in memory first.
+/// Nothing is written before the input passed every check, but the writer
+/// can still fail part way: on an error, discard `out`; errors of `out`
+/// itself (a streaming buffer's I/O errors) are the caller's to collect.
+pub fn emit_all(
+    data: &[u8],
+    opts: &Options,
+    out: &mut dyn object::write::WritableBuffer,
+) -> Result<Emitted> {
     let file = object::File::parse(data)?;
     let target = crate::target::Target::of(&file)?;
     if file.kind() != object::ObjectKind::Relocatable {
@@ -101,15 +110,8 @@ pub fn emit_all(data: &[u8], opts: &Options) -> Result<Emitted> {
         }
     }
     let symbol_ids: Vec<SymbolId> = b.symbols.iter().map(|s| s.id()).collect();
-    let mut emitted = Emitted {
-        bytes: Vec::new(),
-        stack_maps: None,
-        pc: None,
-    };
-    let mut added_bytes = 0;
+    let mut emitted = Emitted::default();
     if let Some((flat_table, code_locs, r)) = stack_maps {
-        // The table, and at most one RELA entry (24 bytes) per function.
-        added_bytes += flat_table.bytes.len() + 24 * code_locs.len();
         add_stack_maps(&mut b, &section_ids, target, opts, flat_table, &code_locs)?;
         emitted.stack_maps = Some(r);
     }
@@ -134,10 +136,8 @@ pub fn emit_all(data: &[u8], opts: &Options) -> Result<Emitted> {
 
     fix_groups(&mut b, &section_ids, &symbol_ids, file.is_little_endian());
 
-    // The output is about the input plus the new sections: one allocation,
-    // instead of regrowing (and re-faulting) a buffer of tens of megabytes.
-    emitted.bytes = Vec::with_capacity(data.len() + added_bytes + 4096);
-    b.write(&mut emitted.bytes)?;
+    // The builder reserves the exact size first: one allocation for a Vec.
+    b.write(out)?;
     Ok(emitted)
 }
 

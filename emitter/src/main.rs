@@ -165,23 +165,36 @@ fn emit(
         strip_v3,
         ir,
     };
-    let emitted =
-        pcmap::emit::emit_all(&data, &opts).with_context(|| input.display().to_string())?;
-    let bytes = emitted.bytes;
     // Write beside the output and rename: no half-written object ever exists.
     let dir = output
         .parent()
         .filter(|d| !d.as_os_str().is_empty())
         .unwrap_or(Path::new("."));
-    let mut tmp = tempfile::NamedTempFile::new_in(dir)
-        .with_context(|| format!("{}: cannot create a temporary file", output.display()))?;
-    tmp.write_all(&bytes)
-        .with_context(|| format!("{}: cannot write", output.display()))?;
+    let mut out = TempOutput {
+        dir,
+        file: None,
+        create_error: None,
+        write_error: None,
+    };
+    let emitted = pcmap::emit::emit_all(&data, &opts, &mut out);
+    if let Some(e) = out.create_error {
+        return Err(e)
+            .with_context(|| format!("{}: cannot create a temporary file", output.display()));
+    }
+    let emitted = emitted.with_context(|| input.display().to_string())?;
+    let cannot_write = || format!("{}: cannot write", output.display());
+    if let Some(e) = out.write_error {
+        return Err(e).with_context(cannot_write);
+    }
+    let tmp = match out.file {
+        Some(w) => w.into_inner().map_err(|e| e.into_error()),
+        None => tempfile::NamedTempFile::new_in(dir),
+    }
+    .with_context(cannot_write)?;
     if let Ok(meta) = std::fs::metadata(input) {
         let _ = tmp.as_file().set_permissions(meta.permissions());
     }
-    tmp.persist(output)
-        .with_context(|| format!("{}: cannot write", output.display()))?;
+    tmp.persist(output).with_context(cannot_write)?;
     if stats {
         if let Some(report) = emitted.stack_maps {
             println!(
@@ -209,6 +222,43 @@ fn emit(
         }
     }
     Ok(())
+}
+
+/// Where `emit` writes: a temporary file beside the output, streamed to (no
+/// in-memory copy of the whole object, tens of megabytes of freshly faulted
+/// pages). The file is created when writing starts, after every check of
+/// the input passed: a bad input is reported as such whatever the output's
+/// directory. Dropped on an error, the file is deleted.
+struct TempOutput<'p> {
+    dir: &'p Path,
+    file: Option<std::io::BufWriter<tempfile::NamedTempFile>>,
+    create_error: Option<std::io::Error>,
+    /// The first write error; later writes are skipped.
+    write_error: Option<std::io::Error>,
+}
+
+impl object::write::WritableBuffer for TempOutput<'_> {
+    fn reserve(&mut self, _size: u64) -> std::result::Result<(), ()> {
+        if self.file.is_none() {
+            match tempfile::NamedTempFile::new_in(self.dir) {
+                Ok(f) => self.file = Some(std::io::BufWriter::with_capacity(1 << 20, f)),
+                Err(e) => {
+                    self.create_error = Some(e);
+                    return Err(());
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn write_bytes(&mut self, val: &[u8]) {
+        if self.write_error.is_some() || self.reserve(0).is_err() {
+            return;
+        }
+        if let Some(Err(e)) = self.file.as_mut().map(|f| f.write_all(val)) {
+            self.write_error = Some(e);
+        }
+    }
 }
 
 fn verify(path: &Path, against: Option<&Path>) -> Result<()> {
