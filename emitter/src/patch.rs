@@ -74,18 +74,79 @@ impl IrSites {
             return Ok(IrSites::default());
         }
         // SAFETY: read-only mapping of a file we do not write; see above.
-        let map = unsafe { memmap2::Mmap::map(&file) }.map_err(|e| cannot(&e))?;
+        // Populated: every page is read, and mapping them all in one call
+        // is cheaper than faulting them in one by one.
+        let map =
+            unsafe { memmap2::MmapOptions::new().populate().map(&file) }.map_err(|e| cannot(&e))?;
         if map.starts_with(b"BC") {
             return Err(crate::Error::Other(format!(
                 "{}: bitcode; pass textual IR (.ll)",
                 path.display()
             )));
         }
-        let text = std::str::from_utf8(&map).map_err(|e| cannot(&e))?;
-        Ok(IrSites::parse(text))
+        // Each half is checked on the thread that scans it.
+        let (head, tail) = map.split_at(split_point(&map));
+        let (head, tail) = std::thread::scope(|s| {
+            let tail = s.spawn(|| std::str::from_utf8(tail).map(IrSites::scan));
+            let head = std::str::from_utf8(head).map(IrSites::scan);
+            (head, tail.join().expect("IR scan thread panicked"))
+        });
+        match (head, tail) {
+            (Ok(head), Ok(tail)) => Ok(head.merge(tail)),
+            // Report the offset in the whole file, as one check would.
+            _ => Err(cannot(
+                &std::str::from_utf8(&map).expect_err("a half is not UTF-8"),
+            )),
+        }
     }
 
     pub fn parse(text: &str) -> IrSites {
+        let (head, tail) = text.split_at(split_point(text.as_bytes()));
+        let (head, tail) = std::thread::scope(|s| {
+            let tail = s.spawn(|| IrSites::scan(tail));
+            (
+                IrSites::scan(head),
+                tail.join().expect("IR scan thread panicked"),
+            )
+        });
+        head.merge(tail)
+    }
+
+    /// Appends the sites of `tail`, the text after `self`'s, and indexes all.
+    fn merge(mut self, tail: IrSites) -> IrSites {
+        // In the tail's order of first sites, as one scan would number them.
+        let mut names = vec![""; tail.functions.len()];
+        for (name, id) in &tail.functions {
+            names[id.0 as usize] = name;
+        }
+        let tail_ids: Vec<u32> = names.iter().map(|n| self.intern(n).0).collect();
+        let base = self.sites.len() as u32;
+        self.sites.extend_from_slice(&tail.sites);
+        self.index.extend(
+            tail.index
+                .iter()
+                .map(|&(f, id, site)| (tail_ids[f as usize], id, base + site)),
+        );
+        self.finish()
+    }
+
+    /// Sorts the index and notes each function's range of it.
+    fn finish(mut self) -> IrSites {
+        // Usually sorted already (IDs ascend in a function): a linear pass.
+        self.index.sort();
+        self.ranges = vec![(0, 0); self.functions.len()];
+        let mut start = 0;
+        for (i, e) in self.index.iter().enumerate() {
+            if i + 1 == self.index.len() || self.index[i + 1].0 != e.0 {
+                self.ranges[e.0 as usize] = (start, i as u32 + 1);
+                start = i as u32 + 1;
+            }
+        }
+        self
+    }
+
+    /// The sites of `text`, not yet indexed (see [`finish`](Self::finish)).
+    fn scan(text: &str) -> IrSites {
         let mut sites = IrSites::default();
         let bytes = text.as_bytes();
         let finder = memmem::Finder::new(PREFIX);
@@ -141,16 +202,6 @@ impl IrSites {
                 }
             }
         }
-        // Usually sorted already (IDs ascend in a function): a linear pass.
-        sites.index.sort();
-        sites.ranges = vec![(0, 0); sites.functions.len()];
-        let mut start = 0;
-        for (i, e) in sites.index.iter().enumerate() {
-            if i + 1 == sites.index.len() || sites.index[i + 1].0 != e.0 {
-                sites.ranges[e.0 as usize] = (start, i as u32 + 1);
-                start = i as u32 + 1;
-            }
-        }
         sites
     }
 
@@ -197,8 +248,18 @@ impl IrSites {
             Some(f) => {
                 let (start, end) = self.ranges[f.0 as usize];
                 let range = &self.index[start as usize..end as usize];
-                let first = range.partition_point(|e| e.1 < id);
-                let n = range[first..].partition_point(|e| e.1 == id);
+                // Where the ID would be if the function's IDs were
+                // consecutive (as a JIT numbers them): checked, else a
+                // binary search. This runs once per record.
+                let guess = range
+                    .first()
+                    .map_or(usize::MAX, |e| id.wrapping_sub(e.1) as usize);
+                let first = match range.get(guess) {
+                    Some(e) if e.1 == id && (guess == 0 || range[guess - 1].1 != id) => guess,
+                    _ => range.partition_point(|e| e.1 < id),
+                };
+                // Usually one site per ID: a short scan.
+                let n = range[first..].iter().take_while(|e| e.1 == id).count();
                 &range[first..first + n]
             }
             None => &[],
@@ -216,6 +277,19 @@ impl IrSites {
             .map(site)
             .ok_or_else(|| format!("more records with ID {id} in {name} than IR sites"))
     }
+}
+
+/// Where to cut the IR in two halves scanned on two threads (the scan is
+/// most of `emit --ir`'s extra time): at a line starting with `define`
+/// near the middle, so no function is split and each half starts outside
+/// any; 0 (all in the tail) for small or oddly shaped text.
+fn split_point(bytes: &[u8]) -> usize {
+    /// Below this, a thread costs more than it saves.
+    const MIN_SPLIT: usize = 1 << 20;
+    if bytes.len() < MIN_SPLIT {
+        return 0;
+    }
+    memmem::find(&bytes[bytes.len() / 2..], b"\ndefine ").map_or(0, |i| bytes.len() / 2 + i + 1)
 }
 
 /// Whether `line` (trimmed at the start) opens or closes a function.
@@ -390,5 +464,34 @@ declare void @llvm.experimental.stackmap(i64, i32, ...)
         // After the closing brace no function is open.
         assert_eq!(s.sites_of("g").len(), 3);
         assert!(s.lookup("g", 9, 0).is_err());
+    }
+    #[test]
+    fn halves_scanned_apart_give_one_scan() {
+        // Over MIN_SPLIT: parse cuts at a `define` near the middle.
+        let mut ir = String::from("declare void @llvm.experimental.stackmap(i64, i32, ...)\n");
+        let mut f = 0;
+        while ir.len() < 3 << 20 {
+            ir.push_str(&format!("define void @f{f}() {{\n"));
+            for id in 0..40 {
+                ir.push_str(&format!(
+                    "  call void (i64, i32, ...) @llvm.experimental.stackmap(i64 {}, i32 {}, i64 1)\n",
+                    id % 30,
+                    (f + id) % 7
+                ));
+            }
+            ir.push_str("}\n");
+            // The same name again further on: its sites join the first's.
+            if f == 3 {
+                f = 0;
+            }
+            f += 1;
+        }
+        assert!(split_point(ir.as_bytes()) > 0);
+        let halves = IrSites::parse(&ir);
+        let whole = IrSites::scan(&ir).finish();
+        assert_eq!(halves.functions, whole.functions);
+        assert_eq!(halves.sites, whole.sites);
+        assert_eq!(halves.index, whole.index);
+        assert_eq!(halves.ranges, whole.ranges);
     }
 }
