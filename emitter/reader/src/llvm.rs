@@ -117,18 +117,21 @@ impl<'a, E: Endian> LlvmStackMap<'a, E> {
                 "function record counts do not add up to the number of records",
             ));
         }
+        let loc_size = location_size(version);
         for _ in 0..map.num_records {
             let record = map.record_at(offset, true)?;
-            for loc in record.locations() {
-                let loc = loc?;
-                if loc.kind == LocationKind::ConstantIndex
-                    && (loc.offset as u32) >= map.num_constants
-                {
-                    return Err(Error::IndexOutOfRange {
-                        what: "constant",
-                        index: u64::from(loc.offset as u32),
-                        count: map.num_constants.into(),
-                    });
+            // Straight from the bytes (kinds are valid now): a big table has
+            // millions of locations, each decoded again when converted.
+            for raw in record.locations.data.chunks_exact(loc_size) {
+                if raw[0] == LocationKind::ConstantIndex as u8 {
+                    let index = b.endian.u32_from(raw[loc_size - 4..].try_into().unwrap());
+                    if index >= map.num_constants {
+                        return Err(Error::IndexOutOfRange {
+                            what: "constant",
+                            index: index.into(),
+                            count: map.num_constants.into(),
+                        });
+                    }
                 }
             }
             offset = map.record_end(offset, &record)?;
@@ -234,7 +237,18 @@ impl<'a, E: Endian> LlvmStackMap<'a, E> {
     /// once by `parse`; later reads still bounds-check every access).
     fn record_at(&self, offset: usize, check: bool) -> Result<LlvmRecord<'a, E>> {
         let b = self.bytes;
-        let num_locations = b.u16(offset + 14)? as usize;
+        // The header in one bounds check (this runs twice per record: when
+        // parsed and when iterated). Short of 16 bytes, the location count
+        // at 14 is the first field missing.
+        let header: &[u8; RECORD_HEADER_SIZE] = b
+            .data
+            .get(offset..offset + RECORD_HEADER_SIZE)
+            .and_then(|h| h.try_into().ok())
+            .ok_or(Error::Truncated {
+                offset: offset + 14,
+            })?;
+        let e = b.endian;
+        let num_locations = e.u16_from([header[14], header[15]]) as usize;
         let locs_at = offset + RECORD_HEADER_SIZE;
         let locations = b.slice(locs_at, num_locations * location_size(self.version))?;
         let lo_header = self.live_out_header_offset(locs_at + locations.len())?;
@@ -244,17 +258,23 @@ impl<'a, E: Endian> LlvmStackMap<'a, E> {
             num_live_outs * LIVE_OUT_SIZE,
         )?;
         let record = LlvmRecord {
-            id: b.u64(offset)?,
-            instruction_offset: b.u32(offset + 8)?,
-            flags: b.u16(offset + 12)?,
+            id: e.u64_from(header[..8].try_into().unwrap()),
+            instruction_offset: e.u32_from(header[8..12].try_into().unwrap()),
+            flags: e.u16_from([header[12], header[13]]),
             version: self.version,
             locations: Bytes::new(locations, b.endian),
             live_outs: Bytes::new(live_outs, b.endian),
             table_offset: offset,
         };
         if check {
-            for i in 0..num_locations {
-                record.location(i as u16)?;
+            let size = location_size(self.version);
+            for (i, raw) in locations.chunks_exact(size).enumerate() {
+                if LocationKind::from_u8(raw[0]).is_none() {
+                    return Err(Error::BadLocationKind {
+                        offset: offset + RECORD_HEADER_SIZE + i * size,
+                        kind: raw[0],
+                    });
+                }
             }
         }
         Ok(record)
@@ -289,26 +309,35 @@ impl<'a, E: Endian> LlvmRecord<'a, E> {
         (self.live_outs.data.len() / LIVE_OUT_SIZE) as u16
     }
     pub fn location(&self, index: u16) -> Result<Location> {
-        let b = self.locations;
-        let at = index as usize * location_size(self.version);
-        let kind_byte = b.u8(at)?;
-        let kind = LocationKind::from_u8(kind_byte).ok_or(Error::BadLocationKind {
+        let size = location_size(self.version);
+        let at = index as usize * size;
+        // One bounds check for the whole location: this runs once per
+        // location of every record converted.
+        let raw = self
+            .locations
+            .data
+            .get(at..at + size)
+            .ok_or(Error::Truncated { offset: at })?;
+        let e = self.locations.endian;
+        let kind = LocationKind::from_u8(raw[0]).ok_or(Error::BadLocationKind {
             offset: self.table_offset + RECORD_HEADER_SIZE + at,
-            kind: kind_byte,
+            kind: raw[0],
         })?;
+        let u16_at = |i: usize| e.u16_from([raw[i], raw[i + 1]]);
+        let i32_at = |i: usize| e.u32_from([raw[i], raw[i + 1], raw[i + 2], raw[i + 3]]) as i32;
         Ok(if self.version >= 3 {
             Location {
                 kind,
-                size: b.u16(at + 2)?,
-                dwarf_reg: b.u16(at + 4)?,
-                offset: b.i32(at + 8)?,
+                size: u16_at(2),
+                dwarf_reg: u16_at(4),
+                offset: i32_at(8),
             }
         } else {
             Location {
                 kind,
-                size: b.u8(at + 1)?.into(),
-                dwarf_reg: b.u16(at + 2)?,
-                offset: b.i32(at + 4)?,
+                size: raw[1].into(),
+                dwarf_reg: u16_at(2),
+                offset: i32_at(4),
             }
         })
     }
@@ -382,5 +411,58 @@ impl<'a, E: Endian> Iterator for Tables<'a, E> {
                 Some(Err(e))
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::LittleEndian;
+    extern crate std;
+    use std::{vec, vec::Vec};
+
+    /// A v3 table: one function, no constants, one record with one
+    /// location of `kind` whose offset field is `offset`.
+    fn table(kind: u8, offset: i32) -> Vec<u8> {
+        let mut t = vec![3, 0, 0, 0];
+        for n in [1u32, 0, 1] {
+            t.extend(n.to_le_bytes());
+        }
+        for n in [0u64, 8, 1] {
+            t.extend(n.to_le_bytes());
+        }
+        t.extend(7u64.to_le_bytes());
+        t.extend([0; 6]);
+        t.extend(1u16.to_le_bytes());
+        t.extend([kind, 0, 8, 0, 0, 0, 0, 0]);
+        t.extend(offset.to_le_bytes());
+        t.extend([0; 12]);
+        t
+    }
+
+    #[test]
+    fn errors_name_the_place() {
+        let parse = |t: &[u8]| LlvmStackMap::parse(t, LittleEndian).map(|m| m.size());
+        assert_eq!(parse(&table(1, 0)).unwrap(), 80);
+        assert!(matches!(
+            parse(&table(9, 0)),
+            Err(Error::BadLocationKind {
+                offset: 56,
+                kind: 9
+            })
+        ));
+        assert!(matches!(
+            parse(&table(5, 0)),
+            Err(Error::IndexOutOfRange {
+                what: "constant",
+                index: 0,
+                count: 0
+            })
+        ));
+        // The record header cut short: its location count is missing.
+        assert!(matches!(
+            parse(&table(1, 0)[..50]),
+            Err(Error::Truncated { offset: 54 })
+        ));
     }
 }
