@@ -182,6 +182,15 @@ fn add_stack_maps(
             r_type: target.address_relocation(opts.absolute),
             r_addend: loc.offset as i64,
         });
+        // The function index entry (if any): the same target, 32-bit PC-relative.
+        if let Some(&at) = flat_table.index_offsets.get(i) {
+            relocs.push(object::build::elf::Relocation {
+                r_offset: at as u64,
+                symbol: Some(sym),
+                r_type: target.pc_relative32(),
+                r_addend: loc.offset as i64,
+            });
+        }
     }
 
     if opts.strip_v3 {

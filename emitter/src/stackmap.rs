@@ -430,6 +430,9 @@ pub fn flat_table(
     let cfi = Cfi::new(file, &symbols)?;
 
     let mut w = FlatWriter::new(e, opts.absolute);
+    // The function index pays from this many functions (docs/stackmap-v2.md);
+    // `emit::add_stack_maps` relocates its entries. Never with --absolute.
+    w.function_index(nfun as usize >= flat::FUNCTION_INDEX_MIN_FUNCTIONS);
     w.reserve(nfun as usize, map.num_records() as usize);
     for c in map.constants() {
         w.constant(c.map_err(err)?);
