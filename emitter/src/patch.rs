@@ -182,24 +182,30 @@ impl IrSites {
             let Some(name) = function else { continue };
             // The hit is the line's first mention: a call has one callee.
             let call = &text[hit..line_end];
-            for (intrinsic, kind) in INTRINSICS {
-                let Some(after) = call.strip_prefix(intrinsic) else {
-                    continue;
-                };
-                // `stackmap(` ends at the argument list; the others have a
-                // type suffix first (`patchpoint.i64(`, `statepoint.p0(`).
-                let args = match kind {
-                    RecordKind::StackMap => after,
-                    _ => match after.split_once('(') {
-                        Some((_, a)) => a,
-                        None => continue,
-                    },
-                };
-                if let Some(site) = parse_args(kind, args) {
-                    let f = *fid.get_or_insert_with(|| sites.intern(name));
-                    sites.index.push((f.0, site.id, sites.sites.len() as u32));
-                    sites.sites.push(site);
-                }
+            // The names differ right after the prefix: one comparison.
+            let next = call.as_bytes().get(PREFIX.len());
+            let Some(&(intrinsic, kind)) = INTRINSICS
+                .iter()
+                .find(|(i, _)| i.as_bytes().get(PREFIX.len()) == next)
+            else {
+                continue;
+            };
+            let Some(after) = call.strip_prefix(intrinsic) else {
+                continue;
+            };
+            // `stackmap(` ends at the argument list; the others have a
+            // type suffix first (`patchpoint.i64(`, `statepoint.p0(`).
+            let args = match kind {
+                RecordKind::StackMap => after,
+                _ => match after.split_once('(') {
+                    Some((_, a)) => a,
+                    None => continue,
+                },
+            };
+            if let Some(site) = parse_args(kind, args) {
+                let f = *fid.get_or_insert_with(|| sites.intern(name));
+                sites.index.push((f.0, site.id, sites.sites.len() as u32));
+                sites.sites.push(site);
             }
         }
         sites
