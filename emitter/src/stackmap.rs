@@ -433,6 +433,9 @@ pub fn flat_table(
     // The function index pays from this many functions (docs/stackmap-v2.md);
     // `emit::add_stack_maps` relocates its entries. Never with --absolute.
     w.function_index(nfun as usize >= flat::FUNCTION_INDEX_MIN_FUNCTIONS);
+    // A PC map speeds lookups up when the functions share one code section
+    // (no -ffunction-sections); linkers keep a section's layout.
+    w.pc_map(true);
     w.reserve(nfun as usize, map.num_records() as usize);
     for c in map.constants() {
         w.constant(c.map_err(err)?);
@@ -557,6 +560,7 @@ pub fn flat_table(
             frame_base_register: base,
             cfa_offset,
             frame_registers: &frame_registers,
+            code: Some((code_loc.section.0, code_loc.offset)),
         })
         .map_err(|source| Error::StackMap {
             section: flat::SECTION_NAME.into(),

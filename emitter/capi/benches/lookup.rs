@@ -76,6 +76,8 @@ fn table(n: usize) -> Table {
             size,
             stack_size: 40,
             records,
+            // One code section: `pcmap emit` writes a PC map.
+            code_offset: Some(address),
             ..Function::default()
         });
         address += u64::from(size).next_multiple_of(FUNCTION_ALIGN);

@@ -9,7 +9,8 @@
 //! record and record it found into the caller's structs.
 //! O(tables + log functions + log records), no memory.
 
-use pcmap_reader::flat::{self, FlatStackMap};
+pub(crate) use pcmap_reader::flat::Match;
+use pcmap_reader::flat::{self, FlatStackMap, Found};
 use pcmap_reader::{BigEndian, Endian, Error, LittleEndian, RunTimeEndian};
 
 use crate::status::pcmap_status;
@@ -106,11 +107,12 @@ impl<'a> Section<'a> {
         for t in self.tables() {
             let (r, t) = t?;
             if let Some(h) = m.tables.get_mut(m.num_tables as usize) {
-                let (flags, bounds) = t.parsed_header();
+                let header = t.parsed_header();
                 *h = pcmap_table_header {
                     offset: r.address.wrapping_sub(self.address),
-                    bounds,
-                    flags,
+                    bounds: header.bounds,
+                    flags: header.flags,
+                    pc_map_shift: header.pc_map_shift,
                 };
                 m.num_cached_tables += 1;
             }
@@ -211,8 +213,8 @@ impl<'a> Section<'a> {
                 .bytes
                 .get(offset..)
                 .ok_or(Error::Truncated { offset })?;
-            let t = FlatStackMap::from_parsed_header(bytes, endian, h.flags, h.bounds)?;
-            if let Some(found) = find_in(&t, self.table_address(offset), pc, how)? {
+            let t = FlatStackMap::from_parsed_header(bytes, endian, h.header())?;
+            if let Some(found) = t.lookup(pc, self.table_address(offset), how)? {
                 self.write(&t, offset, found, function, record)?;
                 return Ok(true);
             }
@@ -220,7 +222,7 @@ impl<'a> Section<'a> {
         }
         for t in FlatStackMap::tables_from(self.bytes, next, endian) {
             let (offset, t) = t?;
-            if let Some(found) = find_in(&t, self.table_address(offset), pc, how)? {
+            if let Some(found) = t.lookup(pc, self.table_address(offset), how)? {
                 self.write(&t, offset, found, function, record)?;
                 return Ok(true);
             }
@@ -239,7 +241,7 @@ impl<'a> Section<'a> {
         &self,
         t: &FlatStackMap<'a, E>,
         offset: usize,
-        (index, address, record_index): (u32, u64, u32),
+        found: Found,
         function: *mut pcmap_function,
         record: *mut pcmap_record,
     ) -> Result<(), pcmap_status> {
@@ -248,6 +250,11 @@ impl<'a> Section<'a> {
             size: t.table_size() as usize,
             address: self.table_address(offset),
         };
+        let Found {
+            function: index,
+            address,
+            record: record_index,
+        } = found;
         let f = t.frame_record(index)?;
         let r = t.record(record_index)?;
         // SAFETY: `search`'s contract.
@@ -297,124 +304,4 @@ impl<'a> Section<'a> {
         }
         Ok(None)
     }
-}
-
-/// In table `t` (at `table_address`): the function containing `pc` (its
-/// index and address) and the index of its record at `pc` (`Exact`) or its
-/// first record at or after `pc` (`AtOrAfter`).
-#[inline]
-fn find_in<E: Endian>(
-    t: &FlatStackMap<'_, E>,
-    table_address: u64,
-    pc: u64,
-    how: Match,
-) -> Result<Option<(u32, u64, u32)>, pcmap_status> {
-    let Some((index, address)) = function_containing(t, table_address, pc)? else {
-        return Ok(None);
-    };
-    let Ok(offset) = u32::try_from(pc - address) else {
-        return Ok(None);
-    };
-    // Lower bound over the function's records (sorted by offset), probing
-    // the offset field only.
-    let (start, end) = t.function_record_range(index)?;
-    let (mut lo, mut hi) = (start, end);
-    while lo < hi {
-        let mid = lo + (hi - lo) / 2;
-        if t.record_instruction_offset(mid)? < offset {
-            lo = mid + 1;
-        } else {
-            hi = mid;
-        }
-    }
-    if lo == end {
-        return Ok(None);
-    }
-    match how {
-        Match::Exact if t.record_instruction_offset(lo)? != offset => Ok(None),
-        _ => Ok(Some((index, address, lo))),
-    }
-}
-
-/// The last function of `t` starting at or below `pc`, if `pc` is inside
-/// it: its index and address. A return address may equal the end of a
-/// function whose last instruction is a call.
-///
-/// Binary search over the function index when the table has one (4-byte
-/// probes, 16 per cache line), else over the frame records probing only
-/// their address field; either is in address order, as LLVM emits
-/// functions. An index entry that differs from its frame record (a corrupt
-/// index; `pcmap_validate` reports it) makes the search fall back to the
-/// frame records.
-#[inline]
-fn function_containing<E: Endian>(
-    t: &FlatStackMap<'_, E>,
-    table_address: u64,
-    pc: u64,
-) -> Result<Option<(u32, u64)>, pcmap_status> {
-    let n = t.num_frame_records();
-    let mut found = None;
-    if t.has_function_index() {
-        let lo = upper_bound(n, pc, |i| t.function_index_address(i, table_address))?;
-        // The index is trusted only where it brackets `pc` with the frame
-        // records' own addresses: entry lo-1 (the candidate) and entry lo
-        // (its successor) must equal them. Then, the frame records being
-        // sorted, their search would stop at the same `lo`.
-        let agrees = |i: u32| -> Result<Option<u64>, Error> {
-            if i >= n {
-                return Ok(Some(0));
-            }
-            let address = t.function_address(i, table_address)?;
-            Ok((address == t.function_index_address(i, table_address)?).then_some(address))
-        };
-        if let (Some(address), Some(_)) =
-            (if lo == 0 { Some(0) } else { agrees(lo - 1)? }, agrees(lo)?)
-        {
-            found = Some((lo > 0).then_some((lo.wrapping_sub(1), address)));
-        }
-    }
-    let found = match found {
-        Some(f) => f,
-        None => {
-            let lo = upper_bound(n, pc, |i| t.function_address(i, table_address))?;
-            match lo {
-                0 => None,
-                _ => Some((lo - 1, t.function_address(lo - 1, table_address)?)),
-            }
-        }
-    };
-    let Some((index, address)) = found else {
-        return Ok(None);
-    };
-    let size = t.function_size(index)?;
-    let inside = size == 0 || pc - address <= u64::from(size);
-    Ok(inside.then_some((index, address)))
-}
-
-/// The number of the first `n` keys (ascending) that are at most `pc`.
-#[inline]
-fn upper_bound(
-    n: u32,
-    pc: u64,
-    key: impl Fn(u32) -> Result<u64, Error>,
-) -> Result<u32, pcmap_status> {
-    let (mut lo, mut hi) = (0, n);
-    while lo < hi {
-        let mid = lo + (hi - lo) / 2;
-        if key(mid)? <= pc {
-            lo = mid + 1;
-        } else {
-            hi = mid;
-        }
-    }
-    Ok(lo)
-}
-
-/// Which record of the function a search returns.
-#[derive(Clone, Copy)]
-pub(crate) enum Match {
-    /// The record at the PC.
-    Exact,
-    /// The first record at or after the PC.
-    AtOrAfter,
 }

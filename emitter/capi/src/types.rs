@@ -37,7 +37,7 @@ pub struct pcmap_stackmaps {
 /// object's section has one table, a linked program one per object.
 pub const PCMAP_CACHED_TABLES: usize = 8;
 /// Entries of `pcmap_table_header.bounds`.
-pub const PCMAP_TABLE_BOUNDS: usize = 8;
+pub const PCMAP_TABLE_BOUNDS: usize = 9;
 
 /// A table's header as `pcmap_open` checked it (for the library).
 #[allow(non_camel_case_types)]
@@ -47,10 +47,24 @@ pub struct pcmap_table_header {
     /// Offset of the table in the section.
     pub offset: u64,
     /// Where the arrays start (constants, frame records, records, locations,
-    /// frame registers, live-outs, function index), and the table size.
+    /// frame registers, live-outs, function index, PC map), and the table
+    /// size.
     pub bounds: [u32; PCMAP_TABLE_BOUNDS],
     /// Header flags.
     pub flags: u8,
+    /// log2 of the code bytes per PC map entry.
+    pub pc_map_shift: u8,
+}
+
+impl pcmap_table_header {
+    /// The reader's form of this header.
+    pub fn header(&self) -> flat::Header {
+        flat::Header {
+            flags: self.flags,
+            pc_map_shift: self.pc_map_shift,
+            bounds: self.bounds,
+        }
+    }
 }
 
 /// One table of a section, as referenced by the functions and records in it.

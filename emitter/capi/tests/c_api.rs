@@ -77,6 +77,7 @@ fn first_table() -> Table {
                     statepoint(2, 0x24, vec![loc(Direct, 7, 8), loc(ConstantIndex, 0, 1)]),
                     statepoint(3, 0x80, vec![loc(Register, 29, 0), loc(Register, 3, 0)]),
                 ],
+                code_offset: None,
             },
             Function {
                 address: 0x1100,

@@ -1,20 +1,25 @@
-//! Lookups use the function index when a table has one, agree with the
-//! frame-record search, and fall back to it when an index entry is corrupt.
+//! Lookups use the function index and PC map when a table has them, agree
+//! with the frame-record search, and fall back to it when an index entry is
+//! corrupt or the map does not fit the program's layout.
 
 use std::mem::MaybeUninit;
 
 use pcmap_capi::ffi::{pcmap_find, pcmap_open, pcmap_validate};
 use pcmap_capi::{pcmap_record, pcmap_stackmaps, pcmap_status, Section};
-use pcmap_reader::flat::RecordKind;
+use pcmap_reader::flat::{FlatStackMap, RecordKind};
 use pcmap_reader::write::{write_flat_with, Function, Record, Table};
 use pcmap_reader::LittleEndian;
 
 const FUNCTIONS: u64 = 100;
 
-fn table() -> Table {
+/// Functions 0x40 apart at 0x10_0000, or with a gap of `gap` bytes before
+/// function 60 (a linker that moved them apart after `pcmap emit`); with
+/// `map`, a PC map from their positions without the gap.
+fn table_with(map: bool, gap: u64) -> Table {
     let functions = (0..FUNCTIONS)
         .map(|f| Function {
-            address: 0x10_0000 + 0x40 * f,
+            address: 0x10_0000 + 0x40 * f + if f >= 60 { gap } else { 0 },
+            code_offset: map.then_some(0x40 * f),
             size: 0x30,
             records: (0..3u32)
                 .map(|r| Record {
@@ -36,11 +41,18 @@ fn table() -> Table {
     }
 }
 
+fn table() -> Table {
+    table_with(false, 0)
+}
+
 /// The table at address 0, with or without the index, relocated as a
 /// linker would.
 fn bytes(index: bool) -> (Vec<u8>, Vec<usize>) {
-    let t = table();
-    let w = write_flat_with(&t, LittleEndian, false, index).unwrap();
+    relocated(&table(), index)
+}
+
+fn relocated(t: &Table, index: bool) -> (Vec<u8>, Vec<usize>) {
+    let w = write_flat_with(t, LittleEndian, false, index).unwrap();
     let mut b = w.bytes;
     for (i, f) in t.functions.iter().enumerate() {
         let at = w.address_offsets[i];
@@ -54,6 +66,10 @@ fn bytes(index: bool) -> (Vec<u8>, Vec<usize>) {
 }
 
 fn ids(b: &[u8]) -> Vec<Option<u64>> {
+    ids_in(b, 0x10_0000 - 8..0x10_0000 + 0x40 * FUNCTIONS + 8)
+}
+
+fn ids_in(b: &[u8], pcs: std::ops::Range<u64>) -> Vec<Option<u64>> {
     let s = Section::new(b, 0);
     let mut m = MaybeUninit::<pcmap_stackmaps>::uninit();
     // SAFETY: `b` is readable, `m` writable.
@@ -63,22 +79,21 @@ fn ids(b: &[u8]) -> Vec<Option<u64>> {
     );
     // SAFETY: written on OK.
     let m = unsafe { m.assume_init() };
-    (0x10_0000 - 8..0x10_0000 + 0x40 * FUNCTIONS + 8)
-        .map(|pc| {
-            let plain = s.find(pc).unwrap().map(|(_, r)| r.id);
-            let mut r = MaybeUninit::<pcmap_record>::uninit();
-            // SAFETY: `m` is open over `b`; `r` writable.
-            let st = unsafe { pcmap_find(&m, pc, std::ptr::null_mut(), r.as_mut_ptr()) };
-            let c = match st {
-                // SAFETY: written on OK.
-                pcmap_status::PCMAP_OK => Some(unsafe { r.assume_init() }.id),
-                pcmap_status::PCMAP_NOT_FOUND => None,
-                e => panic!("{e:?}"),
-            };
-            assert_eq!(plain, c, "pc {pc:#x}");
-            plain
-        })
-        .collect()
+    pcs.map(|pc| {
+        let plain = s.find(pc).unwrap().map(|(_, r)| r.id);
+        let mut r = MaybeUninit::<pcmap_record>::uninit();
+        // SAFETY: `m` is open over `b`; `r` writable.
+        let st = unsafe { pcmap_find(&m, pc, std::ptr::null_mut(), r.as_mut_ptr()) };
+        let c = match st {
+            // SAFETY: written on OK.
+            pcmap_status::PCMAP_OK => Some(unsafe { r.assume_init() }.id),
+            pcmap_status::PCMAP_NOT_FOUND => None,
+            e => panic!("{e:?}"),
+        };
+        assert_eq!(plain, c, "pc {pc:#x}");
+        plain
+    })
+    .collect()
 }
 
 #[test]
@@ -115,5 +130,38 @@ fn a_corrupt_index_entry_falls_back_to_the_frame_records_and_fails_validation() 
             );
             assert_ne!(pcmap_validate(m.as_ptr()), pcmap_status::PCMAP_OK);
         }
+    }
+}
+
+#[test]
+fn lookups_with_the_pc_map_agree_even_where_it_does_not_fit() {
+    for gap in [0, 0x40, 0x1_0000] {
+        let (plain, _) = relocated(&table_with(false, gap), true);
+        let (mapped, _) = relocated(&table_with(true, gap), true);
+        let t = FlatStackMap::parse(&mapped, LittleEndian).unwrap();
+        assert!(t.has_pc_map());
+        // 100 functions: at most 25 buckets of 2^shift bytes.
+        assert!(t.num_pc_map_entries() <= 25, "{}", t.num_pc_map_entries());
+        t.validate().unwrap();
+        let pcs = 0x10_0000 - 8..0x10_0000 + 0x40 * FUNCTIONS + gap + 8;
+        let found = ids_in(&mapped, pcs.clone());
+        assert_eq!(found, ids_in(&plain, pcs), "gap {gap:#x}");
+        assert_eq!(found.iter().flatten().count() as u64, FUNCTIONS * 3);
+    }
+}
+
+#[test]
+fn corrupt_pc_map_entries_change_no_answer_and_fail_validation() {
+    let (good, _) = relocated(&table_with(true, 0), true);
+    let t = FlatStackMap::parse(&good, LittleEndian).unwrap();
+    let map_start = good.len() - 4 * t.num_pc_map_entries() as usize;
+    let expected = ids(&good);
+    for (bucket, value) in [(0usize, 99u32), (3, 0), (7, 1000), (24, u32::MAX)] {
+        let mut b = good.clone();
+        let at = map_start + 4 * bucket.min(t.num_pc_map_entries() as usize - 1);
+        b[at..at + 4].copy_from_slice(&value.to_le_bytes());
+        assert_eq!(ids(&b), expected, "bucket {bucket} = {value}");
+        let t = FlatStackMap::parse(&b, LittleEndian).unwrap();
+        assert!(t.validate().is_err(), "bucket {bucket} = {value}");
     }
 }

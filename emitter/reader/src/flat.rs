@@ -17,6 +17,9 @@
 //! LiveOut[]     (4) u16 dwarf reg, u8 0, u8 size
 //! FunctionIndex[] (4) i32 function address (self-relative), one per frame
 //!                   record; only with header flag FUNCTION_INDEX
+//! PcMap[]       (4) u32 function index per 2^shift code bytes; only with
+//!                   header flag PC_MAP, whose header is 40 bytes:
+//!                   ... u32 PC map entries (at 32), u8 shift, u8[3] 0
 //! ```
 //!
 //! Arrays follow each other without gaps, so each count is the distance to the
@@ -43,6 +46,13 @@ pub const BIG_ENDIAN: u8 = 1 << 1;
 /// Header flag: the table ends with a function index, one self-relative i32
 /// function address per frame record (never with `ABSOLUTE_ADDRESSES`).
 pub const FUNCTION_INDEX: u8 = 1 << 2;
+/// Header flag: the table ends with a PC map (after the function index,
+/// which it requires), described by the header's extension.
+pub const PC_MAP: u8 = 1 << 3;
+/// Header size with the PC map's fields.
+pub const PC_MAP_HEADER_SIZE: usize = 40;
+/// Largest PC map shift a reader accepts (buckets of 2 GiB).
+pub const PC_MAP_MAX_SHIFT: u8 = 31;
 
 /// Frame record flags.
 pub const HAS_FRAME_POINTER: u8 = 1 << 0;
@@ -65,9 +75,10 @@ pub const LOCATION_SIZE: usize = 8;
 pub const FRAME_REGISTER_SIZE: usize = 4;
 pub const LIVE_OUT_SIZE: usize = 4;
 pub const FUNCTION_INDEX_ENTRY_SIZE: usize = 4;
+pub const PC_MAP_ENTRY_SIZE: usize = 4;
 
 /// Entries of a table's bounds: where each array starts, and the table size.
-pub const NUM_BOUNDS: usize = 8;
+pub const NUM_BOUNDS: usize = 9;
 
 /// The arrays, in table order, with their entry sizes and alignments.
 pub(crate) const ARRAYS: [(&str, usize, usize); NUM_BOUNDS - 1] = [
@@ -78,6 +89,7 @@ pub(crate) const ARRAYS: [(&str, usize, usize); NUM_BOUNDS - 1] = [
     ("frame registers", FRAME_REGISTER_SIZE, 4),
     ("live-outs", LIVE_OUT_SIZE, 4),
     ("function index", FUNCTION_INDEX_ENTRY_SIZE, 4),
+    ("PC map", PC_MAP_ENTRY_SIZE, 4),
 ];
 /// Functions from which `pcmap emit` writes a function index: below, a
 /// table's frame records span at most 2 KB.
@@ -85,6 +97,13 @@ pub const FUNCTION_INDEX_MIN_FUNCTIONS: usize = 64;
 
 /// Position of the function index in [`ARRAYS`].
 const INDEX_ARRAY: usize = 6;
+/// Position of the PC map in [`ARRAYS`].
+const MAP_ARRAY: usize = 7;
+/// Functions per PC map bucket `pcmap emit` aims at: the map costs one byte
+/// per function, and a lookup compares a few index entries on one line.
+pub const PC_MAP_FUNCTIONS_PER_BUCKET: usize = 4;
+/// Candidates a lookup compares one by one; more are binary searched first.
+const LINEAR_SEARCH: u32 = 8;
 
 /// What produced a record.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -119,11 +138,40 @@ impl RecordKind {
 #[derive(Debug, Clone, Copy)]
 pub struct FlatStackMap<'a, E: Endian> {
     bytes: Bytes<'a, E>,
-    flags: u8,
-    table_size: u32,
-    /// Offsets of the seven arrays (the function index is empty without
-    /// `FUNCTION_INDEX`) and the table size.
-    bounds: [u32; NUM_BOUNDS],
+    header: Header,
+}
+
+/// What [`FlatStackMap::parse`] read from a table's header. A caller that
+/// looks up many PCs keeps it (the C API keeps it in its opened section)
+/// and rebuilds the table with [`FlatStackMap::from_parsed_header`].
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Header {
+    pub flags: u8,
+    /// log2 of the bytes of code per PC map entry (0 without a PC map).
+    pub pc_map_shift: u8,
+    /// Offsets of the eight arrays (the function index and PC map are empty
+    /// without their flags) and the table size.
+    pub bounds: [u32; NUM_BOUNDS],
+}
+
+/// Where a lookup found a PC: the function (frame record index and code
+/// address) and the record.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Found {
+    pub function: u32,
+    pub address: u64,
+    pub record: u32,
+}
+
+/// Which record of the function containing a PC a lookup returns.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Match {
+    /// The record at the PC.
+    Exact,
+    /// The first record at or after the PC: for a stack map placed after a
+    /// call, the return address may precede the record by the moves of the
+    /// call's result.
+    AtOrAfter,
 }
 
 /// A function's frame record.
@@ -210,8 +258,19 @@ impl<'a, E: Endian> FlatStackMap<'a, E> {
         let header_size = b.u16(6)? as u32;
         let table_size = b.u32(8)?;
         // Constants start at the header size, the live-outs end at the
-        // table size; the header stores the five offsets in between.
-        let mut bounds = [header_size, 0, 0, 0, 0, 0, table_size, table_size];
+        // table size (or where the optional arrays start); the header stores
+        // the five offsets in between.
+        let mut bounds = [
+            header_size,
+            0,
+            0,
+            0,
+            0,
+            0,
+            table_size,
+            table_size,
+            table_size,
+        ];
         for (i, bound) in bounds[1..6].iter_mut().enumerate() {
             *bound = b.u32(12 + 4 * i)?;
         }
@@ -221,17 +280,38 @@ impl<'a, E: Endian> FlatStackMap<'a, E> {
         {
             return Err(Error::Inconsistent("flat header sizes"));
         }
+        let bad_offsets = Error::Inconsistent("flat array offsets");
+        let mut pc_map_shift = 0;
+        if flags & PC_MAP != 0 {
+            if flags & FUNCTION_INDEX == 0 || (header_size as usize) < PC_MAP_HEADER_SIZE {
+                return Err(Error::Inconsistent(
+                    "PC map without a function index or its header fields",
+                ));
+            }
+            let entries = b.u32(32)?;
+            pc_map_shift = b.u8(36)?;
+            if pc_map_shift > PC_MAP_MAX_SHIFT || entries == 0 {
+                return Err(Error::Inconsistent("PC map shift or size"));
+            }
+            bounds[MAP_ARRAY] = entries
+                .checked_mul(PC_MAP_ENTRY_SIZE as u32)
+                .and_then(|n| table_size.checked_sub(n))
+                .ok_or(bad_offsets)?;
+            bounds[INDEX_ARRAY] = bounds[MAP_ARRAY];
+        }
         if flags & FUNCTION_INDEX != 0 {
             if flags & ABSOLUTE_ADDRESSES != 0 {
                 return Err(Error::Inconsistent(
                     "function index with absolute addresses",
                 ));
             }
-            // One entry per frame record, ending the table.
+            // One entry per frame record, before the PC map or ending the
+            // table.
             let functions = bounds[2].wrapping_sub(bounds[1]) / FRAME_RECORD_SIZE as u32;
-            bounds[INDEX_ARRAY] = table_size
-                .checked_sub(functions * FUNCTION_INDEX_ENTRY_SIZE as u32)
-                .ok_or(Error::Inconsistent("flat array offsets"))?;
+            bounds[INDEX_ARRAY] = functions
+                .checked_mul(FUNCTION_INDEX_ENTRY_SIZE as u32)
+                .and_then(|n| bounds[MAP_ARRAY].checked_sub(n))
+                .ok_or(bad_offsets)?;
         }
         for (i, (_, size, align)) in ARRAYS.iter().enumerate() {
             let (start, end) = (bounds[i], bounds[i + 1]);
@@ -240,54 +320,43 @@ impl<'a, E: Endian> FlatStackMap<'a, E> {
                 || !multiple(start as usize, *align)
                 || !multiple((end - start) as usize, *size)
             {
-                return Err(Error::Inconsistent("flat array offsets"));
+                return Err(bad_offsets);
             }
         }
         let bytes = Bytes::new(b.slice(0, table_size as usize)?, endian);
         Ok(FlatStackMap {
             bytes,
-            flags,
-            table_size,
-            bounds,
+            header: Header {
+                flags,
+                pc_map_shift,
+                bounds,
+            },
         })
     }
 
-    /// What `parse` read from the header: the header flags and the array
-    /// bounds (header size, the five array offsets, table size). A caller
-    /// that looks up many PCs keeps these (the C API keeps them in its
-    /// opened section) and rebuilds the table with
-    /// [`from_parsed_header`](Self::from_parsed_header) instead of parsing it again.
-    pub fn parsed_header(&self) -> (u8, [u32; NUM_BOUNDS]) {
-        (self.flags, self.bounds)
+    /// What `parse` read from the header, for
+    /// [`from_parsed_header`](Self::from_parsed_header).
+    pub fn parsed_header(&self) -> Header {
+        self.header
     }
 
     /// The table at the start of `data` from what [`parsed_header`]
     /// (Self::parsed_header) returned for it, without checking the header
     /// again: O(1), no header reads.
     ///
-    /// Invariant: `flags` and `bounds` are what `parse` accepted for these
-    /// bytes. If they are not, results are wrong or errors, but still safe:
-    /// the table is cut to `bounds`' table size (checked here) and every
-    /// entry read is bounds-checked against it.
+    /// Invariant: `header` is what `parse` accepted for these bytes. If it is
+    /// not, results are wrong or errors, but still safe: the table is cut to
+    /// the header's table size (checked here) and every entry read is
+    /// bounds-checked against it.
     #[inline]
-    pub fn from_parsed_header(
-        data: &'a [u8],
-        endian: E,
-        flags: u8,
-        bounds: [u32; NUM_BOUNDS],
-    ) -> Result<Self> {
-        let table_size = bounds[NUM_BOUNDS - 1];
+    pub fn from_parsed_header(data: &'a [u8], endian: E, header: Header) -> Result<Self> {
+        let table_size = header.bounds[NUM_BOUNDS - 1];
         let bytes = Bytes::new(
             data.get(..table_size as usize)
                 .ok_or(Error::Inconsistent("flat header sizes"))?,
             endian,
         );
-        Ok(FlatStackMap {
-            bytes,
-            flags,
-            table_size,
-            bounds,
-        })
+        Ok(FlatStackMap { bytes, header })
     }
 
     /// Every table of a section (a linked program concatenates them),
@@ -380,29 +449,48 @@ impl<'a, E: Endian> FlatStackMap<'a, E> {
                 }
             }
         }
+        // The PC map is a hint that lookups verify, so only its shape is
+        // checked: function indices, never decreasing.
+        let mut last = 0;
+        for b in 0..self.num_pc_map_entries() {
+            let f = self.pc_map_entry(b)?;
+            if f < last || f >= self.num_frame_records() {
+                return Err(Error::Inconsistent("PC map entries"));
+            }
+            last = f;
+        }
         Ok(())
     }
 
     pub fn flags(&self) -> u8 {
-        self.flags
+        self.header.flags
     }
     pub fn absolute_addresses(&self) -> bool {
-        self.flags & ABSOLUTE_ADDRESSES != 0
+        self.header.flags & ABSOLUTE_ADDRESSES != 0
     }
     /// Whether the table has a function index (header flag `FUNCTION_INDEX`).
     pub fn has_function_index(&self) -> bool {
-        self.flags & FUNCTION_INDEX != 0
+        self.header.flags & FUNCTION_INDEX != 0
+    }
+    /// Whether the table has a PC map (header flag `PC_MAP`).
+    pub fn has_pc_map(&self) -> bool {
+        self.header.flags & PC_MAP != 0
+    }
+    /// log2 of the code bytes each PC map entry covers (0 without a map).
+    pub fn pc_map_shift(&self) -> u8 {
+        self.header.pc_map_shift
     }
     /// Bytes of this table; the next one starts at this rounded up to 8.
     pub fn table_size(&self) -> u32 {
-        self.table_size
+        self.header.bounds[NUM_BOUNDS - 1]
     }
     /// Wrapping: `parse` checked the bounds ascend, and a table rebuilt by
     /// `from_parsed_header` with bad bounds only gives errors (every read is
     /// still bounds-checked), never a panic.
     #[inline]
     fn count(&self, array: usize) -> u32 {
-        self.bounds[array + 1].wrapping_sub(self.bounds[array]) / ARRAYS[array].1 as u32
+        let b = &self.header.bounds;
+        b[array + 1].wrapping_sub(b[array]) / ARRAYS[array].1 as u32
     }
     #[inline]
     fn entry(&self, array: usize, index: u32) -> Result<usize> {
@@ -414,7 +502,7 @@ impl<'a, E: Endian> FlatStackMap<'a, E> {
                 count: count.into(),
             });
         }
-        Ok(self.bounds[array] as usize + index as usize * ARRAYS[array].1)
+        Ok(self.header.bounds[array] as usize + index as usize * ARRAYS[array].1)
     }
     pub fn num_constants(&self) -> u32 {
         self.count(0)
@@ -439,6 +527,17 @@ impl<'a, E: Endian> FlatStackMap<'a, E> {
     pub fn num_function_index_entries(&self) -> u32 {
         self.count(INDEX_ARRAY)
     }
+    /// Entries of the PC map (0 without one).
+    pub fn num_pc_map_entries(&self) -> u32 {
+        self.count(MAP_ARRAY)
+    }
+    /// PC map entry `bucket`: the index of the last function that starts at
+    /// or before `function 0's address + bucket << shift`, as the code was
+    /// laid out when the table was written. A hint: see [`lookup`](Self::lookup).
+    #[inline]
+    pub fn pc_map_entry(&self, bucket: u32) -> Result<u32> {
+        self.bytes.u32(self.entry(MAP_ARRAY, bucket)?)
+    }
 
     pub fn constant(&self, index: u32) -> Result<u64> {
         self.bytes.u64(self.entry(0, index)?)
@@ -452,12 +551,14 @@ impl<'a, E: Endian> FlatStackMap<'a, E> {
     #[inline]
     pub fn frame_record(&self, index: u32) -> Result<FrameRecord> {
         let at = self.entry(1, index)?;
-        let b = &self.bytes;
-        let record_index = b.u32(at + 28)?;
+        // One bounds check for the entry, then fixed-offset decoding.
+        let entry: [u8; FRAME_RECORD_SIZE] = self.bytes.array(at)?;
+        let f = Fields::new(&entry, self.bytes.endian);
+        let record_index = f.u32(28);
         // Records are grouped by function: this function's end is the next
         // one's start.
         let end = if index + 1 < self.num_frame_records() {
-            b.u32(at + FRAME_RECORD_SIZE + 28)?
+            self.bytes.u32(at + FRAME_RECORD_SIZE + 28)?
         } else {
             self.num_records()
         };
@@ -465,14 +566,14 @@ impl<'a, E: Endian> FlatStackMap<'a, E> {
             .checked_sub(record_index)
             .ok_or(Error::Inconsistent("frame record indices decrease"))?;
         Ok(FrameRecord {
-            address: b.u64(at)?,
-            size: b.u32(at + 8)?,
-            stack_size: b.u32(at + 12)?,
-            flags: b.u8(at + 16)?,
-            num_frame_registers: b.u8(at + 17)?,
-            frame_base_register: b.u16(at + 18)?,
-            cfa_offset: b.i32(at + 20)?,
-            frame_register_index: b.u32(at + 24)?,
+            address: f.u64(0),
+            size: f.u32(8),
+            stack_size: f.u32(12),
+            flags: entry[16],
+            num_frame_registers: entry[17],
+            frame_base_register: f.u16(18),
+            cfa_offset: f.u32(20) as i32,
+            frame_register_index: f.u32(24),
             num_records,
             record_index,
         })
@@ -545,19 +646,18 @@ impl<'a, E: Endian> FlatStackMap<'a, E> {
 
     #[inline]
     pub fn record(&self, index: u32) -> Result<Record> {
-        let at = self.entry(2, index)?;
-        let b = &self.bytes;
-        let kind = b.u8(at + 29)?;
+        let entry: [u8; RECORD_SIZE] = self.bytes.array(self.entry(2, index)?)?;
+        let f = Fields::new(&entry, self.bytes.endian);
         Ok(Record {
-            id: b.u64(at)?,
-            instruction_offset: b.u32(at + 8)?,
-            patchable_size: b.u32(at + 12)?,
-            num_locations: b.u16(at + 16)?,
-            num_live_outs: b.u16(at + 18)?,
-            location_index: b.u32(at + 20)?,
-            live_out_index: b.u32(at + 24)?,
-            flags: b.u8(at + 28)?,
-            kind: RecordKind::from_u8(kind).ok_or(Error::Inconsistent("bad record kind"))?,
+            id: f.u64(0),
+            instruction_offset: f.u32(8),
+            patchable_size: f.u32(12),
+            num_locations: f.u16(16),
+            num_live_outs: f.u16(18),
+            location_index: f.u32(20),
+            live_out_index: f.u32(24),
+            flags: entry[28],
+            kind: RecordKind::from_u8(entry[29]).ok_or(Error::Inconsistent("bad record kind"))?,
         })
     }
 
@@ -656,6 +756,268 @@ impl<'a, E: Endian> FlatStackMap<'a, E> {
             }
         }
         Ok(None)
+    }
+
+    /// The function containing `pc` and its record at `pc` (`Exact`) or its
+    /// first record at or after `pc` (`AtOrAfter`), given the table's
+    /// address: O(log functions + log records) reads, no memory.
+    ///
+    /// The search itself is in [`Lookup`]; a read it cannot make (a corrupt
+    /// table) is an error.
+    #[inline]
+    pub fn lookup(&self, pc: u64, table_address: u64, how: Match) -> Result<Option<Found>> {
+        Lookup::new(self, table_address)
+            .find(pc, how)
+            .ok_or(Error::Inconsistent("lookup read outside its arrays"))
+    }
+
+    /// The function containing `pc` (the last one starting at or below it,
+    /// if `pc` is inside it or at its end: a return address may equal the
+    /// end of a function whose last instruction is a call): its index and
+    /// address. See [`Lookup`].
+    #[inline]
+    pub fn function_containing(&self, pc: u64, table_address: u64) -> Result<Option<(u32, u64)>> {
+        Lookup::new(self, table_address)
+            .function_containing(pc)
+            .ok_or(Error::Inconsistent("lookup read outside its arrays"))
+    }
+
+    /// What the PC map says of `pc`: the number of functions starting at or
+    /// below it by the function index within the map's bucket for `pc`, or
+    /// `None` without a map (or with an impossible entry). Unchecked: a
+    /// lookup checks it against the frame records.
+    pub fn pc_map_guess(&self, pc: u64, table_address: u64) -> Result<Option<u32>> {
+        Lookup::new(self, table_address)
+            .pc_map_guess(pc)
+            .ok_or(Error::Inconsistent("lookup read outside its arrays"))
+    }
+}
+
+/// The search of one table for a PC. Reads return `None` for a read outside
+/// its array (a corrupt table): no error value is built on the hot path.
+///
+/// With a PC map, the map's bucket for the PC names the few functions that
+/// can contain it, compared in the function index; without, or if the map
+/// does not fit the program (its linker moved the functions apart) or is
+/// corrupt, a binary search of the function index; without an index, of
+/// the frame records' address fields. Frame records and index are in
+/// address order, as LLVM emits functions. The map's and the index's answer
+/// is taken only if the frame records' addresses bracket the PC with it
+/// (the function found starts at or below the PC, the next one above), so
+/// a corrupt index or map (`validate` reports either) changes no answer.
+/// Within the function, its records are searched by instruction offset.
+///
+/// Searches end in a branch-free count over at most [`LINEAR_SEARCH`]
+/// candidates: their loads do not depend on each other, so cache misses
+/// overlap, and a random PC costs no mispredicted branches there.
+struct Lookup<'t, 'a, E: Endian> {
+    t: &'t FlatStackMap<'a, E>,
+    table_address: u64,
+    functions: u32,
+}
+
+impl<'t, 'a, E: Endian> Lookup<'t, 'a, E> {
+    #[inline(always)]
+    fn new(t: &'t FlatStackMap<'a, E>, table_address: u64) -> Self {
+        Lookup {
+            t,
+            table_address,
+            functions: t.num_frame_records(),
+        }
+    }
+
+    /// Offset of entry `index` of `array`, if it has one.
+    #[inline(always)]
+    fn at(&self, array: usize, index: u32) -> Option<usize> {
+        (index < self.t.count(array))
+            .then(|| self.t.header.bounds[array] as usize + index as usize * ARRAYS[array].1)
+    }
+    #[inline(always)]
+    fn u32(&self, array: usize, index: u32, field: usize) -> Option<u32> {
+        self.t.bytes.get_u32(self.at(array, index)? + field)
+    }
+    /// Function `i`'s address from its frame record.
+    #[inline(always)]
+    fn function_address(&self, i: u32) -> Option<u64> {
+        let at = self.at(1, i)?;
+        let stored = self.t.bytes.get_u64(at)?;
+        Some(match self.t.absolute_addresses() {
+            true => stored,
+            false => self
+                .table_address
+                .wrapping_add(at as u64)
+                .wrapping_add(stored),
+        })
+    }
+    /// Function `i`'s address from the function index.
+    #[inline(always)]
+    fn index_address(&self, i: u32) -> Option<u64> {
+        let at = self.at(INDEX_ARRAY, i)?;
+        let stored = self.t.bytes.get_u32(at)? as i32;
+        Some(
+            self.table_address
+                .wrapping_add(at as u64)
+                .wrapping_add(stored as i64 as u64),
+        )
+    }
+
+    #[inline(always)]
+    fn find(&self, pc: u64, how: Match) -> Option<Option<Found>> {
+        let Some((function, address)) = self.function_containing(pc)? else {
+            return Some(None);
+        };
+        let Ok(offset) = u32::try_from(pc - address) else {
+            return Some(None);
+        };
+        let start = self.u32(1, function, 28)?;
+        let end = match function + 1 < self.functions {
+            true => self.u32(1, function + 1, 28)?,
+            false => self.t.num_records(),
+        };
+        // Lower bound over the function's records (sorted by offset).
+        let record = scan_before(start, end, |i| Some(self.u32(2, i, 8)? < offset))?;
+        if record >= end || (how == Match::Exact && self.u32(2, record, 8)? != offset) {
+            return Some(None);
+        }
+        Some(Some(Found {
+            function,
+            address,
+            record,
+        }))
+    }
+
+    #[inline(always)]
+    fn function_containing(&self, pc: u64) -> Option<Option<(u32, u64)>> {
+        let n = self.functions;
+        let mut after = None;
+        if self.t.has_function_index() {
+            if let Some(guess) = self.pc_map_guess(pc)? {
+                after = self.brackets(pc, guess)?.then_some(guess);
+            }
+            if after.is_none() {
+                let guess = count_before(0, n, |i| Some(self.index_address(i)? <= pc))?;
+                after = self.brackets(pc, guess)?.then_some(guess);
+            }
+        }
+        let after = match after {
+            Some(after) => after,
+            None => count_before(0, n, |i| Some(self.function_address(i)? <= pc))?,
+        };
+        let Some(index) = after.checked_sub(1) else {
+            return Some(None);
+        };
+        let address = self.function_address(index)?;
+        let size = self.u32(1, index, 8)?;
+        // `None` only if the frame records are out of order (corrupt).
+        let Some(offset) = pc.checked_sub(address) else {
+            return Some(None);
+        };
+        let inside = size == 0 || offset <= u64::from(size);
+        Some(inside.then_some((index, address)))
+    }
+
+    /// Whether exactly `after` functions start at or below `pc` by the frame
+    /// records' own addresses: then the map's or the index's answer is the
+    /// frame records' (they are sorted), whatever the map and index hold.
+    #[inline(always)]
+    fn brackets(&self, pc: u64, after: u32) -> Option<bool> {
+        let below = after == 0 || self.function_address(after - 1)? <= pc;
+        let above = after >= self.functions || self.function_address(after)? > pc;
+        Some(below && above)
+    }
+
+    /// See [`FlatStackMap::pc_map_guess`].
+    #[inline(always)]
+    fn pc_map_guess(&self, pc: u64) -> Option<Option<u32>> {
+        let (n, buckets) = (self.functions, self.t.count(MAP_ARRAY));
+        if buckets == 0 || n == 0 {
+            return Some(None);
+        }
+        let first_address = self.index_address(0)?;
+        if pc < first_address {
+            return Some(Some(0));
+        }
+        let bucket =
+            ((pc - first_address) >> self.t.pc_map_shift()).min(u64::from(buckets - 1)) as u32;
+        let first = self.u32(MAP_ARRAY, bucket, 0)?;
+        let last = match bucket + 1 < buckets {
+            true => self.u32(MAP_ARRAY, bucket + 1, 0)?,
+            false => n - 1,
+        };
+        if first > last || last >= n {
+            return Some(None);
+        }
+        // Function `first` starts at or below the bucket, so at or below `pc`.
+        let after = count_before(first + 1, last + 1, |i| Some(self.index_address(i)? <= pc))?;
+        Some(Some(after))
+    }
+}
+
+#[inline(always)]
+fn scan_before(mut lo: u32, mut hi: u32, before: impl Fn(u32) -> Option<bool>) -> Option<u32> {
+    while hi.saturating_sub(lo) > LINEAR_SEARCH {
+        let mid = lo + (hi - lo) / 2;
+        if before(mid)? {
+            lo = mid + 1;
+        } else {
+            hi = mid;
+        }
+    }
+    while lo < hi && before(lo)? {
+        lo += 1;
+    }
+    Some(lo)
+}
+
+/// The first index in `lo..hi` where `before` is false (it must be true
+/// then false over the range; on corrupt data the result is still in
+/// `lo..=hi`): a binary search down to [`LINEAR_SEARCH`] candidates, then a
+/// branch-free count of them.
+#[inline(always)]
+fn count_before(mut lo: u32, mut hi: u32, before: impl Fn(u32) -> Option<bool>) -> Option<u32> {
+    while hi.saturating_sub(lo) > LINEAR_SEARCH {
+        let mid = lo + (hi - lo) / 2;
+        if before(mid)? {
+            lo = mid + 1;
+        } else {
+            hi = mid;
+        }
+    }
+    let mut after = lo;
+    for i in lo..hi {
+        after += u32::from(before(i)?);
+    }
+    Some(after)
+}
+
+/// Fields of an entry already read whole: fixed offsets, no checks left.
+struct Fields<'e, E, const N: usize> {
+    entry: &'e [u8; N],
+    endian: E,
+}
+
+impl<'e, E: Endian, const N: usize> Fields<'e, E, N> {
+    #[inline(always)]
+    fn new(entry: &'e [u8; N], endian: E) -> Self {
+        Fields { entry, endian }
+    }
+    #[inline(always)]
+    fn bytes<const M: usize>(&self, at: usize) -> [u8; M] {
+        let mut out = [0; M];
+        out.copy_from_slice(&self.entry[at..at + M]);
+        out
+    }
+    #[inline(always)]
+    fn u16(&self, at: usize) -> u16 {
+        self.endian.u16_from(self.bytes(at))
+    }
+    #[inline(always)]
+    fn u32(&self, at: usize) -> u32 {
+        self.endian.u32_from(self.bytes(at))
+    }
+    #[inline(always)]
+    fn u64(&self, at: usize) -> u64 {
+        self.endian.u64_from(self.bytes(at))
     }
 }
 

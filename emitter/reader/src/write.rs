@@ -6,7 +6,6 @@
 //! round-trip tests check.
 
 use alloc::vec::Vec;
-use core::hash::{Hash, Hasher};
 
 use crate::flat::{self, FlatStackMap, FrameRegister, RecordKind};
 use crate::llvm::LlvmStackMap;
@@ -34,6 +33,9 @@ pub struct Function {
     /// Saved registers, their slots relative to the CFA (flat only).
     pub frame_registers: Vec<FrameRegister>,
     pub records: Vec<Record>,
+    /// Offset of the function's code in the one code section all of the
+    /// table's functions are in, for the PC map (flat only; `None`: no map).
+    pub code_offset: Option<u64>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -131,6 +133,7 @@ impl Table {
                 cfa_offset: f.cfa_offset,
                 frame_registers: t.frame_registers_of(&f)?.collect::<Result<Vec<_>>>()?,
                 records,
+                code_offset: None,
             });
         }
         Ok(Table {
@@ -154,7 +157,7 @@ pub struct FlatTable {
 /// Collects lists, storing each distinct one once (the uniquing rule): an
 /// open-addressing hash table of the lists stored so far (no allocation per
 /// list; `no_std` has no `HashMap`).
-struct Uniquer<T: Copy + Eq + Hash> {
+struct Uniquer<T: Packed> {
     entries: Vec<T>,
     /// (hash, start in `entries`, length) of each distinct list.
     lists: Vec<(u64, u32, u32)>,
@@ -162,7 +165,7 @@ struct Uniquer<T: Copy + Eq + Hash> {
     slots: Vec<u32>,
 }
 
-impl<T: Copy + Eq + Hash> Uniquer<T> {
+impl<T: Packed> Uniquer<T> {
     fn new() -> Self {
         Uniquer {
             entries: Vec::new(),
@@ -174,9 +177,7 @@ impl<T: Copy + Eq + Hash> Uniquer<T> {
         if list.is_empty() {
             return Ok(0);
         }
-        let mut h = FxHasher(0);
-        list.hash(&mut h);
-        let hash = h.0;
+        let hash = fx_hash(list);
         if self.slots.len() < 2 * (self.lists.len() + 1) {
             self.grow();
         }
@@ -216,35 +217,39 @@ impl<T: Copy + Eq + Hash> Uniquer<T> {
     }
 }
 
-/// rustc's Fx hash: fast, good enough for table keys from one object.
-struct FxHasher(u64);
+/// A list entry the uniquer hashes as one word.
+trait Packed: Copy + Eq {
+    fn packed(self) -> u64;
+}
 
-impl Hasher for FxHasher {
-    fn write(&mut self, bytes: &[u8]) {
-        for chunk in bytes.chunks(8) {
-            let mut b = [0u8; 8];
-            b[..chunk.len()].copy_from_slice(chunk);
-            self.write_u64(u64::from_le_bytes(b));
-        }
+impl Packed for LocKey {
+    fn packed(self) -> u64 {
+        u64::from(self.0)
+            | u64::from(self.1) << 8
+            | u64::from(self.2) << 16
+            | u64::from(self.3 as u32) << 32
     }
-    fn write_u8(&mut self, v: u8) {
-        self.write_u64(v.into());
+}
+
+impl Packed for (u16, u8) {
+    fn packed(self) -> u64 {
+        u64::from(self.0) | u64::from(self.1) << 16
     }
-    fn write_u16(&mut self, v: u16) {
-        self.write_u64(v.into());
+}
+
+impl Packed for (u16, i16) {
+    fn packed(self) -> u64 {
+        u64::from(self.0) | u64::from(self.1 as u16) << 16
     }
-    fn write_u32(&mut self, v: u32) {
-        self.write_u64(v.into());
-    }
-    fn write_usize(&mut self, v: usize) {
-        self.write_u64(v as u64);
-    }
-    fn write_u64(&mut self, v: u64) {
-        self.0 = (self.0.rotate_left(5) ^ v).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
-    }
-    fn finish(&self) -> u64 {
-        self.0
-    }
+}
+
+/// rustc's Fx hash of a list, one step per entry: fast, good enough for
+/// table keys from one object.
+fn fx_hash<T: Packed>(list: &[T]) -> u64 {
+    const K: u64 = 0x51_7c_c1_b7_27_22_0a_95;
+    list.iter().fold(list.len() as u64, |h, &v| {
+        (h.rotate_left(5) ^ v.packed()).wrapping_mul(K)
+    })
 }
 
 /// Locations as the flat layout stores them, ordered for the uniquer.
@@ -280,6 +285,9 @@ pub struct FrameHead<'a> {
     pub cfa_offset: i32,
     /// Offsets from the CFA; each must fit in an i16.
     pub frame_registers: &'a [FrameRegister],
+    /// The function's code section (any number naming it) and offset in
+    /// it, for the PC map; `None` if unknown.
+    pub code: Option<(usize, u64)>,
 }
 
 /// Writes a flat table without an owned model of it: records are added one
@@ -290,6 +298,11 @@ pub struct FlatWriter<E: Endian> {
     absolute: bool,
     /// Write a function index (`FUNCTION_INDEX`).
     function_index: bool,
+    /// Write a PC map (`PC_MAP`) if every function's code is in one section.
+    pc_map: bool,
+    /// Code section and offsets of the functions so far, while they allow a
+    /// PC map (one section, ascending); `None` once they do not.
+    code: Option<(Option<usize>, Vec<u64>)>,
     constants: Vec<u8>,
     frames: Vec<u8>,
     /// The table being written: from the first record on, room for the
@@ -320,6 +333,8 @@ impl<E: Endian> FlatWriter<E> {
             endian,
             absolute,
             function_index: false,
+            pc_map: false,
+            code: Some((None, Vec::new())),
             constants: Vec::new(),
             frames: Vec::new(),
             out: Vec::new(),
@@ -348,6 +363,25 @@ impl<E: Endian> FlatWriter<E> {
         self.function_index = on && !self.absolute;
     }
 
+    /// Whether to write a PC map (header flag `PC_MAP`) after the function
+    /// index: written if there is an index and every function gave its code
+    /// position ([`FrameHead::code`]) in one section, in ascending order.
+    /// Asking for it reserves the header's PC map fields (8 bytes) either
+    /// way, so that the records can be written in place. Off by default;
+    /// `pcmap emit` turns it on with the function index.
+    pub fn pc_map(&mut self, on: bool) {
+        self.pc_map = on;
+    }
+
+    /// Header size: the PC map's fields are planned with the index.
+    fn header_size(&self) -> usize {
+        if self.function_index && self.pc_map {
+            flat::PC_MAP_HEADER_SIZE
+        } else {
+            flat::HEADER_SIZE
+        }
+    }
+
     /// Announces how many functions and records the table will have, before
     /// the first record: the records are then written in place in the final
     /// buffer (a wrong count only costs a copy).
@@ -362,7 +396,7 @@ impl<E: Endian> FlatWriter<E> {
             return start;
         }
         let (functions, records) = self.planned;
-        let start = flat::HEADER_SIZE
+        let start = self.header_size()
             + self.constants.len()
             + functions.saturating_mul(flat::FRAME_RECORD_SIZE);
         self.out
@@ -476,6 +510,15 @@ impl<E: Endian> FlatWriter<E> {
         entry[24..28].copy_from_slice(&e.u32_bytes(reg_index));
         entry[28..32].copy_from_slice(&e.u32_bytes(self.first_record));
         self.frames.extend_from_slice(&entry);
+        self.code = match (self.code.take(), f.code) {
+            (Some((section, mut offsets)), Some((s, offset)))
+                if section.unwrap_or(s) == s && offsets.last().copied().unwrap_or(0) <= offset =>
+            {
+                offsets.push(offset);
+                Some((Some(s), offsets))
+            }
+            _ => None,
+        };
         self.first_record = self.nrecords;
         self.last_offset = None;
         self.live_out_info = false;
@@ -492,6 +535,12 @@ impl<E: Endian> FlatWriter<E> {
         let e = self.endian;
         let start = self.records_start();
         let records = self.out.len() - start;
+        let functions = self.frames.len() / flat::FRAME_RECORD_SIZE;
+        let header_size = self.header_size();
+        let pc_map = match (&self.code, header_size == flat::PC_MAP_HEADER_SIZE) {
+            (Some((_, offsets)), true) if !offsets.is_empty() => Some(pc_map(offsets)?),
+            _ => None,
+        };
         let sizes = [
             self.constants.len(),
             self.frames.len(),
@@ -500,13 +549,16 @@ impl<E: Endian> FlatWriter<E> {
             self.regs.entries.len() * flat::FRAME_REGISTER_SIZE,
             self.los.entries.len() * flat::LIVE_OUT_SIZE,
             if self.function_index {
-                self.frames.len() / flat::FRAME_RECORD_SIZE * flat::FUNCTION_INDEX_ENTRY_SIZE
+                functions * flat::FUNCTION_INDEX_ENTRY_SIZE
             } else {
                 0
             },
+            pc_map
+                .as_ref()
+                .map_or(0, |(_, m)| m.len() * flat::PC_MAP_ENTRY_SIZE),
         ];
         let mut bounds = [0usize; flat::NUM_BOUNDS];
-        bounds[0] = flat::HEADER_SIZE;
+        bounds[0] = header_size;
         for i in 0..sizes.len() {
             bounds[i + 1] = bounds[i]
                 .checked_add(sizes[i])
@@ -515,7 +567,7 @@ impl<E: Endian> FlatWriter<E> {
         let total = bounds[flat::NUM_BOUNDS - 1];
         let total32 = u32::try_from(total).map_err(|_| Error::TooLarge("table"))?;
 
-        let mut header = Vec::with_capacity(flat::HEADER_SIZE);
+        let mut header = Vec::with_capacity(header_size);
         header.extend_from_slice(&flat::MAGIC);
         let mut hflags = 0;
         if self.absolute {
@@ -527,11 +579,19 @@ impl<E: Endian> FlatWriter<E> {
         if self.function_index {
             hflags |= flat::FUNCTION_INDEX;
         }
+        if pc_map.is_some() {
+            hflags |= flat::PC_MAP;
+        }
         header.extend_from_slice(&[flat::VERSION, hflags]);
-        header.extend_from_slice(&e.u16_bytes(flat::HEADER_SIZE as u16));
+        header.extend_from_slice(&e.u16_bytes(header_size as u16));
         header.extend_from_slice(&e.u32_bytes(total32));
         for b in &bounds[1..6] {
             header.extend_from_slice(&e.u32_bytes(*b as u32));
+        }
+        if header_size == flat::PC_MAP_HEADER_SIZE {
+            let (shift, entries) = pc_map.as_ref().map_or((0, 0), |(s, m)| (*s, m.len()));
+            header.extend_from_slice(&e.u32_bytes(entries as u32));
+            header.extend_from_slice(&[shift, 0, 0, 0]);
         }
         let mut out = if start == bounds[2] {
             // As planned: the records are in place, fill in what precedes them.
@@ -562,7 +622,6 @@ impl<E: Endian> FlatWriter<E> {
             out.extend_from_slice(&e.u16_bytes(reg));
             out.extend_from_slice(&[0, size]);
         }
-        let functions = self.frames.len() / flat::FRAME_RECORD_SIZE;
         let address_offsets: Vec<usize> = (0..functions)
             .map(|i| bounds[1] + i * flat::FRAME_RECORD_SIZE)
             .collect();
@@ -583,6 +642,9 @@ impl<E: Endian> FlatWriter<E> {
                 index_offsets.push(at);
             }
         }
+        for &f in pc_map.iter().flat_map(|(_, m)| m) {
+            out.extend_from_slice(&e.u32_bytes(f));
+        }
         debug_assert_eq!(out.len(), total);
         Ok(FlatTable {
             bytes: out,
@@ -590,6 +652,30 @@ impl<E: Endian> FlatWriter<E> {
             index_offsets,
         })
     }
+}
+
+/// The PC map of functions at `offsets` (ascending, in one section): its
+/// shift, the smallest giving at most one bucket per
+/// [`flat::PC_MAP_FUNCTIONS_PER_BUCKET`] functions, and for each bucket the
+/// last function starting at or before the bucket's start.
+fn pc_map(offsets: &[u64]) -> Result<(u8, Vec<u32>)> {
+    let first = offsets[0];
+    let span = offsets[offsets.len() - 1] - first;
+    let target = (offsets.len() / flat::PC_MAP_FUNCTIONS_PER_BUCKET).max(1) as u64;
+    let shift = (0..=flat::PC_MAP_MAX_SHIFT)
+        .find(|&s| (span >> s) < target)
+        .unwrap_or(flat::PC_MAP_MAX_SHIFT);
+    let buckets = (span >> shift) + 1;
+    let mut map = Vec::with_capacity(buckets as usize);
+    let mut f = 0;
+    for b in 0..buckets {
+        let start = first + (b << shift);
+        while f + 1 < offsets.len() && offsets[f + 1] <= start {
+            f += 1;
+        }
+        map.push(u32::try_from(f).map_err(|_| Error::TooLarge("function count"))?);
+    }
+    Ok((shift, map))
 }
 
 /// Writes `table` in the flat layout. Each function's records are sorted by
@@ -609,6 +695,7 @@ pub fn write_flat_with<E: Endian>(
 ) -> Result<FlatTable> {
     let mut w = FlatWriter::new(endian, absolute);
     w.function_index(function_index);
+    w.pc_map(function_index && table.functions.iter().all(|f| f.code_offset.is_some()));
     let nrecords = table.functions.iter().map(|f| f.records.len()).sum();
     w.reserve(table.functions.len(), nrecords);
     for &c in &table.constants {
@@ -641,6 +728,7 @@ pub fn write_flat_with<E: Endian>(
             frame_base_register: f.frame_base_register,
             cfa_offset: f.cfa_offset,
             frame_registers: &f.frame_registers,
+            code: f.code_offset.map(|offset| (0, offset)),
         })?;
     }
     w.finish()

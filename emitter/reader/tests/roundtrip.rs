@@ -395,6 +395,7 @@ fn streaming_writer_checks_order_and_ownership() {
         frame_base_register: 7,
         cfa_offset: 24,
         frame_registers: &[],
+        code: None,
     };
     w.function(&frame).unwrap();
     // A new function starts a new order.
