@@ -1,7 +1,7 @@
 //! Instruction rules pcmap needs: the call that ends at a statepoint's return
 //! address, and the instructions that realign the stack.
 
-use iced_x86::{Code, Decoder, DecoderOptions, FlowControl, OpKind, Register};
+use iced_x86::{Code, Decoder, DecoderOptions, FlowControl, Instruction, OpKind, Register};
 
 use crate::target::Target;
 
@@ -40,6 +40,74 @@ pub fn call_ending_at(target: Target, code: &[u8], end: u64) -> Option<u32> {
             let w = word(target, code, end.checked_sub(4)?)?;
             // bl target (AA=0, LK=1), bctrl.
             (w & 0xFC00_0003 == 0x4800_0001 || w == 0x4E80_0421).then_some(4)
+        }
+    }
+}
+
+/// [`call_ending_at`] for the records of one function, asked in increasing
+/// offset order: on x86-64 one decoding pass serves them all (each call of
+/// `call_ending_at` decodes from the function's start). A smaller offset
+/// than the last one asked starts over.
+pub struct Calls<'a> {
+    target: Target,
+    code: &'a [u8],
+    decoder: Decoder<'a>,
+    /// The last instruction decoded; the decoder is at its end.
+    last: Option<Instruction>,
+    /// The last offset asked for.
+    asked: u64,
+    /// An undecodable instruction came before `asked`.
+    invalid: bool,
+}
+
+impl<'a> Calls<'a> {
+    pub fn new(target: Target, code: &'a [u8]) -> Self {
+        Calls {
+            target,
+            code,
+            decoder: Decoder::with_ip(64, code, 0, DecoderOptions::NONE),
+            last: None,
+            asked: 0,
+            invalid: false,
+        }
+    }
+
+    /// As `call_ending_at(target, code, end)`.
+    pub fn ending_at(&mut self, end: u64) -> Option<u32> {
+        if self.target != Target::X86_64 {
+            return call_ending_at(self.target, self.code, end);
+        }
+        if end < self.asked {
+            *self = Calls::new(self.target, self.code);
+        }
+        self.asked = end;
+        if self.invalid {
+            return None;
+        }
+        // The first instruction ending at or after `end` decides, as in
+        // `call_ending_at`: instructions already decoded end before it.
+        loop {
+            if let Some(i) = &self.last {
+                if i.next_ip() == end {
+                    return matches!(
+                        i.flow_control(),
+                        FlowControl::Call | FlowControl::IndirectCall
+                    )
+                    .then_some(i.len() as u32);
+                }
+                if i.next_ip() > end {
+                    return None;
+                }
+            }
+            if !self.decoder.can_decode() {
+                return None;
+            }
+            let i = self.decoder.decode();
+            if i.is_invalid() {
+                self.invalid = true;
+                return None;
+            }
+            self.last = Some(i);
         }
     }
 }
@@ -86,4 +154,36 @@ fn word(target: Target, code: &[u8], at: u64) -> Option<u32> {
 
 fn words(target: Target, code: &[u8]) -> impl Iterator<Item = u32> + '_ {
     (0..code.len() as u64 / 4).filter_map(move |i| word(target, code, i * 4))
+}
+
+#[cfg(test)]
+mod calls_tests {
+    use super::*;
+
+    /// push rbp; mov rbp,rsp; call rel32; nop; call rax; ud 0x06 (invalid in
+    /// 64-bit mode); call rel32.
+    const CODE: &[u8] = &[
+        0x55, 0x48, 0x89, 0xe5, 0xe8, 1, 2, 3, 4, 0x90, 0xff, 0xd0, 0x06, 0xe8, 1, 2, 3, 4,
+    ];
+
+    #[test]
+    fn one_pass_answers_as_decoding_from_the_start() {
+        let ends: Vec<u64> = (0..=CODE.len() as u64 + 1).collect();
+        let expected: Vec<_> = ends
+            .iter()
+            .map(|&e| call_ending_at(Target::X86_64, CODE, e))
+            .collect();
+        assert_eq!(expected[9], Some(5));
+        assert_eq!(expected[12], Some(2));
+        assert_eq!(expected[18], None, "after the invalid byte");
+        // Ascending, repeated, then descending (starts over).
+        let mut calls = Calls::new(Target::X86_64, CODE);
+        for (&e, want) in ends.iter().zip(&expected) {
+            assert_eq!(calls.ending_at(e), *want, "end {e}");
+            assert_eq!(calls.ending_at(e), *want, "end {e} again");
+        }
+        for (&e, want) in ends.iter().zip(&expected).rev() {
+            assert_eq!(calls.ending_at(e), *want, "end {e} going down");
+        }
+    }
 }

@@ -500,9 +500,11 @@ pub fn flat_table(
                 nths[j as usize] = nths[by_id[k - 1].1 as usize] + 1;
             }
         }
+        // Records are in offset order: one decoding pass finds their calls.
+        let mut calls = decode::Calls::new(target, code);
         for (r, &nth) in batch.iter().zip(&nths) {
             let (kind, patchable_size) =
-                patchable(r, nth as usize, name, ir_function, opts, target, code)?;
+                patchable(r, nth as usize, name, ir_function, opts, &mut calls)?;
             let head = RecordHead {
                 id: r.id,
                 instruction_offset: r.instruction_offset,
@@ -589,10 +591,9 @@ fn patchable(
     function: &str,
     ir_function: Option<crate::patch::FunctionId>,
     opts: &crate::emit::Options,
-    target: Target,
-    code: &[u8],
+    calls: &mut decode::Calls<'_>,
 ) -> Result<(RecordKind, Option<u32>)> {
-    let call = || decode::call_ending_at(target, code, r.instruction_offset.into());
+    let mut call = || calls.ending_at(r.instruction_offset.into());
     match &opts.ir {
         Some(ir) => {
             let site = ir
