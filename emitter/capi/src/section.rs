@@ -10,7 +10,7 @@
 //! O(tables + log functions + log records), no memory.
 
 pub(crate) use pcmap_reader::flat::Match;
-use pcmap_reader::flat::{self, FlatStackMap, Found};
+use pcmap_reader::flat::{self, FlatStackMap, Found, FrameRecord, Record};
 use pcmap_reader::{BigEndian, Endian, Error, LittleEndian, RunTimeEndian};
 
 use crate::status::pcmap_status;
@@ -214,16 +214,16 @@ impl<'a> Section<'a> {
                 .get(offset..)
                 .ok_or(Error::Truncated { offset })?;
             let t = FlatStackMap::from_parsed_header(bytes, endian, h.header())?;
-            if let Some(found) = t.lookup(pc, self.table_address(offset), how)? {
-                self.write(&t, offset, found, function, record)?;
+            if let Some(found) = t.lookup_entries(pc, self.table_address(offset), how)? {
+                self.write(&t, offset, found, function, record);
                 return Ok(true);
             }
             next = offset + t.table_size() as usize;
         }
         for t in FlatStackMap::tables_from(self.bytes, next, endian) {
             let (offset, t) = t?;
-            if let Some(found) = t.lookup(pc, self.table_address(offset), how)? {
-                self.write(&t, offset, found, function, record)?;
+            if let Some(found) = t.lookup_entries(pc, self.table_address(offset), how)? {
+                self.write(&t, offset, found, function, record);
                 return Ok(true);
             }
         }
@@ -234,36 +234,29 @@ impl<'a> Section<'a> {
         self.address.wrapping_add(offset as u64)
     }
 
-    /// Decodes the function and record `found` in the table at `offset`
-    /// straight into the caller's structs.
+    /// Writes the function and record `found` in the table at `offset` to
+    /// the caller's structs.
     #[inline]
     fn write<E: Endian>(
         &self,
         t: &FlatStackMap<'a, E>,
         offset: usize,
-        found: Found,
+        (found, f, r): (Found, FrameRecord, Record),
         function: *mut pcmap_function,
         record: *mut pcmap_record,
-    ) -> Result<(), pcmap_status> {
+    ) {
         let table = pcmap_table {
             data: self.bytes[offset..].as_ptr(),
             size: t.table_size() as usize,
             address: self.table_address(offset),
         };
-        let Found {
-            function: index,
-            address,
-            record: record_index,
-        } = found;
-        let f = t.frame_record(index)?;
-        let r = t.record(record_index)?;
         // SAFETY: `search`'s contract.
         unsafe {
             record.write(pcmap_record {
                 table,
-                index: record_index,
+                index: found.record,
                 id: r.id,
-                address: address.wrapping_add(r.instruction_offset.into()),
+                address: found.address.wrapping_add(r.instruction_offset.into()),
                 instruction_offset: r.instruction_offset,
                 patchable_size: r.patchable_size,
                 num_locations: r.num_locations,
@@ -276,8 +269,8 @@ impl<'a> Section<'a> {
             if !function.is_null() {
                 function.write(pcmap_function {
                     table,
-                    index,
-                    address,
+                    index: found.function,
+                    address: found.address,
                     size: f.size,
                     stack_size: f.stack_size,
                     flags: f.flags,
@@ -290,7 +283,6 @@ impl<'a> Section<'a> {
                 });
             }
         }
-        Ok(())
     }
 
     /// Function `index` counting across all tables in section order.

@@ -140,8 +140,8 @@ fn lookups_with_the_pc_map_agree_even_where_it_does_not_fit() {
         let (mapped, _) = relocated(&table_with(true, gap), true);
         let t = FlatStackMap::parse(&mapped, LittleEndian).unwrap();
         assert!(t.has_pc_map());
-        // 100 functions: at most 25 buckets of 2^shift bytes.
-        assert!(t.num_pc_map_entries() <= 25, "{}", t.num_pc_map_entries());
+        // 300 records: at most 150 buckets of 2^shift bytes.
+        assert!(t.num_pc_map_entries() <= 150, "{}", t.num_pc_map_entries());
         t.validate().unwrap();
         let pcs = 0x10_0000 - 8..0x10_0000 + 0x40 * FUNCTIONS + gap + 8;
         let found = ids_in(&mapped, pcs.clone());
@@ -154,14 +154,25 @@ fn lookups_with_the_pc_map_agree_even_where_it_does_not_fit() {
 fn corrupt_pc_map_entries_change_no_answer_and_fail_validation() {
     let (good, _) = relocated(&table_with(true, 0), true);
     let t = FlatStackMap::parse(&good, LittleEndian).unwrap();
-    let map_start = good.len() - 4 * t.num_pc_map_entries() as usize;
+    let entries = t.num_pc_map_entries() as usize;
+    let map_start = good.len() - 8 * entries;
     let expected = ids(&good);
-    for (bucket, value) in [(0usize, 99u32), (3, 0), (7, 1000), (24, u32::MAX)] {
+    // (bucket, field: 0 function, 1 record, value)
+    for (bucket, field, value) in [
+        (0usize, 0, 99u32),
+        (3, 0, 0),
+        (7, 0, 1000),
+        (24, 0, u32::MAX),
+        (0, 1, 299),
+        (5, 1, 0),
+        (40, 1, 301),
+        (entries - 1, 1, u32::MAX),
+    ] {
         let mut b = good.clone();
-        let at = map_start + 4 * bucket.min(t.num_pc_map_entries() as usize - 1);
+        let at = map_start + 8 * bucket.min(entries - 1) + 4 * field;
         b[at..at + 4].copy_from_slice(&value.to_le_bytes());
-        assert_eq!(ids(&b), expected, "bucket {bucket} = {value}");
+        assert_eq!(ids(&b), expected, "bucket {bucket}.{field} = {value}");
         let t = FlatStackMap::parse(&b, LittleEndian).unwrap();
-        assert!(t.validate().is_err(), "bucket {bucket} = {value}");
+        assert!(t.validate().is_err(), "bucket {bucket}.{field} = {value}");
     }
 }

@@ -116,18 +116,6 @@ impl<'a, E: Endian> Bytes<'a, E> {
     pub fn u64(&self, offset: usize) -> crate::Result<u64> {
         Ok(self.endian.u64_from(self.array(offset)?))
     }
-    /// `u32` for hot paths: `None` instead of an error (no error to build).
-    #[inline(always)]
-    pub fn get_u32(&self, offset: usize) -> Option<u32> {
-        let b = self.data.get(offset..offset.checked_add(4)?)?;
-        Some(self.endian.u32_from(b.try_into().ok()?))
-    }
-    /// `u64` for hot paths, as [`get_u32`](Self::get_u32).
-    #[inline(always)]
-    pub fn get_u64(&self, offset: usize) -> Option<u64> {
-        let b = self.data.get(offset..offset.checked_add(8)?)?;
-        Some(self.endian.u64_from(b.try_into().ok()?))
-    }
     /// The `len` bytes at `offset`.
     pub fn slice(&self, offset: usize, len: usize) -> crate::Result<&'a [u8]> {
         let end = offset

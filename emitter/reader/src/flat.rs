@@ -17,9 +17,9 @@
 //! LiveOut[]     (4) u16 dwarf reg, u8 0, u8 size
 //! FunctionIndex[] (4) i32 function address (self-relative), one per frame
 //!                   record; only with header flag FUNCTION_INDEX
-//! PcMap[]       (4) u32 function index per 2^shift code bytes; only with
-//!                   header flag PC_MAP, whose header is 40 bytes:
-//!                   ... u32 PC map entries (at 32), u8 shift, u8[3] 0
+//! PcMap[]       (8) per 2^shift code bytes: u32 function index, u32 record
+//!                   index; only with header flag PC_MAP, whose header is
+//!                   40 bytes: ... u32 PC map entries (at 32), u8 shift, u8[3] 0
 //! ```
 //!
 //! Arrays follow each other without gaps, so each count is the distance to the
@@ -75,7 +75,11 @@ pub const LOCATION_SIZE: usize = 8;
 pub const FRAME_REGISTER_SIZE: usize = 4;
 pub const LIVE_OUT_SIZE: usize = 4;
 pub const FUNCTION_INDEX_ENTRY_SIZE: usize = 4;
-pub const PC_MAP_ENTRY_SIZE: usize = 4;
+pub const PC_MAP_ENTRY_SIZE: usize = 8;
+/// Offset of a frame record's record index, and of a record's instruction
+/// offset, in their entries.
+const FRAME_RECORD_INDEX_FIELD: usize = 28;
+const RECORD_OFFSET_FIELD: usize = 8;
 
 /// Entries of a table's bounds: where each array starts, and the table size.
 pub const NUM_BOUNDS: usize = 9;
@@ -99,9 +103,10 @@ pub const FUNCTION_INDEX_MIN_FUNCTIONS: usize = 64;
 const INDEX_ARRAY: usize = 6;
 /// Position of the PC map in [`ARRAYS`].
 const MAP_ARRAY: usize = 7;
-/// Functions per PC map bucket `pcmap emit` aims at: the map costs one byte
-/// per function, and a lookup compares a few index entries on one line.
-pub const PC_MAP_FUNCTIONS_PER_BUCKET: usize = 4;
+/// Records (or functions, if more) per PC map bucket `pcmap emit` aims at:
+/// the map costs about 4 bytes per record, and a lookup compares a couple of
+/// records and frame records, read in parallel.
+pub const PC_MAP_RECORDS_PER_BUCKET: usize = 2;
 /// Candidates a lookup compares one by one; more are binary searched first.
 const LINEAR_SEARCH: u32 = 8;
 
@@ -220,6 +225,42 @@ pub struct Record {
     pub live_out_index: u32,
     pub flags: u8,
     pub kind: RecordKind,
+}
+
+impl FrameRecord {
+    /// From its entry, given its record count (not stored).
+    #[inline(always)]
+    fn decode<E: Endian>(f: Fields<'_, E, FRAME_RECORD_SIZE>, num_records: u32) -> Self {
+        FrameRecord {
+            address: f.u64(0),
+            size: f.u32(8),
+            stack_size: f.u32(12),
+            flags: f.entry[16],
+            num_frame_registers: f.entry[17],
+            frame_base_register: f.u16(18),
+            cfa_offset: f.u32(20) as i32,
+            frame_register_index: f.u32(24),
+            num_records,
+            record_index: f.u32(FRAME_RECORD_INDEX_FIELD),
+        }
+    }
+}
+
+impl Record {
+    #[inline(always)]
+    fn decode<E: Endian>(f: Fields<'_, E, RECORD_SIZE>) -> Result<Self> {
+        Ok(Record {
+            id: f.u64(0),
+            instruction_offset: f.u32(RECORD_OFFSET_FIELD),
+            patchable_size: f.u32(12),
+            num_locations: f.u16(16),
+            num_live_outs: f.u16(18),
+            location_index: f.u32(20),
+            live_out_index: f.u32(24),
+            flags: f.entry[28],
+            kind: RecordKind::from_u8(f.entry[29]).ok_or(Error::Inconsistent("bad record kind"))?,
+        })
+    }
 }
 
 /// A callee-saved register and where the function saved it.
@@ -450,14 +491,14 @@ impl<'a, E: Endian> FlatStackMap<'a, E> {
             }
         }
         // The PC map is a hint that lookups verify, so only its shape is
-        // checked: function indices, never decreasing.
-        let mut last = 0;
+        // checked: function and record indices in range, never decreasing.
+        let mut last = (0, 0);
         for b in 0..self.num_pc_map_entries() {
-            let f = self.pc_map_entry(b)?;
-            if f < last || f >= self.num_frame_records() {
+            let (f, r) = self.pc_map_entry(b)?;
+            if f < last.0 || r < last.1 || f >= self.num_frame_records() || r > nrec {
                 return Err(Error::Inconsistent("PC map entries"));
             }
-            last = f;
+            last = (f, r);
         }
         Ok(())
     }
@@ -531,12 +572,15 @@ impl<'a, E: Endian> FlatStackMap<'a, E> {
     pub fn num_pc_map_entries(&self) -> u32 {
         self.count(MAP_ARRAY)
     }
-    /// PC map entry `bucket`: the index of the last function that starts at
-    /// or before `function 0's address + bucket << shift`, as the code was
-    /// laid out when the table was written. A hint: see [`lookup`](Self::lookup).
+    /// PC map entry `bucket`, for the bucket's start `function 0's address +
+    /// bucket << shift` as the code was laid out when the table was written:
+    /// the index of the last function that starts at or before it, and of
+    /// the first record at or after it (the number of records if none).
+    /// A hint: see [`lookup`](Self::lookup).
     #[inline]
-    pub fn pc_map_entry(&self, bucket: u32) -> Result<u32> {
-        self.bytes.u32(self.entry(MAP_ARRAY, bucket)?)
+    pub fn pc_map_entry(&self, bucket: u32) -> Result<(u32, u32)> {
+        let at = self.entry(MAP_ARRAY, bucket)?;
+        Ok((self.bytes.u32(at)?, self.bytes.u32(at + 4)?))
     }
 
     pub fn constant(&self, index: u32) -> Result<u64> {
@@ -554,7 +598,7 @@ impl<'a, E: Endian> FlatStackMap<'a, E> {
         // One bounds check for the entry, then fixed-offset decoding.
         let entry: [u8; FRAME_RECORD_SIZE] = self.bytes.array(at)?;
         let f = Fields::new(&entry, self.bytes.endian);
-        let record_index = f.u32(28);
+        let record_index = f.u32(FRAME_RECORD_INDEX_FIELD);
         // Records are grouped by function: this function's end is the next
         // one's start.
         let end = if index + 1 < self.num_frame_records() {
@@ -565,18 +609,7 @@ impl<'a, E: Endian> FlatStackMap<'a, E> {
         let num_records = end
             .checked_sub(record_index)
             .ok_or(Error::Inconsistent("frame record indices decrease"))?;
-        Ok(FrameRecord {
-            address: f.u64(0),
-            size: f.u32(8),
-            stack_size: f.u32(12),
-            flags: entry[16],
-            num_frame_registers: entry[17],
-            frame_base_register: f.u16(18),
-            cfa_offset: f.u32(20) as i32,
-            frame_register_index: f.u32(24),
-            num_records,
-            record_index,
-        })
+        Ok(FrameRecord::decode(f, num_records))
     }
 
     /// The function's address, given the address the table is loaded at (or
@@ -647,18 +680,7 @@ impl<'a, E: Endian> FlatStackMap<'a, E> {
     #[inline]
     pub fn record(&self, index: u32) -> Result<Record> {
         let entry: [u8; RECORD_SIZE] = self.bytes.array(self.entry(2, index)?)?;
-        let f = Fields::new(&entry, self.bytes.endian);
-        Ok(Record {
-            id: f.u64(0),
-            instruction_offset: f.u32(8),
-            patchable_size: f.u32(12),
-            num_locations: f.u16(16),
-            num_live_outs: f.u16(18),
-            location_index: f.u32(20),
-            live_out_index: f.u32(24),
-            flags: entry[28],
-            kind: RecordKind::from_u8(entry[29]).ok_or(Error::Inconsistent("bad record kind"))?,
-        })
+        Record::decode(Fields::new(&entry, self.bytes.endian))
     }
 
     pub fn location(&self, index: u32) -> Result<Location> {
@@ -767,8 +789,26 @@ impl<'a, E: Endian> FlatStackMap<'a, E> {
     #[inline]
     pub fn lookup(&self, pc: u64, table_address: u64, how: Match) -> Result<Option<Found>> {
         Lookup::new(self, table_address)
-            .find(pc, how)
+            .and_then(|l| l.find(pc, how))
             .ok_or(Error::Inconsistent("lookup read outside its arrays"))
+    }
+
+    /// [`lookup`](Self::lookup), with the frame record and record found,
+    /// decoded from the entries the search read.
+    #[inline]
+    pub fn lookup_entries(
+        &self,
+        pc: u64,
+        table_address: u64,
+        how: Match,
+    ) -> Result<Option<(Found, FrameRecord, Record)>> {
+        let corrupt = Error::Inconsistent("lookup read outside its arrays");
+        let l = Lookup::new(self, table_address).ok_or(corrupt)?;
+        let Some(found) = l.find(pc, how).ok_or(corrupt)? else {
+            return Ok(None);
+        };
+        let (f, r) = l.entries(&found).ok_or(corrupt)?;
+        Ok(Some((found, f, r?)))
     }
 
     /// The function containing `pc` (the last one starting at or below it,
@@ -778,105 +818,181 @@ impl<'a, E: Endian> FlatStackMap<'a, E> {
     #[inline]
     pub fn function_containing(&self, pc: u64, table_address: u64) -> Result<Option<(u32, u64)>> {
         Lookup::new(self, table_address)
-            .function_containing(pc)
+            .and_then(|l| l.function_containing(pc))
             .ok_or(Error::Inconsistent("lookup read outside its arrays"))
     }
 
-    /// What the PC map says of `pc`: the number of functions starting at or
-    /// below it by the function index within the map's bucket for `pc`, or
-    /// `None` without a map (or with an impossible entry). Unchecked: a
-    /// lookup checks it against the frame records.
-    pub fn pc_map_guess(&self, pc: u64, table_address: u64) -> Result<Option<u32>> {
-        Lookup::new(self, table_address)
-            .pc_map_guess(pc)
-            .ok_or(Error::Inconsistent("lookup read outside its arrays"))
+    /// What the PC map says of `pc`: see [`PcMapWindow`]. `None` without a
+    /// map, for a `pc` below function 0, or with impossible entries.
+    pub fn pc_map_window(&self, pc: u64, table_address: u64) -> Result<Option<PcMapWindow>> {
+        let l = Lookup::new(self, table_address)
+            .ok_or(Error::Inconsistent("lookup read outside its arrays"))?;
+        Ok(l.map_window(pc))
     }
+}
+
+/// The functions and records a PC map entry and the next one name for a PC,
+/// as the code was laid out when the table was written. Unchecked: a lookup
+/// checks it against the frame records and records.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PcMapWindow {
+    /// Functions `first_function..=last_function` can contain the PC.
+    pub first_function: u32,
+    pub last_function: u32,
+    /// Records `first_record..last_record` are those in the PC's bucket;
+    /// `last_record` is the first after it (or the number of records).
+    pub first_record: u32,
+    pub last_record: u32,
 }
 
 /// The search of one table for a PC. Reads return `None` for a read outside
 /// its array (a corrupt table): no error value is built on the hot path.
 ///
 /// With a PC map, the map's bucket for the PC names the few functions that
-/// can contain it, compared in the function index; without, or if the map
-/// does not fit the program (its linker moved the functions apart) or is
-/// corrupt, a binary search of the function index; without an index, of
-/// the frame records' address fields. Frame records and index are in
-/// address order, as LLVM emits functions. The map's and the index's answer
-/// is taken only if the frame records' addresses bracket the PC with it
-/// (the function found starts at or below the PC, the next one above), so
-/// a corrupt index or map (`validate` reports either) changes no answer.
-/// Within the function, its records are searched by instruction offset.
+/// can contain it, compared by the frame records' addresses: a lookup then
+/// reads the map, the candidates' frame records and the function's records,
+/// each depending on the one before. Without a map, or if the map does not
+/// fit the program (its linker moved the functions apart) or is corrupt
+/// (`validate` reports that), a binary search of the function index, whose
+/// answer is taken only if the frame records' addresses bracket the PC with
+/// it; without an index, of the frame records' address fields. Frame records
+/// and index are in address order, as LLVM emits functions. So the map and
+/// the index cost time when wrong but never change an answer. Within the
+/// function, its records are searched by instruction offset.
 ///
 /// Searches end in a branch-free count over at most [`LINEAR_SEARCH`]
 /// candidates: their loads do not depend on each other, so cache misses
 /// overlap, and a random PC costs no mispredicted branches there.
-struct Lookup<'t, 'a, E: Endian> {
-    t: &'t FlatStackMap<'a, E>,
-    table_address: u64,
+struct Lookup<'a, E: Endian> {
+    endian: E,
+    /// The arrays a lookup reads, cut out of the table once (empty if
+    /// absent), so that each read is one bounds check.
+    frames: &'a [u8],
+    records: &'a [u8],
+    index: &'a [u8],
+    map: &'a [u8],
+    /// Address of the frame records, to which their self-relative address
+    /// fields are added; `None` if the table's addresses are absolute.
+    frames_address: Option<u64>,
+    index_address: u64,
     functions: u32,
+    num_records: u32,
+    buckets: u32,
+    shift: u8,
 }
 
-impl<'t, 'a, E: Endian> Lookup<'t, 'a, E> {
+/// The first `N` bytes of entry `i` of `array`, whose entries are `SIZE`
+/// bytes.
+#[inline(always)]
+fn entry<const SIZE: usize, const N: usize>(array: &[u8], i: u32) -> Option<[u8; N]> {
+    let at = i as usize * SIZE;
+    array.get(at..at + N)?.try_into().ok()
+}
+
+impl<'a, E: Endian> Lookup<'a, E> {
+    /// `None` if the header's bounds do not fit the table (possible only
+    /// for a header not from `parse`).
     #[inline(always)]
-    fn new(t: &'t FlatStackMap<'a, E>, table_address: u64) -> Self {
-        Lookup {
-            t,
-            table_address,
-            functions: t.num_frame_records(),
-        }
+    fn new(t: &FlatStackMap<'a, E>, table_address: u64) -> Option<Self> {
+        let (data, b) = (t.bytes.data, &t.header.bounds);
+        let array = |i: usize| data.get(b[i] as usize..b[i + 1] as usize);
+        let frames = array(1)?;
+        let records = array(2)?;
+        let map = array(MAP_ARRAY)?;
+        Some(Lookup {
+            endian: t.bytes.endian,
+            frames,
+            records,
+            index: array(INDEX_ARRAY)?,
+            map,
+            frames_address: (!t.absolute_addresses())
+                .then(|| table_address.wrapping_add(b[1].into())),
+            index_address: table_address.wrapping_add(b[INDEX_ARRAY].into()),
+            functions: (frames.len() / FRAME_RECORD_SIZE) as u32,
+            num_records: (records.len() / RECORD_SIZE) as u32,
+            buckets: (map.len() / PC_MAP_ENTRY_SIZE) as u32,
+            shift: t.header.pc_map_shift,
+        })
     }
 
-    /// Offset of entry `index` of `array`, if it has one.
+    /// Field `field` (a u32) of frame record `i`.
     #[inline(always)]
-    fn at(&self, array: usize, index: u32) -> Option<usize> {
-        (index < self.t.count(array))
-            .then(|| self.t.header.bounds[array] as usize + index as usize * ARRAYS[array].1)
-    }
-    #[inline(always)]
-    fn u32(&self, array: usize, index: u32, field: usize) -> Option<u32> {
-        self.t.bytes.get_u32(self.at(array, index)? + field)
+    fn frame_u32(&self, i: u32, field: usize) -> Option<u32> {
+        let at = i as usize * FRAME_RECORD_SIZE + field;
+        let b = self.frames.get(at..at + 4)?.try_into().ok()?;
+        Some(self.endian.u32_from(b))
     }
     /// Function `i`'s address from its frame record.
     #[inline(always)]
     fn function_address(&self, i: u32) -> Option<u64> {
-        let at = self.at(1, i)?;
-        let stored = self.t.bytes.get_u64(at)?;
-        Some(match self.t.absolute_addresses() {
-            true => stored,
-            false => self
-                .table_address
-                .wrapping_add(at as u64)
+        let stored = self
+            .endian
+            .u64_from(entry::<FRAME_RECORD_SIZE, 8>(self.frames, i)?);
+        Some(match self.frames_address {
+            None => stored,
+            Some(base) => base
+                .wrapping_add(u64::from(i) * FRAME_RECORD_SIZE as u64)
                 .wrapping_add(stored),
         })
     }
     /// Function `i`'s address from the function index.
     #[inline(always)]
     fn index_address(&self, i: u32) -> Option<u64> {
-        let at = self.at(INDEX_ARRAY, i)?;
-        let stored = self.t.bytes.get_u32(at)? as i32;
+        let b = entry::<FUNCTION_INDEX_ENTRY_SIZE, 4>(self.index, i)?;
+        let stored = self.endian.u32_from(b) as i32;
         Some(
-            self.table_address
-                .wrapping_add(at as u64)
+            self.index_address
+                .wrapping_add(u64::from(i) * FUNCTION_INDEX_ENTRY_SIZE as u64)
                 .wrapping_add(stored as i64 as u64),
         )
+    }
+    /// The frame record and record of `found` (the record's kind may be
+    /// bad).
+    #[inline(always)]
+    fn entries(&self, found: &Found) -> Option<(FrameRecord, Result<Record>)> {
+        let (start, end) = self.record_range(found.function)?;
+        let f: [u8; FRAME_RECORD_SIZE] =
+            entry::<FRAME_RECORD_SIZE, FRAME_RECORD_SIZE>(self.frames, found.function)?;
+        let r: [u8; RECORD_SIZE] = entry::<RECORD_SIZE, RECORD_SIZE>(self.records, found.record)?;
+        let frame = FrameRecord::decode(Fields::new(&f, self.endian), end.checked_sub(start)?);
+        Some((frame, Record::decode(Fields::new(&r, self.endian))))
+    }
+    /// Record `i`'s instruction offset.
+    #[inline(always)]
+    fn record_offset(&self, i: u32) -> Option<u32> {
+        let at = i as usize * RECORD_SIZE + RECORD_OFFSET_FIELD;
+        let b = self.records.get(at..at + 4)?.try_into().ok()?;
+        Some(self.endian.u32_from(b))
+    }
+    /// Function `f`'s records: its record index and the next function's.
+    #[inline(always)]
+    fn record_range(&self, f: u32) -> Option<(u32, u32)> {
+        let start = self.frame_u32(f, 28)?;
+        let end = match f + 1 < self.functions {
+            true => self.frame_u32(f + 1, 28)?,
+            false => self.num_records,
+        };
+        Some((start, end))
     }
 
     #[inline(always)]
     fn find(&self, pc: u64, how: Match) -> Option<Option<Found>> {
+        if self.functions == 0 || pc < self.function_address(0)? {
+            return Some(None);
+        }
+        if let Some(found) = self.map_window(pc).and_then(|w| self.find_in(pc, how, w)) {
+            return Some(found);
+        }
         let Some((function, address)) = self.function_containing(pc)? else {
             return Some(None);
         };
         let Ok(offset) = u32::try_from(pc - address) else {
             return Some(None);
         };
-        let start = self.u32(1, function, 28)?;
-        let end = match function + 1 < self.functions {
-            true => self.u32(1, function + 1, 28)?,
-            false => self.t.num_records(),
-        };
+        let (start, end) = self.record_range(function)?;
         // Lower bound over the function's records (sorted by offset).
-        let record = scan_before(start, end, |i| Some(self.u32(2, i, 8)? < offset))?;
-        if record >= end || (how == Match::Exact && self.u32(2, record, 8)? != offset) {
+        let record = count_before(start, end, |i| Some(self.record_offset(i)? < offset))?;
+        if record >= end || (how == Match::Exact && self.record_offset(record)? != offset) {
             return Some(None);
         }
         Some(Some(Found {
@@ -886,18 +1002,84 @@ impl<'t, 'a, E: Endian> Lookup<'t, 'a, E> {
         }))
     }
 
+    /// The lookup through the PC map's window: the candidate frame records
+    /// and records, whose addresses do not depend on each other, so their
+    /// cache misses overlap. `None` if the map's window does not hold the
+    /// answer by the frame records and records themselves (or a read
+    /// failed): the caller searches without the map.
+    #[inline(always)]
+    fn find_in(&self, pc: u64, how: Match, w: PcMapWindow) -> Option<Option<Found>> {
+        let after = self.function_among(pc, w.first_function, w.last_function)?;
+        let function = after - 1;
+        let address = self.function_address(function)?;
+        let size = self.frame_u32(function, 8)?;
+        let offset = pc.checked_sub(address)?;
+        if size != 0 && offset > u64::from(size) {
+            return Some(None);
+        }
+        let offset = u32::try_from(offset).ok()?;
+        let (start, end) = self.record_range(function)?;
+        // The function's records in the bucket.
+        let (lo, hi) = (w.first_record.max(start), w.last_record.min(end));
+        if lo > hi {
+            return None;
+        }
+        let record = if w.last_record - w.first_record <= LINEAR_SEARCH {
+            // Over the whole bucket, so that which records are read does not
+            // wait for the frame record: the records before the function's
+            // count as below `offset`, those after it as not.
+            let mut record = w.first_record;
+            for i in w.first_record..w.last_record {
+                let below = self.record_offset(i)? < offset;
+                record += u32::from(i < start || (i < end && below));
+            }
+            record
+        } else {
+            count_before(lo, hi, |i| Some(self.record_offset(i)? < offset))?
+        };
+        // The window's lower bound is the function's if the records just
+        // outside it are on the right sides of `offset`.
+        let left = lo == start || self.record_offset(lo - 1)? < offset;
+        let right = record < hi || hi == end || self.record_offset(hi)? >= offset;
+        if !(left && right) {
+            return None;
+        }
+        if record >= end || (how == Match::Exact && self.record_offset(record)? != offset) {
+            return Some(None);
+        }
+        Some(Some(Found {
+            function,
+            address,
+            record,
+        }))
+    }
+
+    /// The number of functions starting at or below `pc`, if the frame
+    /// records agree that it is one of `first + 1..=last + 1`.
+    #[inline(always)]
+    fn function_among(&self, pc: u64, first: u32, last: u32) -> Option<u32> {
+        let below = self.function_address(first)? <= pc;
+        let above = last + 1 >= self.functions || self.function_address(last + 1)? > pc;
+        if !(below && above) {
+            return None;
+        }
+        count_before(first + 1, last + 1, |i| {
+            Some(self.function_address(i)? <= pc)
+        })
+    }
+
     #[inline(always)]
     fn function_containing(&self, pc: u64) -> Option<Option<(u32, u64)>> {
         let n = self.functions;
-        let mut after = None;
-        if self.t.has_function_index() {
-            if let Some(guess) = self.pc_map_guess(pc)? {
-                after = self.brackets(pc, guess)?.then_some(guess);
-            }
-            if after.is_none() {
-                let guess = count_before(0, n, |i| Some(self.index_address(i)? <= pc))?;
-                after = self.brackets(pc, guess)?.then_some(guess);
-            }
+        if n == 0 || pc < self.function_address(0)? {
+            return Some(None);
+        }
+        let mut after = self
+            .map_window(pc)
+            .and_then(|w| self.function_among(pc, w.first_function, w.last_function));
+        if after.is_none() && !self.index.is_empty() {
+            let guess = count_before(0, n, |i| Some(self.index_address(i)? <= pc))?;
+            after = self.brackets(pc, guess)?.then_some(guess);
         }
         let after = match after {
             Some(after) => after,
@@ -907,7 +1089,7 @@ impl<'t, 'a, E: Endian> Lookup<'t, 'a, E> {
             return Some(None);
         };
         let address = self.function_address(index)?;
-        let size = self.u32(1, index, 8)?;
+        let size = self.frame_u32(index, 8)?;
         // `None` only if the frame records are out of order (corrupt).
         let Some(offset) = pc.checked_sub(address) else {
             return Some(None);
@@ -917,8 +1099,8 @@ impl<'t, 'a, E: Endian> Lookup<'t, 'a, E> {
     }
 
     /// Whether exactly `after` functions start at or below `pc` by the frame
-    /// records' own addresses: then the map's or the index's answer is the
-    /// frame records' (they are sorted), whatever the map and index hold.
+    /// records' own addresses: then the index's answer is the frame
+    /// records' (they are sorted), whatever the index holds.
     #[inline(always)]
     fn brackets(&self, pc: u64, after: u32) -> Option<bool> {
         let below = after == 0 || self.function_address(after - 1)? <= pc;
@@ -926,47 +1108,37 @@ impl<'t, 'a, E: Endian> Lookup<'t, 'a, E> {
         Some(below && above)
     }
 
-    /// See [`FlatStackMap::pc_map_guess`].
+    /// See [`FlatStackMap::pc_map_window`]. `None` also for a failed read.
     #[inline(always)]
-    fn pc_map_guess(&self, pc: u64) -> Option<Option<u32>> {
-        let (n, buckets) = (self.functions, self.t.count(MAP_ARRAY));
-        if buckets == 0 || n == 0 {
-            return Some(None);
+    fn map_window(&self, pc: u64) -> Option<PcMapWindow> {
+        let buckets = self.buckets;
+        if buckets == 0 {
+            return None;
         }
-        let first_address = self.index_address(0)?;
-        if pc < first_address {
-            return Some(Some(0));
-        }
-        let bucket =
-            ((pc - first_address) >> self.t.pc_map_shift()).min(u64::from(buckets - 1)) as u32;
-        let first = self.u32(MAP_ARRAY, bucket, 0)?;
-        let last = match bucket + 1 < buckets {
-            true => self.u32(MAP_ARRAY, bucket + 1, 0)?,
-            false => n - 1,
-        };
-        if first > last || last >= n {
-            return Some(None);
-        }
-        // Function `first` starts at or below the bucket, so at or below `pc`.
-        let after = count_before(first + 1, last + 1, |i| Some(self.index_address(i)? <= pc))?;
-        Some(Some(after))
-    }
-}
-
-#[inline(always)]
-fn scan_before(mut lo: u32, mut hi: u32, before: impl Fn(u32) -> Option<bool>) -> Option<u32> {
-    while hi.saturating_sub(lo) > LINEAR_SEARCH {
-        let mid = lo + (hi - lo) / 2;
-        if before(mid)? {
-            lo = mid + 1;
+        let origin = self.function_address(0)?;
+        let bucket = (pc.checked_sub(origin)? >> self.shift).min(u64::from(buckets - 1)) as u32;
+        // The bucket's entry and the next one's, read together.
+        let (first_function, first_record, last_function, last_record) = if bucket + 1 < buckets {
+            let e: [u8; 2 * PC_MAP_ENTRY_SIZE] = entry::<PC_MAP_ENTRY_SIZE, 16>(self.map, bucket)?;
+            let f = Fields::new(&e, self.endian);
+            (f.u32(0), f.u32(4), f.u32(8), f.u32(12))
         } else {
-            hi = mid;
-        }
+            let e: [u8; PC_MAP_ENTRY_SIZE] = entry::<PC_MAP_ENTRY_SIZE, 8>(self.map, bucket)?;
+            let f = Fields::new(&e, self.endian);
+            (f.u32(0), f.u32(4), self.functions - 1, self.num_records)
+        };
+        let w = PcMapWindow {
+            first_function,
+            last_function,
+            first_record,
+            last_record,
+        };
+        let fits = first_function <= last_function
+            && last_function < self.functions
+            && first_record <= last_record
+            && last_record <= self.num_records;
+        fits.then_some(w)
     }
-    while lo < hi && before(lo)? {
-        lo += 1;
-    }
-    Some(lo)
 }
 
 /// The first index in `lo..hi` where `before` is false (it must be true

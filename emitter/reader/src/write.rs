@@ -472,6 +472,30 @@ impl<E: Endian> FlatWriter<E> {
         Ok(())
     }
 
+    /// Each record's offset in the code section of the functions at
+    /// `functions` (their code offsets), from the records written from
+    /// byte `start` of the output and the frame records' record indices.
+    fn record_code_offsets(&self, functions: &[u64], start: usize) -> Vec<u64> {
+        let e = self.endian;
+        let field = |bytes: &[u8], at: usize| {
+            let b = bytes.get(at..at + 4).and_then(|b| b.try_into().ok());
+            e.u32_from(b.unwrap_or([0; 4])) as usize
+        };
+        let mut out = Vec::with_capacity(self.nrecords as usize);
+        for (i, &code) in functions.iter().enumerate() {
+            let first = field(&self.frames, i * flat::FRAME_RECORD_SIZE + 28);
+            let end = match (i + 1) * flat::FRAME_RECORD_SIZE < self.frames.len() {
+                true => field(&self.frames, (i + 1) * flat::FRAME_RECORD_SIZE + 28),
+                false => self.nrecords as usize,
+            };
+            for r in first..end {
+                let offset = field(&self.out, start + r * flat::RECORD_SIZE + 8);
+                out.push(code + offset as u64);
+            }
+        }
+        out
+    }
+
     /// Writes the frame record of the function whose records were added
     /// since the last call; returns the offset of its address field.
     pub fn function(&mut self, f: &FrameHead<'_>) -> Result<usize> {
@@ -538,7 +562,9 @@ impl<E: Endian> FlatWriter<E> {
         let functions = self.frames.len() / flat::FRAME_RECORD_SIZE;
         let header_size = self.header_size();
         let pc_map = match (&self.code, header_size == flat::PC_MAP_HEADER_SIZE) {
-            (Some((_, offsets)), true) if !offsets.is_empty() => Some(pc_map(offsets)?),
+            (Some((_, offsets)), true) if !offsets.is_empty() => {
+                Some(pc_map(offsets, &self.record_code_offsets(offsets, start))?)
+            }
             _ => None,
         };
         let sizes = [
@@ -642,8 +668,9 @@ impl<E: Endian> FlatWriter<E> {
                 index_offsets.push(at);
             }
         }
-        for &f in pc_map.iter().flat_map(|(_, m)| m) {
+        for &(f, r) in pc_map.iter().flat_map(|(_, m)| m) {
             out.extend_from_slice(&e.u32_bytes(f));
+            out.extend_from_slice(&e.u32_bytes(r));
         }
         debug_assert_eq!(out.len(), total);
         Ok(FlatTable {
@@ -654,26 +681,40 @@ impl<E: Endian> FlatWriter<E> {
     }
 }
 
-/// The PC map of functions at `offsets` (ascending, in one section): its
-/// shift, the smallest giving at most one bucket per
-/// [`flat::PC_MAP_FUNCTIONS_PER_BUCKET`] functions, and for each bucket the
-/// last function starting at or before the bucket's start.
-fn pc_map(offsets: &[u64]) -> Result<(u8, Vec<u32>)> {
-    let first = offsets[0];
-    let span = offsets[offsets.len() - 1] - first;
-    let target = (offsets.len() / flat::PC_MAP_FUNCTIONS_PER_BUCKET).max(1) as u64;
+/// The PC map of functions at `functions` (ascending, in one section) with
+/// records at `records` (in the same section): its shift, the smallest
+/// giving at most one bucket per [`flat::PC_MAP_RECORDS_PER_BUCKET`] records
+/// (or functions, if more), and for each bucket the last function starting
+/// at or before the bucket's start and the first record at or after it.
+fn pc_map(functions: &[u64], records: &[u64]) -> Result<(u8, Vec<(u32, u32)>)> {
+    let first = functions[0];
+    let last = functions
+        .iter()
+        .chain(records)
+        .copied()
+        .max()
+        .unwrap_or(first);
+    let span = last - first;
+    let target =
+        (functions.len().max(records.len()) / flat::PC_MAP_RECORDS_PER_BUCKET).max(1) as u64;
     let shift = (0..=flat::PC_MAP_MAX_SHIFT)
         .find(|&s| (span >> s) < target)
         .unwrap_or(flat::PC_MAP_MAX_SHIFT);
     let buckets = (span >> shift) + 1;
     let mut map = Vec::with_capacity(buckets as usize);
-    let mut f = 0;
+    let (mut f, mut r) = (0, 0);
+    let index = |i: usize| u32::try_from(i).map_err(|_| Error::TooLarge("PC map entry"));
     for b in 0..buckets {
         let start = first + (b << shift);
-        while f + 1 < offsets.len() && offsets[f + 1] <= start {
+        while f + 1 < functions.len() && functions[f + 1] <= start {
             f += 1;
         }
-        map.push(u32::try_from(f).map_err(|_| Error::TooLarge("function count"))?);
+        // Records are in code order if the functions do not overlap; if
+        // not, the entry is only less useful (lookups check it).
+        while r < records.len() && records[r] < start {
+            r += 1;
+        }
+        map.push((index(f)?, index(r)?));
     }
     Ok((shift, map))
 }
