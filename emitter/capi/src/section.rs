@@ -191,7 +191,16 @@ impl<'a> Section<'a> {
         function: *mut pcmap_function,
         record: *mut pcmap_record,
     ) -> Result<bool, pcmap_status> {
-        match endian_of(self.bytes) {
+        // The kept headers' flags say it without reading the section.
+        let big = match self.cached.first() {
+            Some(h) => h.flags & flat::BIG_ENDIAN != 0,
+            None => endian_of(self.bytes) == RunTimeEndian::Big,
+        };
+        match if big {
+            RunTimeEndian::Big
+        } else {
+            RunTimeEndian::Little
+        } {
             RunTimeEndian::Little => self.search_in(LittleEndian, pc, how, function, record),
             RunTimeEndian::Big => self.search_in(BigEndian, pc, how, function, record),
         }

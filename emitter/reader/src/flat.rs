@@ -790,12 +790,13 @@ impl<'a, E: Endian> FlatStackMap<'a, E> {
     pub fn lookup(&self, pc: u64, table_address: u64, how: Match) -> Result<Option<Found>> {
         Lookup::new(self, table_address)
             .and_then(|l| l.find(pc, how))
+            .map(|found| found.map(|(found, _)| found))
             .ok_or(Error::Inconsistent("lookup read outside its arrays"))
     }
 
     /// [`lookup`](Self::lookup), with the frame record and record found,
     /// decoded from the entries the search read.
-    #[inline]
+    #[inline(always)]
     pub fn lookup_entries(
         &self,
         pc: u64,
@@ -804,10 +805,10 @@ impl<'a, E: Endian> FlatStackMap<'a, E> {
     ) -> Result<Option<(Found, FrameRecord, Record)>> {
         let corrupt = Error::Inconsistent("lookup read outside its arrays");
         let l = Lookup::new(self, table_address).ok_or(corrupt)?;
-        let Some(found) = l.find(pc, how).ok_or(corrupt)? else {
+        let Some((found, records)) = l.find(pc, how).ok_or(corrupt)? else {
             return Ok(None);
         };
-        let (f, r) = l.entries(&found).ok_or(corrupt)?;
+        let (f, r) = l.entries(&found, records).ok_or(corrupt)?;
         Ok(Some((found, f, r?)))
     }
 
@@ -872,8 +873,10 @@ struct Lookup<'a, E: Endian> {
     index: &'a [u8],
     map: &'a [u8],
     /// Address of the frame records, to which their self-relative address
-    /// fields are added; `None` if the table's addresses are absolute.
-    frames_address: Option<u64>,
+    /// fields are added, and all ones; both 0 if the table's addresses are
+    /// absolute (a mask rather than a branch on the hot path).
+    frames_address: u64,
+    relative: u64,
     index_address: u64,
     functions: u32,
     num_records: u32,
@@ -905,8 +908,8 @@ impl<'a, E: Endian> Lookup<'a, E> {
             records,
             index: array(INDEX_ARRAY)?,
             map,
-            frames_address: (!t.absolute_addresses())
-                .then(|| table_address.wrapping_add(b[1].into())),
+            frames_address: table_address.wrapping_add(b[1].into()),
+            relative: if t.absolute_addresses() { 0 } else { u64::MAX },
             index_address: table_address.wrapping_add(b[INDEX_ARRAY].into()),
             functions: (frames.len() / FRAME_RECORD_SIZE) as u32,
             num_records: (records.len() / RECORD_SIZE) as u32,
@@ -928,12 +931,10 @@ impl<'a, E: Endian> Lookup<'a, E> {
         let stored = self
             .endian
             .u64_from(entry::<FRAME_RECORD_SIZE, 8>(self.frames, i)?);
-        Some(match self.frames_address {
-            None => stored,
-            Some(base) => base
-                .wrapping_add(u64::from(i) * FRAME_RECORD_SIZE as u64)
-                .wrapping_add(stored),
-        })
+        let field = self
+            .frames_address
+            .wrapping_add(u64::from(i) * FRAME_RECORD_SIZE as u64);
+        Some(stored.wrapping_add(field & self.relative))
     }
     /// Function `i`'s address from the function index.
     #[inline(always)]
@@ -949,8 +950,11 @@ impl<'a, E: Endian> Lookup<'a, E> {
     /// The frame record and record of `found` (the record's kind may be
     /// bad).
     #[inline(always)]
-    fn entries(&self, found: &Found) -> Option<(FrameRecord, Result<Record>)> {
-        let (start, end) = self.record_range(found.function)?;
+    fn entries(
+        &self,
+        found: &Found,
+        (start, end): (u32, u32),
+    ) -> Option<(FrameRecord, Result<Record>)> {
         let f: [u8; FRAME_RECORD_SIZE] =
             entry::<FRAME_RECORD_SIZE, FRAME_RECORD_SIZE>(self.frames, found.function)?;
         let r: [u8; RECORD_SIZE] = entry::<RECORD_SIZE, RECORD_SIZE>(self.records, found.record)?;
@@ -976,11 +980,17 @@ impl<'a, E: Endian> Lookup<'a, E> {
     }
 
     #[inline(always)]
-    fn find(&self, pc: u64, how: Match) -> Option<Option<Found>> {
-        if self.functions == 0 || pc < self.function_address(0)? {
+    /// The answer, with the function's records (for [`entries`](Self::entries)).
+    fn find(&self, pc: u64, how: Match) -> Option<Option<(Found, (u32, u32))>> {
+        if self.functions == 0 {
             return Some(None);
         }
-        if let Some(found) = self.map_window(pc).and_then(|w| self.find_in(pc, how, w)) {
+        let origin = self.function_address(0)?;
+        if pc < origin {
+            return Some(None);
+        }
+        let window = self.map_window_from(pc, origin);
+        if let Some(found) = window.and_then(|w| self.find_in(pc, how, w)) {
             return Some(found);
         }
         let Some((function, address)) = self.function_containing(pc)? else {
@@ -995,11 +1005,12 @@ impl<'a, E: Endian> Lookup<'a, E> {
         if record >= end || (how == Match::Exact && self.record_offset(record)? != offset) {
             return Some(None);
         }
-        Some(Some(Found {
+        let found = Found {
             function,
             address,
             record,
-        }))
+        };
+        Some(Some((found, (start, end))))
     }
 
     /// The lookup through the PC map's window: the candidate frame records
@@ -1008,7 +1019,7 @@ impl<'a, E: Endian> Lookup<'a, E> {
     /// answer by the frame records and records themselves (or a read
     /// failed): the caller searches without the map.
     #[inline(always)]
-    fn find_in(&self, pc: u64, how: Match, w: PcMapWindow) -> Option<Option<Found>> {
+    fn find_in(&self, pc: u64, how: Match, w: PcMapWindow) -> Option<Option<(Found, (u32, u32))>> {
         let after = self.function_among(pc, w.first_function, w.last_function)?;
         let function = after - 1;
         let address = self.function_address(function)?;
@@ -1047,11 +1058,12 @@ impl<'a, E: Endian> Lookup<'a, E> {
         if record >= end || (how == Match::Exact && self.record_offset(record)? != offset) {
             return Some(None);
         }
-        Some(Some(Found {
+        let found = Found {
             function,
             address,
             record,
-        }))
+        };
+        Some(Some((found, (start, end))))
     }
 
     /// The number of functions starting at or below `pc`, if the frame
@@ -1063,9 +1075,11 @@ impl<'a, E: Endian> Lookup<'a, E> {
         if !(below && above) {
             return None;
         }
-        count_before(first + 1, last + 1, |i| {
-            Some(self.function_address(i)? <= pc)
-        })
+        let mut after = first + 1;
+        for i in first + 1..=last {
+            after += u32::from(self.function_address(i)? <= pc);
+        }
+        Some(after)
     }
 
     #[inline(always)]
@@ -1111,11 +1125,16 @@ impl<'a, E: Endian> Lookup<'a, E> {
     /// See [`FlatStackMap::pc_map_window`]. `None` also for a failed read.
     #[inline(always)]
     fn map_window(&self, pc: u64) -> Option<PcMapWindow> {
+        self.map_window_from(pc, self.function_address(0)?)
+    }
+
+    /// [`map_window`](Self::map_window), given function 0's address.
+    #[inline(always)]
+    fn map_window_from(&self, pc: u64, origin: u64) -> Option<PcMapWindow> {
         let buckets = self.buckets;
         if buckets == 0 {
             return None;
         }
-        let origin = self.function_address(0)?;
         let bucket = (pc.checked_sub(origin)? >> self.shift).min(u64::from(buckets - 1)) as u32;
         // The bucket's entry and the next one's, read together.
         let (first_function, first_record, last_function, last_record) = if bucket + 1 < buckets {

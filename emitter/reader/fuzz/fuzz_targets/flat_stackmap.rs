@@ -1,9 +1,10 @@
 //! The flat stack map reader on arbitrary bytes: every accessor, binary
-//! search and validation either answers or errs, never panics. What it
-//! accepts round-trips through the writer.
+//! search, lookup (through the function index and PC map when the header has
+//! them) and validation either answers or errs, never panics. What it accepts
+//! round-trips through the writer.
 #![no_main]
 use libfuzzer_sys::fuzz_target;
-use pcmap_reader::flat::FlatStackMap;
+use pcmap_reader::flat::{FlatStackMap, Match};
 use pcmap_reader::write::{write_flat, Table};
 use pcmap_reader::LittleEndian;
 
@@ -13,9 +14,19 @@ fuzz_target!(|data: &[u8]| {
         for i in 0..t.num_frame_records().min(64) {
             if let Ok(f) = t.frame_record(i) {
                 let _ = t.find_record(&f, 0);
-                let _ = t.function_address(i, 0x1000);
+                if let Ok(address) = t.function_address(i, 0x1000) {
+                    for pc in [address, address.wrapping_add(8), address.wrapping_add(f.size.into())] {
+                        for how in [Match::Exact, Match::AtOrAfter] {
+                            let _ = t.lookup_entries(pc, 0x1000, how);
+                        }
+                        let _ = t.pc_map_window(pc, 0x1000);
+                    }
+                }
             }
         }
+        let pc = data.iter().fold(0u64, |pc, &b| pc.rotate_left(8) ^ u64::from(b));
+        let _ = t.lookup_entries(pc, 0x1000, Match::AtOrAfter);
+        let _ = t.function_containing(pc, 0x1000);
         if let Ok(table) = Table::from_flat(&t) {
             let out = write_flat(&table, LittleEndian, t.absolute_addresses()).expect("a read table can be written");
             let back = FlatStackMap::parse(&out.bytes, LittleEndian).expect("written table parses");
