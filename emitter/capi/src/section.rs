@@ -229,6 +229,21 @@ impl<'a> Section<'a> {
             }
             next = offset + t.table_size() as usize;
         }
+        self.search_from(next, endian, pc, how, function, record)
+    }
+
+    /// `search_in` over the tables whose headers were not kept, from byte
+    /// `next` on: out of line, as only sections of many tables get here.
+    #[inline(never)]
+    fn search_from<E: Endian + 'a>(
+        &self,
+        next: usize,
+        endian: E,
+        pc: u64,
+        how: Match,
+        function: *mut pcmap_function,
+        record: *mut pcmap_record,
+    ) -> Result<bool, pcmap_status> {
         for t in FlatStackMap::tables_from(self.bytes, next, endian) {
             let (offset, t) = t?;
             if let Some(found) = t.lookup_entries(pc, self.table_address(offset), how)? {

@@ -993,6 +993,14 @@ impl<'a, E: Endian> Lookup<'a, E> {
         if let Some(found) = window.and_then(|w| self.find_in(pc, how, w)) {
             return Some(found);
         }
+        self.search(pc, how)
+    }
+
+    /// [`find`](Self::find) without the PC map (none, or it does not hold
+    /// the answer): searches for the function, then its records. Out of
+    /// line, so that the map's path keeps its values in registers.
+    #[inline(never)]
+    fn search(&self, pc: u64, how: Match) -> Option<Option<(Found, (u32, u32))>> {
         let Some((function, address)) = self.function_containing(pc)? else {
             return Some(None);
         };
