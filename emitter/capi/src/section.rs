@@ -10,7 +10,7 @@
 //! O(tables + log functions + log records), no memory.
 
 pub(crate) use pcmap_reader::flat::Match;
-use pcmap_reader::flat::{self, FlatStackMap, Found, FrameRecord, Record};
+use pcmap_reader::flat::{self, FlatStackMap, Hit};
 use pcmap_reader::{BigEndian, Endian, Error, LittleEndian, RunTimeEndian};
 
 use crate::status::pcmap_status;
@@ -222,12 +222,14 @@ impl<'a> Section<'a> {
                 .bytes
                 .get(offset..)
                 .ok_or(Error::Truncated { offset })?;
-            let t = FlatStackMap::from_parsed_header(bytes, endian, h.header())?;
-            if let Some(found) = t.lookup_entries(pc, self.table_address(offset), how)? {
-                self.write(&t, offset, found, function, record);
+            let address = self.table_address(offset);
+            if let Some(hit) = FlatStackMap::lookup_kept(bytes, endian, h.kept(), pc, address, how)?
+            {
+                let size = h.bounds[flat::NUM_BOUNDS - 1];
+                self.write(offset, size, hit, function, record)?;
                 return Ok(true);
             }
-            next = offset + t.table_size() as usize;
+            next = offset + h.bounds[flat::NUM_BOUNDS - 1] as usize;
         }
         self.search_from(next, endian, pc, how, function, record)
     }
@@ -246,8 +248,8 @@ impl<'a> Section<'a> {
     ) -> Result<bool, pcmap_status> {
         for t in FlatStackMap::tables_from(self.bytes, next, endian) {
             let (offset, t) = t?;
-            if let Some(found) = t.lookup_entries(pc, self.table_address(offset), how)? {
-                self.write(&t, offset, found, function, record);
+            if let Some(hit) = t.lookup_hit(pc, self.table_address(offset), how)? {
+                self.write(offset, t.table_size(), hit, function, record)?;
                 return Ok(true);
             }
         }
@@ -258,22 +260,23 @@ impl<'a> Section<'a> {
         self.address.wrapping_add(offset as u64)
     }
 
-    /// Writes the function and record `found` in the table at `offset` to
-    /// the caller's structs.
+    /// Writes the function and record of `hit`, in the table of `size`
+    /// bytes at `offset`, to the caller's structs.
     #[inline]
     fn write<E: Endian>(
         &self,
-        t: &FlatStackMap<'a, E>,
         offset: usize,
-        (found, f, r): (Found, FrameRecord, Record),
+        size: u32,
+        hit: Hit<'a, E>,
         function: *mut pcmap_function,
         record: *mut pcmap_record,
-    ) {
+    ) -> Result<(), pcmap_status> {
         let table = pcmap_table {
-            data: self.bytes[offset..].as_ptr(),
-            size: t.table_size() as usize,
+            data: self.bytes.as_ptr().wrapping_add(offset),
+            size: size as usize,
             address: self.table_address(offset),
         };
+        let (found, r) = (hit.found, hit.record()?);
         // SAFETY: `search`'s contract.
         unsafe {
             record.write(pcmap_record {
@@ -291,6 +294,7 @@ impl<'a> Section<'a> {
                 live_out_index: r.live_out_index,
             });
             if !function.is_null() {
+                let f = hit.frame_record();
                 function.write(pcmap_function {
                     table,
                     index: found.function,
@@ -307,6 +311,7 @@ impl<'a> Section<'a> {
                 });
             }
         }
+        Ok(())
     }
 
     /// Function `index` counting across all tables in section order.

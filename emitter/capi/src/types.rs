@@ -57,12 +57,13 @@ pub struct pcmap_table_header {
 }
 
 impl pcmap_table_header {
-    /// The reader's form of this header.
-    pub fn header(&self) -> flat::Header {
-        flat::Header {
+    /// The reader's form of this header, read in place.
+    #[inline(always)]
+    pub fn kept(&self) -> flat::KeptHeader<'_> {
+        flat::KeptHeader {
+            bounds: &self.bounds,
             flags: self.flags,
             pc_map_shift: self.pc_map_shift,
-            bounds: self.bounds,
         }
     }
 }

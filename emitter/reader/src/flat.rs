@@ -159,6 +159,51 @@ pub struct Header {
     pub bounds: [u32; NUM_BOUNDS],
 }
 
+/// A table header that [`FlatStackMap::parse`] accepted, as a caller that
+/// looks up many PCs keeps it: lookups read it where it is
+/// ([`FlatStackMap::lookup_kept`]).
+#[derive(Debug, Clone, Copy)]
+pub struct KeptHeader<'h> {
+    pub bounds: &'h [u32; NUM_BOUNDS],
+    pub flags: u8,
+    pub pc_map_shift: u8,
+}
+
+impl Header {
+    /// This header, kept.
+    #[inline(always)]
+    pub fn kept(&self) -> KeptHeader<'_> {
+        KeptHeader {
+            bounds: &self.bounds,
+            flags: self.flags,
+            pc_map_shift: self.pc_map_shift,
+        }
+    }
+}
+
+/// What a lookup found, with the entries of the function's frame record
+/// and of the record in the table, decoded on request.
+#[derive(Debug, Clone, Copy)]
+pub struct Hit<'a, E: Endian> {
+    pub found: Found,
+    frame: &'a [u8; FRAME_RECORD_SIZE],
+    record: &'a [u8; RECORD_SIZE],
+    num_records: u32,
+    endian: E,
+}
+
+impl<'a, E: Endian> Hit<'a, E> {
+    #[inline(always)]
+    pub fn frame_record(&self) -> FrameRecord {
+        FrameRecord::decode(Fields::new(self.frame, self.endian), self.num_records)
+    }
+    /// The record (an error if its kind is not one of [`RecordKind`]).
+    #[inline(always)]
+    pub fn record(&self) -> Result<Record> {
+        Record::decode(Fields::new(self.record, self.endian))
+    }
+}
+
 /// Where a lookup found a PC: the function (frame record index and code
 /// address) and the record.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -788,10 +833,8 @@ impl<'a, E: Endian> FlatStackMap<'a, E> {
     /// table) is an error.
     #[inline]
     pub fn lookup(&self, pc: u64, table_address: u64, how: Match) -> Result<Option<Found>> {
-        Lookup::new(self, table_address)
-            .and_then(|l| l.find(pc, how))
-            .map(|found| found.map(|(found, _)| found))
-            .ok_or(Error::Inconsistent("lookup read outside its arrays"))
+        let found = self.lookup_state(table_address)?.find(pc, how);
+        Ok(found.ok_or(LOOKUP_CORRUPT)?.map(|(found, _)| found))
     }
 
     /// [`lookup`](Self::lookup), with the frame record and record found,
@@ -803,13 +846,72 @@ impl<'a, E: Endian> FlatStackMap<'a, E> {
         table_address: u64,
         how: Match,
     ) -> Result<Option<(Found, FrameRecord, Record)>> {
-        let corrupt = Error::Inconsistent("lookup read outside its arrays");
-        let l = Lookup::new(self, table_address).ok_or(corrupt)?;
-        let Some((found, records)) = l.find(pc, how).ok_or(corrupt)? else {
+        let Some(hit) = self.lookup_hit(pc, table_address, how)? else {
             return Ok(None);
         };
-        let (f, r) = l.entries(&found, records).ok_or(corrupt)?;
-        Ok(Some((found, f, r?)))
+        Ok(Some((hit.found, hit.frame_record(), hit.record()?)))
+    }
+
+    /// [`lookup`](Self::lookup), with the frame record's and record's
+    /// entries, to decode what the caller needs of them.
+    #[inline(always)]
+    pub fn lookup_hit(
+        &self,
+        pc: u64,
+        table_address: u64,
+        how: Match,
+    ) -> Result<Option<Hit<'a, E>>> {
+        Self::lookup_kept(
+            self.bytes.data,
+            self.bytes.endian,
+            self.header.kept(),
+            pc,
+            table_address,
+            how,
+        )
+    }
+
+    /// [`lookup_hit`](Self::lookup_hit) in the table at the start of
+    /// `data`, whose header [`parse`](Self::parse) accepted and the caller
+    /// kept (`KeptHeader`): the header is read where the caller keeps it,
+    /// not parsed or copied again.
+    ///
+    /// If `kept` is not what `parse` returned for these bytes, results are
+    /// wrong or errors, but every read stays inside `data`.
+    #[inline(always)]
+    pub fn lookup_kept(
+        data: &'a [u8],
+        endian: E,
+        kept: KeptHeader<'_>,
+        pc: u64,
+        table_address: u64,
+        how: Match,
+    ) -> Result<Option<Hit<'a, E>>> {
+        let l = Lookup::new(data, endian, kept, table_address).ok_or(LOOKUP_CORRUPT)?;
+        match l.find_mapped(pc, how) {
+            Some(hit) => Ok(hit),
+            None => Self::lookup_searched(data, endian, kept, pc, table_address, how),
+        }
+    }
+
+    /// [`lookup_kept`](Self::lookup_kept) when the PC map cannot answer:
+    /// out of line, so that the map's path keeps its values in registers.
+    #[inline(never)]
+    fn lookup_searched(
+        data: &'a [u8],
+        endian: E,
+        kept: KeptHeader<'_>,
+        pc: u64,
+        table_address: u64,
+        how: Match,
+    ) -> Result<Option<Hit<'a, E>>> {
+        let l = Lookup::new(data, endian, kept, table_address).ok_or(LOOKUP_CORRUPT)?;
+        let Some((found, (start, end))) = l.search(pc, how).ok_or(LOOKUP_CORRUPT)? else {
+            return Ok(None);
+        };
+        l.hit(found, end.wrapping_sub(start))
+            .map(Some)
+            .ok_or(LOOKUP_CORRUPT)
     }
 
     /// The function containing `pc` (the last one starting at or below it,
@@ -818,16 +920,20 @@ impl<'a, E: Endian> FlatStackMap<'a, E> {
     /// address. See [`Lookup`].
     #[inline]
     pub fn function_containing(&self, pc: u64, table_address: u64) -> Result<Option<(u32, u64)>> {
-        Lookup::new(self, table_address)
-            .and_then(|l| l.function_containing(pc))
-            .ok_or(Error::Inconsistent("lookup read outside its arrays"))
+        let l = self.lookup_state(table_address)?;
+        l.function_containing(pc).ok_or(LOOKUP_CORRUPT)
+    }
+
+    /// The state of a search of this table at `table_address`.
+    fn lookup_state(&self, table_address: u64) -> Result<Lookup<'a, E>> {
+        let kept = self.header.kept();
+        Lookup::new(self.bytes.data, self.bytes.endian, kept, table_address).ok_or(LOOKUP_CORRUPT)
     }
 
     /// What the PC map says of `pc`: see [`PcMapWindow`]. `None` without a
     /// map, for a `pc` below function 0, or with impossible entries.
     pub fn pc_map_window(&self, pc: u64, table_address: u64) -> Result<Option<PcMapWindow>> {
-        let l = Lookup::new(self, table_address)
-            .ok_or(Error::Inconsistent("lookup read outside its arrays"))?;
+        let l = self.lookup_state(table_address)?;
         Ok(l.map_window(pc))
     }
 }
@@ -884,10 +990,13 @@ struct Lookup<'a, E: Endian> {
     shift: u8,
 }
 
+/// A read a lookup could not make: the table is corrupt.
+const LOOKUP_CORRUPT: Error = Error::Inconsistent("lookup read outside its arrays");
+
 /// The first `N` bytes of entry `i` of `array`, whose entries are `SIZE`
 /// bytes.
 #[inline(always)]
-fn entry<const SIZE: usize, const N: usize>(array: &[u8], i: u32) -> Option<[u8; N]> {
+fn entry<const SIZE: usize, const N: usize>(array: &[u8], i: u32) -> Option<&[u8; N]> {
     let at = i as usize * SIZE;
     array.get(at..at + N)?.try_into().ok()
 }
@@ -896,25 +1005,29 @@ impl<'a, E: Endian> Lookup<'a, E> {
     /// `None` if the header's bounds do not fit the table (possible only
     /// for a header not from `parse`).
     #[inline(always)]
-    fn new(t: &FlatStackMap<'a, E>, table_address: u64) -> Option<Self> {
-        let (data, b) = (t.bytes.data, &t.header.bounds);
+    fn new(data: &'a [u8], endian: E, kept: KeptHeader<'_>, table_address: u64) -> Option<Self> {
+        let b = kept.bounds;
         let array = |i: usize| data.get(b[i] as usize..b[i + 1] as usize);
         let frames = array(1)?;
         let records = array(2)?;
         let map = array(MAP_ARRAY)?;
         Some(Lookup {
-            endian: t.bytes.endian,
+            endian,
             frames,
             records,
             index: array(INDEX_ARRAY)?,
             map,
             frames_address: table_address.wrapping_add(b[1].into()),
-            relative: if t.absolute_addresses() { 0 } else { u64::MAX },
+            relative: if kept.flags & ABSOLUTE_ADDRESSES != 0 {
+                0
+            } else {
+                u64::MAX
+            },
             index_address: table_address.wrapping_add(b[INDEX_ARRAY].into()),
             functions: (frames.len() / FRAME_RECORD_SIZE) as u32,
             num_records: (records.len() / RECORD_SIZE) as u32,
             buckets: (map.len() / PC_MAP_ENTRY_SIZE) as u32,
-            shift: t.header.pc_map_shift,
+            shift: kept.pc_map_shift,
         })
     }
 
@@ -930,16 +1043,21 @@ impl<'a, E: Endian> Lookup<'a, E> {
     fn function_address(&self, i: u32) -> Option<u64> {
         let stored = self
             .endian
-            .u64_from(entry::<FRAME_RECORD_SIZE, 8>(self.frames, i)?);
+            .u64_from(*entry::<FRAME_RECORD_SIZE, 8>(self.frames, i)?);
+        Some(self.stored_address(i, stored))
+    }
+    /// Function `i`'s address, given its frame record's address field.
+    #[inline(always)]
+    fn stored_address(&self, i: u32, stored: u64) -> u64 {
         let field = self
             .frames_address
             .wrapping_add(u64::from(i) * FRAME_RECORD_SIZE as u64);
-        Some(stored.wrapping_add(field & self.relative))
+        stored.wrapping_add(field & self.relative)
     }
     /// Function `i`'s address from the function index.
     #[inline(always)]
     fn index_address(&self, i: u32) -> Option<u64> {
-        let b = entry::<FUNCTION_INDEX_ENTRY_SIZE, 4>(self.index, i)?;
+        let b = *entry::<FUNCTION_INDEX_ENTRY_SIZE, 4>(self.index, i)?;
         let stored = self.endian.u32_from(b) as i32;
         Some(
             self.index_address
@@ -947,19 +1065,16 @@ impl<'a, E: Endian> Lookup<'a, E> {
                 .wrapping_add(stored as i64 as u64),
         )
     }
-    /// The frame record and record of `found` (the record's kind may be
-    /// bad).
+    /// The entries of `found`, a function with `num_records` records.
     #[inline(always)]
-    fn entries(
-        &self,
-        found: &Found,
-        (start, end): (u32, u32),
-    ) -> Option<(FrameRecord, Result<Record>)> {
-        let f: [u8; FRAME_RECORD_SIZE] =
-            entry::<FRAME_RECORD_SIZE, FRAME_RECORD_SIZE>(self.frames, found.function)?;
-        let r: [u8; RECORD_SIZE] = entry::<RECORD_SIZE, RECORD_SIZE>(self.records, found.record)?;
-        let frame = FrameRecord::decode(Fields::new(&f, self.endian), end.checked_sub(start)?);
-        Some((frame, Record::decode(Fields::new(&r, self.endian))))
+    fn hit(&self, found: Found, num_records: u32) -> Option<Hit<'a, E>> {
+        Some(Hit {
+            found,
+            frame: entry::<FRAME_RECORD_SIZE, FRAME_RECORD_SIZE>(self.frames, found.function)?,
+            record: entry::<RECORD_SIZE, RECORD_SIZE>(self.records, found.record)?,
+            num_records,
+            endian: self.endian,
+        })
     }
     /// Record `i`'s instruction offset.
     #[inline(always)]
@@ -979,27 +1094,20 @@ impl<'a, E: Endian> Lookup<'a, E> {
         Some((start, end))
     }
 
+    /// The answer, with the function's records.
     #[inline(always)]
-    /// The answer, with the function's records (for [`entries`](Self::entries)).
     fn find(&self, pc: u64, how: Match) -> Option<Option<(Found, (u32, u32))>> {
-        if self.functions == 0 {
-            return Some(None);
+        match self.find_mapped(pc, how) {
+            Some(hit) => Some(hit.map(|h| {
+                let start = h.frame_record().record_index;
+                (h.found, (start, start.wrapping_add(h.num_records)))
+            })),
+            None => self.search(pc, how),
         }
-        let origin = self.function_address(0)?;
-        if pc < origin {
-            return Some(None);
-        }
-        let window = self.map_window_from(pc, origin);
-        if let Some(found) = window.and_then(|w| self.find_in(pc, how, w)) {
-            return Some(found);
-        }
-        self.search(pc, how)
     }
 
     /// [`find`](Self::find) without the PC map (none, or it does not hold
-    /// the answer): searches for the function, then its records. Out of
-    /// line, so that the map's path keeps its values in registers.
-    #[inline(never)]
+    /// the answer): searches for the function, then its records.
     fn search(&self, pc: u64, how: Match) -> Option<Option<(Found, (u32, u32))>> {
         let Some((function, address)) = self.function_containing(pc)? else {
             return Some(None);
@@ -1021,23 +1129,45 @@ impl<'a, E: Endian> Lookup<'a, E> {
         Some(Some((found, (start, end))))
     }
 
-    /// The lookup through the PC map's window: the candidate frame records
-    /// and records, whose addresses do not depend on each other, so their
-    /// cache misses overlap. `None` if the map's window does not hold the
-    /// answer by the frame records and records themselves (or a read
-    /// failed): the caller searches without the map.
+    /// The lookup through the PC map: the map entry, then the candidate
+    /// frame records and records, whose addresses do not depend on each
+    /// other, so their cache misses overlap. Returns the function's frame
+    /// record and the record's entry, read once. `None` if the map's window
+    /// does not hold the answer by the frame records and records themselves
+    /// (no map, a map that does not fit the code, a failed read): the caller
+    /// searches without the map.
     #[inline(always)]
-    fn find_in(&self, pc: u64, how: Match, w: PcMapWindow) -> Option<Option<(Found, (u32, u32))>> {
-        let after = self.function_among(pc, w.first_function, w.last_function)?;
-        let function = after - 1;
-        let address = self.function_address(function)?;
-        let size = self.frame_u32(function, 8)?;
+    fn find_mapped(&self, pc: u64, how: Match) -> Option<Option<Hit<'a, E>>> {
+        let origin = self.function_address(0)?;
+        if pc < origin {
+            return Some(None);
+        }
+        let w = self.map_window_from(pc, origin)?;
+        // The last candidate starting at or below `pc`; the frame records
+        // around it must bracket `pc` (they are sorted).
+        let mut function = w.first_function;
+        for i in w.first_function + 1..=w.last_function {
+            function += u32::from(self.function_address(i)? <= pc);
+        }
+        let frame = entry::<FRAME_RECORD_SIZE, FRAME_RECORD_SIZE>(self.frames, function)?;
+        let f = Fields::new(frame, self.endian);
+        let address = self.stored_address(function, f.u64(0));
+        let start = f.u32(FRAME_RECORD_INDEX_FIELD);
+        let end = if function + 1 < self.functions {
+            let next = entry::<FRAME_RECORD_SIZE, FRAME_RECORD_SIZE>(self.frames, function + 1)?;
+            let next = Fields::new(next, self.endian);
+            if self.stored_address(function + 1, next.u64(0)) <= pc {
+                return None;
+            }
+            next.u32(FRAME_RECORD_INDEX_FIELD)
+        } else {
+            self.num_records
+        };
         let offset = pc.checked_sub(address)?;
-        if size != 0 && offset > u64::from(size) {
+        if f.u32(8) != 0 && offset > u64::from(f.u32(8)) {
             return Some(None);
         }
         let offset = u32::try_from(offset).ok()?;
-        let (start, end) = self.record_range(function)?;
         // The function's records in the bucket.
         let (lo, hi) = (w.first_record.max(start), w.last_record.min(end));
         if lo > hi {
@@ -1057,13 +1187,20 @@ impl<'a, E: Endian> Lookup<'a, E> {
             count_before(lo, hi, |i| Some(self.record_offset(i)? < offset))?
         };
         // The window's lower bound is the function's if the records just
-        // outside it are on the right sides of `offset`.
-        let left = lo == start || self.record_offset(lo - 1)? < offset;
+        // outside it are on the right sides of `offset`. Records are sorted
+        // by offset, so a lower bound past the window's first record means
+        // that record, and every one before it, is below `offset`: record
+        // `lo - 1` need not be read (nor record `hi` below `hi`).
+        let left = record > lo || lo == start || self.record_offset(lo - 1)? < offset;
         let right = record < hi || hi == end || self.record_offset(hi)? >= offset;
         if !(left && right) {
             return None;
         }
-        if record >= end || (how == Match::Exact && self.record_offset(record)? != offset) {
+        if record >= end {
+            return Some(None);
+        }
+        let r = entry::<RECORD_SIZE, RECORD_SIZE>(self.records, record)?;
+        if how == Match::Exact && Fields::new(r, self.endian).u32(RECORD_OFFSET_FIELD) != offset {
             return Some(None);
         }
         let found = Found {
@@ -1071,7 +1208,13 @@ impl<'a, E: Endian> Lookup<'a, E> {
             address,
             record,
         };
-        Some(Some((found, (start, end))))
+        Some(Some(Hit {
+            found,
+            frame,
+            record: r,
+            num_records: end - start,
+            endian: self.endian,
+        }))
     }
 
     /// The number of functions starting at or below `pc`, if the frame
@@ -1146,12 +1289,12 @@ impl<'a, E: Endian> Lookup<'a, E> {
         let bucket = (pc.checked_sub(origin)? >> self.shift).min(u64::from(buckets - 1)) as u32;
         // The bucket's entry and the next one's, read together.
         let (first_function, first_record, last_function, last_record) = if bucket + 1 < buckets {
-            let e: [u8; 2 * PC_MAP_ENTRY_SIZE] = entry::<PC_MAP_ENTRY_SIZE, 16>(self.map, bucket)?;
-            let f = Fields::new(&e, self.endian);
+            let e = entry::<PC_MAP_ENTRY_SIZE, { 2 * PC_MAP_ENTRY_SIZE }>(self.map, bucket)?;
+            let f = Fields::new(e, self.endian);
             (f.u32(0), f.u32(4), f.u32(8), f.u32(12))
         } else {
-            let e: [u8; PC_MAP_ENTRY_SIZE] = entry::<PC_MAP_ENTRY_SIZE, 8>(self.map, bucket)?;
-            let f = Fields::new(&e, self.endian);
+            let e = entry::<PC_MAP_ENTRY_SIZE, PC_MAP_ENTRY_SIZE>(self.map, bucket)?;
+            let f = Fields::new(e, self.endian);
             (f.u32(0), f.u32(4), self.functions - 1, self.num_records)
         };
         let w = PcMapWindow {
