@@ -7,7 +7,11 @@
 //! For tables of 1,000, 100,000 and 1,000,000 records (8 per function, each
 //! a statepoint with its 3 header constants and 2 relocated pointers):
 //! * `first_lookup`: open + one lookup (flat) vs parse + build + one lookup;
-//! * `lookup`: one lookup of a random return address, tables ready.
+//! * `lookup`: one lookup of a random return address, tables ready: through
+//!   the C API (`flat`, `pcmap_find`: the function and record written out
+//!   whole) and through the Rust crate (`flat_rust`,
+//!   `FlatStackMap::lookup_hit`: the stack size and ID read, as the hash
+//!   table's lookup reads them).
 //!
 //! `scripts/bench-runtime` runs this and prints the figures.
 
@@ -20,7 +24,7 @@ use std::mem::MaybeUninit;
 
 use pcmap_capi::ffi::{pcmap_find, pcmap_open};
 use pcmap_capi::{pcmap_function, pcmap_record, pcmap_stackmaps, pcmap_status};
-use pcmap_reader::flat::RecordKind;
+use pcmap_reader::flat::{FlatStackMap, Match, RecordKind};
 use pcmap_reader::llvm::{LlvmRecord, LlvmStackMap};
 use pcmap_reader::write::{write_flat_with, write_llvm, FlatTable, Function, Record, Table};
 use pcmap_reader::{LittleEndian, Location, LocationKind};
@@ -150,7 +154,7 @@ fn hash_table_bytes(t: &HashMap<u64, Safepoint<'_>>) -> usize {
 
 /// The table's bytes with its address fields and function index entries
 /// filled as the linker would for a table at address 0 (what `pcmap emit`
-/// writes: self-relative, with the index).
+/// writes: self-relative, with the function index and PC map).
 fn self_relative(t: &Table, flat: FlatTable) -> Vec<u8> {
     let mut bytes = flat.bytes;
     for (i, f) in t.functions.iter().enumerate() {
@@ -225,6 +229,17 @@ fn benches(c: &mut Criterion) {
             b.iter(|| {
                 i = (i + 1) % LOOKUPS;
                 flat_find(&section, black_box(pcs[i]))
+            })
+        });
+        let parsed = FlatStackMap::parse(&flat, LittleEndian).unwrap();
+        let mut i = 0;
+        g.bench_with_input(BenchmarkId::new("flat_rust", n), &n, |b, _| {
+            b.iter(|| {
+                i = (i + 1) % LOOKUPS;
+                let hit = parsed.lookup_hit(black_box(pcs[i]), 0, Match::Exact);
+                let hit = hit.unwrap().unwrap();
+                black_box(hit.frame_record().stack_size);
+                hit.record().unwrap().id
             })
         });
         let mut i = 0;

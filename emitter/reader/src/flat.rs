@@ -106,7 +106,7 @@ const MAP_ARRAY: usize = 7;
 /// Records (or functions, if more) per PC map bucket `pcmap emit` aims at:
 /// the map costs about 4 bytes per record, and a lookup compares a couple of
 /// records and frame records, read in parallel.
-pub const PC_MAP_RECORDS_PER_BUCKET: usize = 2;
+pub const PC_MAP_RECORDS_PER_BUCKET: usize = 1;
 /// Candidates a lookup compares one by one; more are binary searched first.
 const LINEAR_SEARCH: u32 = 8;
 
