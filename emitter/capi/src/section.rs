@@ -184,6 +184,7 @@ impl<'a> Section<'a> {
     /// function to `function` (unless NULL), each once.
     ///
     /// `record` must be valid for a write; `function` NULL or valid.
+    #[inline(always)]
     pub(crate) fn search(
         &self,
         pc: u64,
