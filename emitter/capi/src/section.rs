@@ -197,13 +197,44 @@ impl<'a> Section<'a> {
             Some(h) => h.flags & flat::BIG_ENDIAN != 0,
             None => endian_of(self.bytes) == RunTimeEndian::Big,
         };
-        match if big {
-            RunTimeEndian::Big
+        // A runtime reads its own program's tables, in its own byte order:
+        // that search is inlined here, the other one is not.
+        if big == cfg!(target_endian = "big") {
+            self.search_native(pc, how, function, record)
         } else {
-            RunTimeEndian::Little
-        } {
-            RunTimeEndian::Little => self.search_in(LittleEndian, pc, how, function, record),
-            RunTimeEndian::Big => self.search_in(BigEndian, pc, how, function, record),
+            self.search_foreign(pc, how, function, record)
+        }
+    }
+
+    /// `search` of tables in this machine's byte order.
+    #[inline(always)]
+    fn search_native(
+        &self,
+        pc: u64,
+        how: Match,
+        function: *mut pcmap_function,
+        record: *mut pcmap_record,
+    ) -> Result<bool, pcmap_status> {
+        if cfg!(target_endian = "big") {
+            self.search_in(BigEndian, pc, how, function, record)
+        } else {
+            self.search_in(LittleEndian, pc, how, function, record)
+        }
+    }
+
+    /// `search` of tables in the other byte order (read from a file).
+    #[inline(never)]
+    fn search_foreign(
+        &self,
+        pc: u64,
+        how: Match,
+        function: *mut pcmap_function,
+        record: *mut pcmap_record,
+    ) -> Result<bool, pcmap_status> {
+        if cfg!(target_endian = "big") {
+            self.search_in(LittleEndian, pc, how, function, record)
+        } else {
+            self.search_in(BigEndian, pc, how, function, record)
         }
     }
 

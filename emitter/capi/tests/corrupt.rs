@@ -90,17 +90,29 @@ fn truncated_and_corrupted_sections_never_panic() {
     }
 }
 
+/// In both byte orders (the host's is searched by other code than the
+/// other one), with the table headers parsed per lookup and kept by `open`.
 #[test]
 fn lookups_find_exactly_the_records() {
-    let bytes = write_flat(&table(), LittleEndian, true).unwrap().bytes;
-    let s = Section::new(&bytes, 0);
-    let id = |pc| s.find(pc).unwrap().map(|(_, r)| r.id);
-    assert_eq!(
-        (id(0x108), id(0x120), id(0x204)),
-        (Some(1), Some(2), Some(3))
-    );
-    for miss in [0, 0x100, 0x107, 0x109, 0x141, 0x1ff, 0x205, u64::MAX] {
-        assert_eq!(id(miss), None, "pc {miss:#x}");
+    for bytes in [
+        write_flat(&table(), LittleEndian, true).unwrap().bytes,
+        write_flat(&table(), BigEndian, true).unwrap().bytes,
+    ] {
+        let plain = Section::new(&bytes, 0);
+        let m = plain.open().unwrap();
+        // SAFETY: `m` was opened over `bytes`, which outlive it.
+        let kept = unsafe { Section::opened(&m) };
+        assert_eq!(kept.cached.len(), 1);
+        for s in [plain, kept] {
+            let id = |pc| s.find(pc).unwrap().map(|(_, r)| r.id);
+            assert_eq!(
+                (id(0x108), id(0x120), id(0x204)),
+                (Some(1), Some(2), Some(3))
+            );
+            for miss in [0, 0x100, 0x107, 0x109, 0x141, 0x1ff, 0x205, u64::MAX] {
+                assert_eq!(id(miss), None, "pc {miss:#x}");
+            }
+        }
     }
     assert_eq!(
         Section::new(&[], 0).open().unwrap_err(),
