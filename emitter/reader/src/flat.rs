@@ -104,8 +104,9 @@ const INDEX_ARRAY: usize = 6;
 /// Position of the PC map in [`ARRAYS`].
 const MAP_ARRAY: usize = 7;
 /// Records (or functions, if more) per PC map bucket `pcmap emit` aims at:
-/// the map costs about 4 bytes per record, and a lookup compares a couple of
-/// records and frame records, read in parallel.
+/// the map costs 4 to 8 bytes per record, and a lookup compares one or two
+/// records and frame records, read in parallel (2 per bucket halved the
+/// map but cost a lookup a third more time at 100,000 records).
 pub const PC_MAP_RECORDS_PER_BUCKET: usize = 1;
 /// Candidates a lookup compares one by one; more are binary searched first.
 const LINEAR_SEARCH: u32 = 8;
