@@ -200,42 +200,41 @@ impl<'a> Section<'a> {
         // A runtime reads its own program's tables, in its own byte order:
         // that search is inlined here, the other one is not.
         if big == cfg!(target_endian = "big") {
-            self.search_native(pc, how, function, record)
+            self.search_ordered(big, pc, how, function, record)
         } else {
-            self.search_foreign(pc, how, function, record)
+            self.search_foreign(big, pc, how, function, record)
         }
     }
 
-    /// `search` of tables in this machine's byte order.
+    /// `search` of tables that are big-endian if `big`.
     #[inline(always)]
-    fn search_native(
+    fn search_ordered(
         &self,
+        big: bool,
         pc: u64,
         how: Match,
         function: *mut pcmap_function,
         record: *mut pcmap_record,
     ) -> Result<bool, pcmap_status> {
-        if cfg!(target_endian = "big") {
+        if big {
             self.search_in(BigEndian, pc, how, function, record)
         } else {
             self.search_in(LittleEndian, pc, how, function, record)
         }
     }
 
-    /// `search` of tables in the other byte order (read from a file).
+    /// `search_ordered` of tables in the other byte order than this
+    /// machine's (read from a file), out of line.
     #[inline(never)]
     fn search_foreign(
         &self,
+        big: bool,
         pc: u64,
         how: Match,
         function: *mut pcmap_function,
         record: *mut pcmap_record,
     ) -> Result<bool, pcmap_status> {
-        if cfg!(target_endian = "big") {
-            self.search_in(LittleEndian, pc, how, function, record)
-        } else {
-            self.search_in(BigEndian, pc, how, function, record)
-        }
+        self.search_ordered(big, pc, how, function, record)
     }
 
     #[inline]
