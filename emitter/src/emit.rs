@@ -15,7 +15,7 @@ use object::elf;
 use object::Object;
 use pcmap_reader::flat;
 
-use crate::patch::IrSites;
+use crate::patch::IrInput;
 use crate::pcemit::{self, PcReport};
 use crate::pclayout::LAYOUT_SECTION;
 use crate::stackmap::{self, LLVM_STACKMAPS};
@@ -28,7 +28,7 @@ pub struct Options {
     /// Drop `.llvm_stackmaps` from the output.
     pub strip_v3: bool,
     /// Stack map intrinsic calls of the IR the object was built from.
-    pub ir: Option<IrSites>,
+    pub ir: Option<IrInput>,
 }
 
 /// What the stack map step did, for the CLI and the benchmark.

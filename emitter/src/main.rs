@@ -154,12 +154,10 @@ fn emit(
     absolute: bool,
     stats: bool,
 ) -> Result<()> {
+    // The IR is read on other threads while the object is.
+    let ir = ir.map(pcmap::patch::IrInput::read_in_background);
     let data = pcmap::elf::read_file(input)?;
     pcmap::elf::parse(input, &data)?;
-    let ir = match ir {
-        Some(p) => Some(pcmap::patch::IrSites::read_file(p)?),
-        None => None,
-    };
     let opts = pcmap::emit::Options {
         absolute,
         strip_v3,
@@ -177,6 +175,10 @@ fn emit(
         write_error: None,
     };
     let emitted = pcmap::emit::emit_all(&data, &opts, &mut out);
+    // An IR that cannot be read is the error, whether or not it was needed.
+    if let Some(ir) = &opts.ir {
+        ir.sites()?;
+    }
     if let Some(e) = out.create_error {
         return Err(e)
             .with_context(|| format!("{}: cannot create a temporary file", output.display()));

@@ -13,6 +13,8 @@
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 use std::path::Path;
+use std::sync::{Mutex, OnceLock};
+use std::thread::JoinHandle;
 
 use memchr::{memchr, memmem, memrchr};
 use pcmap_reader::flat::RecordKind;
@@ -42,6 +44,54 @@ pub struct IrSites {
     index: Vec<(u32, u64, u32)>,
     /// Each function's range of `index`.
     ranges: Vec<(u32, u32)>,
+}
+
+/// The IR's sites for `pcmap emit`: given, or being read on other threads
+/// ([`IrInput::read_in_background`]) while the object is read, so that the
+/// two overlap; waited for when the first record needs them.
+#[derive(Debug)]
+pub struct IrInput(IrState);
+
+#[derive(Debug)]
+enum IrState {
+    Given(IrSites),
+    /// The reading thread until it is joined, then what it returned (an
+    /// error as its message, returned to every caller).
+    Reading(
+        Mutex<Option<JoinHandle<crate::Result<IrSites>>>>,
+        OnceLock<Result<IrSites, String>>,
+    ),
+}
+
+impl From<IrSites> for IrInput {
+    fn from(sites: IrSites) -> Self {
+        IrInput(IrState::Given(sites))
+    }
+}
+
+impl IrInput {
+    /// Starts [`IrSites::read_file`] of `path` on another thread.
+    pub fn read_in_background(path: &Path) -> IrInput {
+        let path = path.to_path_buf();
+        let reading = std::thread::spawn(move || IrSites::read_file(&path));
+        IrInput(IrState::Reading(Mutex::new(Some(reading)), OnceLock::new()))
+    }
+
+    /// The sites, once read: the reading thread's error if it failed.
+    pub fn sites(&self) -> crate::Result<&IrSites> {
+        let (reading, read) = match &self.0 {
+            IrState::Given(sites) => return Ok(sites),
+            IrState::Reading(reading, read) => (reading, read),
+        };
+        let read = read.get_or_init(|| {
+            let thread = reading.lock().ok().and_then(|mut t| t.take());
+            match thread.map(|t| t.join()) {
+                Some(Ok(result)) => result.map_err(|e| e.to_string()),
+                _ => Err("the IR reading thread failed".into()),
+            }
+        });
+        read.as_ref().map_err(|e| crate::Error::Other(e.clone()))
+    }
 }
 
 /// What every intrinsic name below starts with.

@@ -429,6 +429,8 @@ pub fn flat_table(
     let relocs: HashMap<u64, object::Relocation> = section.relocations().collect();
     let cfi = Cfi::new(file, &symbols)?;
 
+    // The IR (read on other threads so far) is needed from here on.
+    let ir = opts.ir.as_ref().map(|ir| ir.sites()).transpose()?;
     let mut w = FlatWriter::new(e, opts.absolute);
     // The function index pays from this many functions (docs/stackmap-v2.md);
     // `emit::add_stack_maps` relocates its entries. Never with --absolute.
@@ -488,7 +490,7 @@ pub fn flat_table(
         let size = u32::try_from(fref.size.unwrap_or(0))
             .map_err(|_| Error::Other(format!("function {name} larger than 4 GiB")))?;
 
-        let ir_function = opts.ir.as_ref().and_then(|ir| ir.function(name));
+        let ir_function = ir.and_then(|ir| ir.function(name));
         // nth: how many records before this one (in offset order) share its ID.
         by_id.clear();
         by_id.extend(batch.iter().zip(0..).map(|(r, j)| (r.id, j)));
@@ -504,7 +506,7 @@ pub fn flat_table(
         let mut calls = decode::Calls::new(target, code);
         for (r, &nth) in batch.iter().zip(&nths) {
             let (kind, patchable_size) =
-                patchable(r, nth as usize, name, ir_function, opts, &mut calls)?;
+                patchable(r, nth as usize, name, ir_function, ir, &mut calls)?;
             let head = RecordHead {
                 id: r.id,
                 instruction_offset: r.instruction_offset,
@@ -590,11 +592,11 @@ fn patchable(
     nth: usize,
     function: &str,
     ir_function: Option<crate::patch::FunctionId>,
-    opts: &crate::emit::Options,
+    ir: Option<&crate::patch::IrSites>,
     calls: &mut decode::Calls<'_>,
 ) -> Result<(RecordKind, Option<u32>)> {
     let mut call = || calls.ending_at(r.instruction_offset.into());
-    match &opts.ir {
+    match ir {
         Some(ir) => {
             let site = ir
                 .lookup_in(ir_function, function, r.id, nth)

@@ -37,7 +37,7 @@ fn flat_describes_the_v3_records_on_every_target() {
     for triple in TRIPLES {
         let obj = compile(triple, dir.path());
         let opts = pcmap::emit::Options {
-            ir: Some(ir.clone()),
+            ir: Some(ir.clone().into()),
             ..Default::default()
         };
         let (out, report) = pcmap::emit::emit(&obj, &opts).unwrap();
@@ -124,7 +124,7 @@ fn flat_is_no_larger_than_v3_on_the_lit_inputs() {
             assert!(status.success());
             let obj = std::fs::read(&out).unwrap();
             let opts = pcmap::emit::Options {
-                ir: Some(sites.clone()),
+                ir: Some(sites.clone().into()),
                 ..Default::default()
             };
             let (_, report) = pcmap::emit::emit(&obj, &opts).unwrap();
