@@ -149,7 +149,8 @@ pub struct FlatStackMap<'a, E: Endian> {
 
 /// What [`FlatStackMap::parse`] read from a table's header. A caller that
 /// looks up many PCs keeps it (the C API keeps it in its opened section)
-/// and rebuilds the table with [`FlatStackMap::from_parsed_header`].
+/// and looks up with it in place ([`Header::kept`],
+/// [`FlatStackMap::lookup_kept`]).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Header {
     pub flags: u8,
@@ -421,29 +422,10 @@ impl<'a, E: Endian> FlatStackMap<'a, E> {
         })
     }
 
-    /// What `parse` read from the header, for
-    /// [`from_parsed_header`](Self::from_parsed_header).
+    /// What `parse` read from the header, to keep for
+    /// [`lookup_kept`](Self::lookup_kept).
     pub fn parsed_header(&self) -> Header {
         self.header
-    }
-
-    /// The table at the start of `data` from what [`parsed_header`]
-    /// (Self::parsed_header) returned for it, without checking the header
-    /// again: O(1), no header reads.
-    ///
-    /// Invariant: `header` is what `parse` accepted for these bytes. If it is
-    /// not, results are wrong or errors, but still safe: the table is cut to
-    /// the header's table size (checked here) and every entry read is
-    /// bounds-checked against it.
-    #[inline]
-    pub fn from_parsed_header(data: &'a [u8], endian: E, header: Header) -> Result<Self> {
-        let table_size = header.bounds[NUM_BOUNDS - 1];
-        let bytes = Bytes::new(
-            data.get(..table_size as usize)
-                .ok_or(Error::Inconsistent("flat header sizes"))?,
-            endian,
-        );
-        Ok(FlatStackMap { bytes, header })
     }
 
     /// Every table of a section (a linked program concatenates them),
@@ -571,9 +553,8 @@ impl<'a, E: Endian> FlatStackMap<'a, E> {
     pub fn table_size(&self) -> u32 {
         self.header.bounds[NUM_BOUNDS - 1]
     }
-    /// Wrapping: `parse` checked the bounds ascend, and a table rebuilt by
-    /// `from_parsed_header` with bad bounds only gives errors (every read is
-    /// still bounds-checked), never a panic.
+    /// Wrapping: `parse` checked the bounds ascend (and every read is
+    /// bounds-checked anyway), so this never panics.
     #[inline]
     fn count(&self, array: usize) -> u32 {
         let b = &self.header.bounds;
