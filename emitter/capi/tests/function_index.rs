@@ -178,3 +178,35 @@ fn corrupt_pc_map_entries_change_no_answer_and_fail_validation() {
         assert!(t.validate().is_err(), "bucket {bucket}.{field} = {value}");
     }
 }
+
+/// Every single-byte corruption of a table with an index and a PC map:
+/// `pcmap_open` and `pcmap_find` (over the kept headers, through the map)
+/// return a status and never panic (debug builds check every arithmetic
+/// overflow) or read outside the section.
+#[test]
+fn every_byte_of_a_mapped_table_corrupted_never_panics() {
+    let (good, _) = relocated(&table_with(true, 0), true);
+    let pcs: Vec<u64> = (0..FUNCTIONS)
+        .step_by(7)
+        .flat_map(|f| [0x10_0000 + 0x40 * f + 8, 0x10_0000 + 0x40 * f + 12])
+        .collect();
+    for at in 0..good.len() {
+        for value in [0x00, 0x01, 0x7f, 0xff] {
+            let mut bad = good.clone();
+            bad[at] = value;
+            let mut m = MaybeUninit::<pcmap_stackmaps>::uninit();
+            // SAFETY: `bad` is readable, `m` writable.
+            let opened = unsafe { pcmap_open(m.as_mut_ptr(), bad.as_ptr().cast(), bad.len(), 0) };
+            if opened != pcmap_status::PCMAP_OK {
+                continue;
+            }
+            // SAFETY: written on OK.
+            let m = unsafe { m.assume_init() };
+            for &pc in &pcs {
+                let mut r = MaybeUninit::<pcmap_record>::uninit();
+                // SAFETY: `m` is open over `bad`; `r` writable.
+                let _ = unsafe { pcmap_find(&m, pc, std::ptr::null_mut(), r.as_mut_ptr()) };
+            }
+        }
+    }
+}
