@@ -1120,6 +1120,23 @@ impl<'a, E: Endian> Lookup<'a, E> {
     /// searches without the map.
     #[inline(always)]
     fn find_mapped(&self, pc: u64, how: Match) -> Option<Option<Hit<'a, E>>> {
+        // A PC map needs the function index, which never goes with absolute
+        // addresses (`parse` rejects both): on this path addresses are
+        // self-relative, a constant the compiler folds.
+        if self.map.is_empty() || self.relative != u64::MAX {
+            return None;
+        }
+        Lookup {
+            relative: u64::MAX,
+            ..*self
+        }
+        .find_relative(pc, how)
+    }
+
+    /// [`find_mapped`](Self::find_mapped) of a table with a PC map and
+    /// self-relative addresses.
+    #[inline(always)]
+    fn find_relative(&self, pc: u64, how: Match) -> Option<Option<Hit<'a, E>>> {
         let origin = self.function_address(0)?;
         if pc < origin {
             return Some(None);
