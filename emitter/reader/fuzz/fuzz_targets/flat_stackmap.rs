@@ -15,7 +15,11 @@ fuzz_target!(|data: &[u8]| {
             if let Ok(f) = t.frame_record(i) {
                 let _ = t.find_record(&f, 0);
                 if let Ok(address) = t.function_address(i, 0x1000) {
-                    for pc in [address, address.wrapping_add(8), address.wrapping_add(f.size.into())] {
+                    for pc in [
+                        address,
+                        address.wrapping_add(8),
+                        address.wrapping_add(f.size.into()),
+                    ] {
                         for how in [Match::Exact, Match::AtOrAfter] {
                             let _ = t.lookup_entries(pc, 0x1000, how);
                         }
@@ -24,13 +28,19 @@ fuzz_target!(|data: &[u8]| {
                 }
             }
         }
-        let pc = data.iter().fold(0u64, |pc, &b| pc.rotate_left(8) ^ u64::from(b));
+        let pc = data
+            .iter()
+            .fold(0u64, |pc, &b| pc.rotate_left(8) ^ u64::from(b));
         let _ = t.lookup_entries(pc, 0x1000, Match::AtOrAfter);
         let _ = t.function_containing(pc, 0x1000);
         if let Ok(table) = Table::from_flat(&t) {
-            let out = write_flat(&table, LittleEndian, t.absolute_addresses()).expect("a read table can be written");
+            let out = write_flat(&table, LittleEndian, t.absolute_addresses())
+                .expect("a read table can be written");
             let back = FlatStackMap::parse(&out.bytes, LittleEndian).expect("written table parses");
-            assert_eq!(Table::from_flat(&back).expect("written table is valid"), table);
+            assert_eq!(
+                Table::from_flat(&back).expect("written table is valid"),
+                table
+            );
         }
     }
 });
