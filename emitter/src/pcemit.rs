@@ -6,19 +6,20 @@
 
 use std::collections::HashMap;
 
-use object::build::elf::{Builder, SectionData, SectionId};
+use object::build::elf::SectionData;
 use object::build::ByteString;
 use object::{Object, ObjectSection};
 use pcmap_reader::pctable::{self, EntryKind, PcTable, MAX_ULEB128_LEN};
 
 use crate::pclayout::{SectionLayout, LAYOUT_SECTION};
 use crate::pcsection::{self, Functions};
+use crate::rewrite::Rewrite;
 use crate::target::Target;
 use crate::{Error, Result};
 
 /// One section to rewrite.
 #[derive(Debug)]
-struct Rewrite {
+struct SectionRewrite {
     index: object::SectionIndex,
     final_name: String,
     bytes: Vec<u8>,
@@ -29,7 +30,7 @@ struct Rewrite {
 /// The rewrites of one object, computed before the builder is touched.
 #[derive(Debug)]
 pub struct PcPlan {
-    rewrites: Vec<Rewrite>,
+    rewrites: Vec<SectionRewrite>,
     layout_sections: Vec<object::SectionIndex>,
     pub report: PcReport,
 }
@@ -97,7 +98,7 @@ fn rewrite(
     l: &SectionLayout,
     target: Target,
     functions: &Functions,
-) -> Result<Rewrite> {
+) -> Result<SectionRewrite> {
     let name = &l.requested;
     let err = |e: pctable::Error| Error::Other(format!("{name}: {e}"));
     let raw = l.raw().map_err(err)?;
@@ -169,7 +170,7 @@ fn rewrite(
             moved.len()
         )));
     }
-    Ok(Rewrite {
+    Ok(SectionRewrite {
         index: section.index(),
         final_name: l.final_name.clone(),
         bytes,
@@ -184,18 +185,11 @@ fn section_name(file: &object::File<'_>, index: object::SectionIndex) -> String 
         .unwrap_or_else(|| format!("section {}", index.0))
 }
 
-/// Applies `plan` to the builder; `section_ids[i]` is input section `i + 1`.
-pub fn apply(b: &mut Builder<'_>, section_ids: &[SectionId], plan: PcPlan) -> Result<()> {
-    let id = |index: object::SectionIndex| {
-        index
-            .0
-            .checked_sub(1)
-            .and_then(|i| section_ids.get(i))
-            .copied()
-            .ok_or_else(|| Error::Other(format!("section index {} out of range", index.0)))
-    };
+/// Applies `plan` to the object being rewritten.
+pub fn apply(rw: &mut Rewrite<'_>, plan: PcPlan) -> Result<()> {
     for r in plan.rewrites {
-        let sid = id(r.index)?;
+        let sid = rw.section(r.index)?;
+        let b = &mut rw.builder;
         let s = b.sections.get_mut(sid);
         s.name = ByteString::from(r.final_name.clone().into_bytes());
         s.sh_size = r.bytes.len() as u64;
@@ -206,11 +200,9 @@ pub fn apply(b: &mut Builder<'_>, section_ids: &[SectionId], plan: PcPlan) -> Re
             }
             if let SectionData::Relocation(relocs) = &mut s.data {
                 for rel in relocs.iter_mut() {
-                    rel.r_offset = *r.moved.get(&rel.r_offset).ok_or_else(|| {
-                        Error::Other(format!(
-                            "{}: relocation at {:#x} is not at an entry",
-                            r.final_name, rel.r_offset
-                        ))
+                    rel.r_offset = *r.moved.get(&rel.r_offset).ok_or_else(|| Error::Section {
+                        section: r.final_name.clone(),
+                        problem: format!("relocation at {:#x} is not at an entry", rel.r_offset),
                     })?;
                 }
                 s.name = ByteString::from(format!(".rela{}", r.final_name).into_bytes());
@@ -220,30 +212,16 @@ pub fn apply(b: &mut Builder<'_>, section_ids: &[SectionId], plan: PcPlan) -> Re
         // temporary) must sit at an entry.
         for sym in b.symbols.iter_mut() {
             if sym.section == Some(sid) && sym.st_type() != object::elf::STT_SECTION {
-                sym.st_value = *r.moved.get(&sym.st_value).ok_or_else(|| {
-                    Error::Other(format!(
-                        "{}: symbol inside an entry at {:#x}",
-                        r.final_name, sym.st_value
-                    ))
+                sym.st_value = *r.moved.get(&sym.st_value).ok_or_else(|| Error::Section {
+                    section: r.final_name.clone(),
+                    problem: format!("symbol inside an entry at {:#x}", sym.st_value),
                 })?;
             }
         }
     }
     for index in plan.layout_sections {
-        let sid = id(index)?;
-        b.sections.get_mut(sid).delete = true;
-        for s in b.sections.iter_mut() {
-            if s.sh_info_section == Some(sid) {
-                s.delete = true;
-            }
-        }
-        // Its section symbol goes too (group signatures are renumbered
-        // from the symbols that remain).
-        for sym in b.symbols.iter_mut() {
-            if sym.section == Some(sid) {
-                sym.delete = true;
-            }
-        }
+        let sid = rw.section(index)?;
+        rw.delete_section(sid);
     }
     Ok(())
 }

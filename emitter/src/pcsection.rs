@@ -84,31 +84,10 @@ pub struct PcSection {
 
 /// The 32- and 64-bit PC-relative relocation of each target.
 pub fn pc_relocation(target: Target, width: u8) -> u32 {
-    use object::elf::*;
-    let t = match (target, width) {
-        (Target::X86_64, 4) => R_X86_64_PC32,
-        (Target::X86_64, _) => R_X86_64_PC64,
-        (Target::Aarch64, 4) => R_AARCH64_PREL32,
-        (Target::Aarch64, _) => R_AARCH64_PREL64,
-        (Target::PowerPc64 { .. }, 4) => R_PPC64_REL32,
-        (Target::PowerPc64 { .. }, _) => R_PPC64_REL64,
-    };
-    t.0
-}
-
-/// A relocation type's name, for messages.
-pub fn relocation_name(target: Target, r_type: u32) -> String {
-    let known = [4, 8]
-        .into_iter()
-        .find(|&w| pc_relocation(target, w) == r_type);
-    match (target, known) {
-        (Target::X86_64, Some(4)) => "R_X86_64_PC32".into(),
-        (Target::X86_64, Some(_)) => "R_X86_64_PC64".into(),
-        (Target::Aarch64, Some(4)) => "R_AARCH64_PREL32".into(),
-        (Target::Aarch64, Some(_)) => "R_AARCH64_PREL64".into(),
-        (Target::PowerPc64 { .. }, Some(4)) => "R_PPC64_REL32".into(),
-        (Target::PowerPc64 { .. }, Some(_)) => "R_PPC64_REL64".into(),
-        (_, None) => format!("type {r_type}"),
+    if width == 4 {
+        target.pc_relative32().0
+    } else {
+        target.address_relocation(false).0
     }
 }
 
@@ -127,8 +106,8 @@ pub fn check_relocations(
         None => Ok(()),
         Some((off, r)) => Err(Error::Other(format!(
             "{name}: relocation of unexpected type {} at offset {off:#x} (expected {} for {width}-byte PCs{})",
-            relocation_name(target, r.r_type),
-            relocation_name(target, want),
+            target.relocation_name(r.r_type),
+            target.relocation_name(want),
             if pc_relocation_width(target, r.r_type).is_some() {
                 "; was the object compiled for another code model or target than its IR's?"
             } else {

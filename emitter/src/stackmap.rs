@@ -9,6 +9,7 @@ use object::{
     SymbolKind,
 };
 use pcmap_reader::flat::{self, FlatStackMap, FrameRegister, RecordKind};
+use pcmap_reader::LocationKind;
 use pcmap_reader::llvm::{LlvmRecord, LlvmStackMap};
 use pcmap_reader::write::{FlatTable, FlatWriter, FrameHead, RecordHead, Table};
 use pcmap_reader::RunTimeEndian;
@@ -76,6 +77,17 @@ pub struct StackMapSection {
     pub index: SectionIndex,
     pub size: u64,
     pub tables: Vec<DecodedTable>,
+}
+
+/// What a function address field holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AddressField {
+    /// LLVM's tables: an absolute address.
+    Llvm,
+    /// A flat table's self-relative address.
+    FlatRelative,
+    /// A flat table's absolute address (`--absolute`).
+    FlatAbsolute,
 }
 
 /// Function symbols by code location, and relocations by section.
@@ -207,15 +219,17 @@ impl<'d, 'f> Symbols<'d, 'f> {
     }
 
     /// Describes the function whose address field is at `field` (offset in
-    /// `section`), holding `stored`; `relative` for flat self-relative fields.
+    /// `section`), holding `stored`; in a relocatable object the field's
+    /// relocation must be the one `kind` of field takes.
     fn function(
         &self,
         section: &object::Section<'d, 'f>,
         field: u64,
         stored: u64,
-        relative: bool,
+        kind: AddressField,
         relocs: &HashMap<u64, object::Relocation>,
     ) -> Result<FunctionRef> {
+        let relative = kind == AddressField::FlatRelative;
         let mut f = FunctionRef {
             symbol: None,
             code: None,
@@ -238,6 +252,19 @@ impl<'d, 'f> Symbols<'d, 'f> {
                     section.name().unwrap_or("?")
                 ))
             })?;
+            let want = self.target.address_relocation(!relative);
+            if t.r_type != want.0 {
+                return Err(Error::Section {
+                    section: section.name().unwrap_or("?").to_string(),
+                    problem: format!(
+                        "the function address at offset {field:#x} has a relocation of type {}, not {} (the {}-bit {} address a stack map takes)",
+                        self.target.relocation_name(t.r_type),
+                        self.target.relocation_name(want.0),
+                        64,
+                        if relative { "self-relative" } else { "absolute" },
+                    ),
+                });
+            }
             f.symbol = Some(t.symbol.clone());
             loc = Some(t.loc);
         } else {
@@ -304,7 +331,13 @@ pub fn sections(file: &object::File<'_>) -> Result<Vec<StackMapSection>> {
                 let mut functions = Vec::new();
                 for (i, f) in table.functions.iter().enumerate() {
                     let field = offset + map.function_address_offset(i as u32) as u64;
-                    functions.push(symbols.function(&section, field, f.address, false, &relocs)?);
+                    functions.push(symbols.function(
+                        &section,
+                        field,
+                        f.address,
+                        AddressField::Llvm,
+                        &relocs,
+                    )?);
                 }
                 tables.push(DecodedTable {
                     format: match map.version() {
@@ -332,7 +365,11 @@ pub fn sections(file: &object::File<'_>) -> Result<Vec<StackMapSection>> {
                         &section,
                         field,
                         f.address,
-                        !t.absolute_addresses(),
+                        if t.absolute_addresses() {
+                            AddressField::FlatAbsolute
+                        } else {
+                            AddressField::FlatRelative
+                        },
                         &relocs,
                     )?);
                 }
@@ -356,233 +393,353 @@ pub fn sections(file: &object::File<'_>) -> Result<Vec<StackMapSection>> {
     Ok(out)
 }
 
-/// The one LLVM table of a relocatable object, for `emit`.
-pub fn llvm_table(file: &object::File<'_>) -> Result<(StackMapSection, DecodedTable)> {
-    let all = sections(file)?;
-    if all.iter().any(|s| s.name == flat::SECTION_NAME) {
-        return other(format!("already has a {} section", flat::SECTION_NAME));
-    }
-    let Some(mut s) = all.into_iter().find(|s| s.name == LLVM_STACKMAPS) else {
-        return other(format!("no {LLVM_STACKMAPS} section"));
-    };
-    if s.tables.len() != 1 {
-        return other(format!(
-            "{LLVM_STACKMAPS}: expected one table, found {}",
-            s.tables.len()
-        ));
-    }
-    let t = s.tables.remove(0);
-    if t.format == Format::V1 && t.functions.len() > 1 {
-        return other(format!(
-            "{LLVM_STACKMAPS}: version 1 has no per-function record counts; cannot assign records of {} functions",
-            t.functions.len()
-        ));
-    }
-    Ok((s, t))
+/// The flat tables `emit` adds: one per LLVM table, back to back in one
+/// `pcmap_stackmaps` section (each 8-aligned, as readers expect), and where
+/// each function's address fields are.
+pub struct FlatSection {
+    pub bytes: Vec<u8>,
+    /// Offset in `bytes` of each function's address field, and its code.
+    pub addresses: Vec<(usize, CodeLoc)>,
+    /// Offset in `bytes` of each function index entry, and its code.
+    pub index_entries: Vec<(usize, CodeLoc)>,
+    pub report: crate::emit::Report,
 }
 
-/// The flat table for the one LLVM table of a relocatable object, written
-/// straight from the zero-copy reader (no owned copy of any record), with
-/// the code location of each function's address field's relocation target.
-pub fn flat_table(
-    file: &object::File<'_>,
-    opts: &crate::emit::Options,
-) -> Result<(FlatTable, Vec<CodeLoc>, crate::emit::Report)> {
+/// The flat tables for every table of every `.llvm_stackmaps` section of a
+/// relocatable object (`ld -r` concatenates tables into one section, or
+/// keeps several sections with `--unique`), written straight from the
+/// zero-copy reader, each record checked against its function and target.
+pub fn flat_tables(file: &object::File<'_>, opts: &crate::emit::Options) -> Result<FlatSection> {
     let symbols = Symbols::new(file)?;
-    let target = symbols.target;
     if !symbols.relocatable {
         return other("emit needs a relocatable object (.o)");
     }
     if file.section_by_name(flat::SECTION_NAME).is_some() {
         return other(format!("already has a {} section", flat::SECTION_NAME));
     }
-    let Some(section) = file.section_by_name(LLVM_STACKMAPS) else {
-        return other(format!("no {LLVM_STACKMAPS} section"));
-    };
-    let err = |source| Error::StackMap {
-        section: LLVM_STACKMAPS.into(),
-        source,
-    };
-    let e = endian(file);
-    let data = section.data()?;
-    let mut tables = LlvmStackMap::tables(data, e);
-    let map = match tables.next() {
-        Some(map) => map.map_err(err)?,
-        None => return other(format!("{LLVM_STACKMAPS}: expected one table, found 0")),
-    };
-    let mut count = 1;
-    for t in tables {
-        t.map_err(err)?;
-        count += 1;
-    }
-    if count != 1 {
-        return other(format!(
-            "{LLVM_STACKMAPS}: expected one table, found {count}"
-        ));
-    }
-    let nfun = map.num_functions();
-    if map.version() == 1 && nfun > 1 {
-        return other(format!(
-            "{LLVM_STACKMAPS}: version 1 has no per-function record counts; cannot assign records of {nfun} functions"
-        ));
-    }
-    let relocs: HashMap<u64, object::Relocation> = section.relocations().collect();
     let cfi = Cfi::new(file, &symbols)?;
-
     // The IR (read on other threads so far) is needed from here on.
     let ir = opts.ir.as_ref().map(|ir| ir.sites()).transpose()?;
-    let mut w = FlatWriter::new(e, opts.absolute);
-    // The function index pays from this many functions (docs/stackmap-v2.md);
-    // `emit::add_stack_maps` relocates its entries. Never with --absolute.
-    w.function_index(nfun as usize >= flat::FUNCTION_INDEX_MIN_FUNCTIONS);
-    // A PC map speeds lookups up when the functions share one code section
-    // (no -ffunction-sections); linkers keep a section's layout.
-    w.pc_map(true);
-    w.reserve(nfun as usize, map.num_records() as usize);
-    for c in map.constants() {
-        w.constant(c.map_err(err)?);
-    }
-    let mut records = map.records();
-    let mut batch: Vec<LlvmRecord<'_, RunTimeEndian>> = Vec::new();
-    // (ID, position) of a function's records, to number records sharing an ID.
-    let mut by_id: Vec<(u64, u32)> = Vec::new();
-    let mut nths: Vec<u32> = Vec::new();
-    let mut locs = Vec::with_capacity(nfun as usize);
-    let mut frame_registers: Vec<FrameRegister> = Vec::new();
-    for i in 0..nfun {
-        let f = map.function(i).map_err(err)?;
-        let field = map.function_address_offset(i) as u64;
-        let fref = symbols.function(&section, field, f.address, false, &relocs)?;
-        let name = fref.symbol.as_deref().unwrap_or_default();
-        let code_loc = fref.code.ok_or_else(|| {
-            Error::Other(format!(
-                "{LLVM_STACKMAPS}: address of function {name} is not in code"
-            ))
-        })?;
-        let count = match f.record_count {
-            Some(c) => c,
-            None if i + 1 == nfun => u64::from(map.num_records()),
-            None => 0,
-        };
-        batch.clear();
-        for _ in 0..count {
-            let r = records
-                .next()
-                .ok_or(pcmap_reader::Error::Inconsistent(
-                    "fewer records than counted",
-                ))
-                .map_err(err)?
-                .map_err(err)?;
-            batch.push(r);
-        }
-        batch.sort_by_key(|r| r.instruction_offset);
-
-        let code_section = file.section_by_index(code_loc.section)?;
-        let data = code_section.data()?;
-        let start = usize::try_from(code_loc.offset)
-            .unwrap_or(usize::MAX)
-            .min(data.len());
-        let end = match fref.size {
-            Some(size) if size > 0 => start.saturating_add(size as usize).min(data.len()),
-            _ => data.len(),
-        };
-        let code = &data[start..end];
-        let size = u32::try_from(fref.size.unwrap_or(0))
-            .map_err(|_| Error::Other(format!("function {name} larger than 4 GiB")))?;
-
-        let ir_function = ir.and_then(|ir| ir.function(name));
-        // nth: how many records before this one (in offset order) share its ID.
-        by_id.clear();
-        by_id.extend(batch.iter().zip(0..).map(|(r, j)| (r.id, j)));
-        by_id.sort_unstable();
-        nths.clear();
-        nths.resize(batch.len(), 0);
-        for (k, &(id, j)) in by_id.iter().enumerate() {
-            if k > 0 && by_id[k - 1].0 == id {
-                nths[j as usize] = nths[by_id[k - 1].1 as usize] + 1;
-            }
-        }
-        // Records are in offset order: one decoding pass finds their calls.
-        let mut calls = decode::Calls::new(target, code);
-        for (r, &nth) in batch.iter().zip(&nths) {
-            let (kind, patchable_size) =
-                patchable(r, nth as usize, name, ir_function, ir, &mut calls)?;
-            let head = RecordHead {
-                id: r.id,
-                instruction_offset: r.instruction_offset,
-                patchable_size,
-                kind,
-                has_live_out_info: kind == RecordKind::PatchPoint || r.num_live_outs() > 0,
+    let e = endian(file);
+    let mut out = FlatSection {
+        bytes: Vec::new(),
+        addresses: Vec::new(),
+        index_entries: Vec::new(),
+        report: crate::emit::Report::default(),
+    };
+    let sections: Vec<_> = file
+        .sections()
+        .filter(|s| s.name() == Ok(LLVM_STACKMAPS))
+        .collect();
+    let several = sections.len() > 1;
+    for (n, section) in sections.iter().enumerate() {
+        let data = section.data()?;
+        let relocs: HashMap<u64, object::Relocation> = section.relocations().collect();
+        out.report.v3_size += section.size();
+        let tables: Vec<_> = LlvmStackMap::tables(data, e).collect();
+        let many = several || tables.len() > 1;
+        let mut at = 0u64;
+        for (k, map) in tables.into_iter().enumerate() {
+            // Name the table in messages when there is more than one.
+            let name = if many {
+                format!("{LLVM_STACKMAPS} (section {}, table {})", n + 1, k + 1)
+            } else {
+                LLVM_STACKMAPS.to_string()
             };
-            w.record(&head, r.locations(), r.live_outs())
-                .map_err(|source| Error::StackMap {
-                    section: flat::SECTION_NAME.into(),
-                    source,
-                })?;
+            let map = map.map_err(|source| Error::StackMap {
+                section: name.clone(),
+                source,
+            })?;
+            let t = TableInput {
+                file,
+                symbols: &symbols,
+                cfi: cfi.as_ref(),
+                ir,
+                opts,
+                section,
+                relocs: &relocs,
+                name: &name,
+                offset: at,
+            };
+            let (table, locs) = t.flat_table(&map)?;
+            at += map.size() as u64;
+            let base = out.bytes.len().next_multiple_of(flat::TABLE_ALIGN);
+            out.bytes.resize(base, 0);
+            out.bytes.extend_from_slice(&table.bytes);
+            out.addresses
+                .extend(table.address_offsets.iter().map(|o| base + o).zip(locs.iter().copied()));
+            out.index_entries
+                .extend(table.index_offsets.iter().map(|o| base + o).zip(locs.iter().copied()));
+            out.report.functions += map.num_functions() as usize;
+            out.report.records += map.num_records() as usize;
         }
+        if at == 0 {
+            return Err(Error::Section {
+                section: LLVM_STACKMAPS.into(),
+                problem: "holds no stack map table".into(),
+            });
+        }
+    }
+    out.report.flat_size = out.bytes.len() as u64;
+    Ok(out)
+}
 
-        let mut flags = 0;
-        if decode::realigns_stack(target, code) {
-            flags |= flat::HAS_STACK_REALIGNMENT;
+/// One LLVM table and what its flat table is made from.
+struct TableInput<'a, 'd, 'f> {
+    file: &'f object::File<'d>,
+    symbols: &'a Symbols<'d, 'f>,
+    cfi: Option<&'a Cfi>,
+    ir: Option<&'a crate::patch::IrSites>,
+    opts: &'a crate::emit::Options,
+    section: &'a object::Section<'d, 'f>,
+    relocs: &'a HashMap<u64, object::Relocation>,
+    /// The table's name in messages.
+    name: &'a str,
+    /// The table's offset in its section.
+    offset: u64,
+}
+
+impl TableInput<'_, '_, '_> {
+    fn err(&self, problem: String) -> Error {
+        Error::Section {
+            section: self.name.to_string(),
+            problem,
         }
-        let probe = batch.first().map_or(0, |r| u64::from(r.instruction_offset));
-        let at = CodeLoc {
-            section: code_loc.section,
-            offset: code_loc.offset + probe,
+    }
+
+    /// The flat table for `map`, with the code location of each function.
+    fn flat_table(&self, map: &LlvmStackMap<'_, RunTimeEndian>) -> Result<(FlatTable, Vec<CodeLoc>)> {
+        let (file, symbols, target) = (self.file, self.symbols, self.symbols.target);
+        let err = |source| Error::StackMap {
+            section: self.name.to_string(),
+            source,
         };
-        let (mut base, mut cfa_offset) = (0, 0);
-        frame_registers.clear();
-        if let Some(info) = match &cfi {
-            Some(c) => c.frame_at(file, at)?,
-            None => None,
-        } {
-            flags |= flat::HAS_FRAME_INFO;
-            if info.cfa_register != target.stack_pointer() {
-                flags |= flat::HAS_FRAME_POINTER;
-            }
-            base = info.cfa_register;
-            cfa_offset = i32::try_from(info.cfa_offset)
-                .map_err(|_| Error::Other(format!("function {name}: CFA offset too large")))?;
-            for &(reg, off) in &info.saved {
-                let offset = i32::from(i16::try_from(off).map_err(|_| {
-                    Error::Other(format!(
-                        "function {name}: register {reg} saved {off} bytes from the CFA (more than an i16)"
-                    ))
-                })?);
-                frame_registers.push(FrameRegister {
-                    dwarf_reg: reg,
-                    offset,
-                });
-            }
+        let nfun = map.num_functions();
+        if map.version() == 1 && nfun > 1 {
+            return Err(self.err(format!(
+                "version 1 has no per-function record counts; cannot assign records of {nfun} functions"
+            )));
         }
-        // The relocation's addend carries the code offset.
-        w.function(&FrameHead {
-            address: 0,
-            size,
-            stack_size: f.stack_size,
-            flags,
-            frame_base_register: base,
-            cfa_offset,
-            frame_registers: &frame_registers,
-            code: Some((code_loc.section.0, code_loc.offset)),
-        })
-        .map_err(|source| Error::StackMap {
+        let mut w = FlatWriter::new(endian(file), self.opts.absolute);
+        // The function index pays from this many functions (docs/stackmap-v2.md);
+        // `emit::add_stack_maps` relocates its entries. Never with --absolute.
+        w.function_index(nfun as usize >= flat::FUNCTION_INDEX_MIN_FUNCTIONS);
+        // A PC map speeds lookups up when the functions share one code section
+        // (no -ffunction-sections); linkers keep a section's layout.
+        w.pc_map(true);
+        w.reserve(nfun as usize, map.num_records() as usize);
+        for c in map.constants() {
+            w.constant(c.map_err(err)?);
+        }
+        let mut records = map.records();
+        let mut batch: Vec<LlvmRecord<'_, RunTimeEndian>> = Vec::new();
+        // (ID, position) of a function's records, to number records sharing an ID.
+        let mut by_id: Vec<(u64, u32)> = Vec::new();
+        let mut nths: Vec<u32> = Vec::new();
+        let mut locs = Vec::with_capacity(nfun as usize);
+        let mut frame_registers: Vec<FrameRegister> = Vec::new();
+        for i in 0..nfun {
+            let f = map.function(i).map_err(err)?;
+            let field = self.offset + map.function_address_offset(i) as u64;
+            let fref = symbols.function(
+                self.section,
+                field,
+                f.address,
+                AddressField::Llvm,
+                self.relocs,
+            )?;
+            let name = fref.symbol.as_deref().unwrap_or_default();
+            let code_loc = fref
+                .code
+                .ok_or_else(|| self.err(format!("address of function {i} ({name}) is not in code")))?;
+            let code_section = file.section_by_index(code_loc.section)?;
+            let data = code_section.data()?;
+            let in_code = usize::try_from(code_loc.offset)
+                .ok()
+                .filter(|&o| o < data.len());
+            let Some(start) = in_code else {
+                return Err(self.err(format!(
+                    "function {i} ({name}) at offset {:#x} of {}, which is {:#x} bytes long",
+                    code_loc.offset,
+                    code_section.name().unwrap_or("?"),
+                    data.len()
+                )));
+            };
+            let count = match f.record_count {
+                Some(c) => c,
+                None if i + 1 == nfun => u64::from(map.num_records()),
+                None => 0,
+            };
+            batch.clear();
+            for _ in 0..count {
+                let r = records
+                    .next()
+                    .ok_or(pcmap_reader::Error::Inconsistent(
+                        "fewer records than counted",
+                    ))
+                    .map_err(err)?
+                    .map_err(err)?;
+                batch.push(r);
+            }
+            batch.sort_by_key(|r| r.instruction_offset);
+
+            let end = match fref.size {
+                Some(size) if size > 0 => start.saturating_add(size as usize).min(data.len()),
+                _ => data.len(),
+            };
+            let code = &data[start..end];
+            let size = u32::try_from(fref.size.unwrap_or(0))
+                .map_err(|_| self.err(format!("function {name} larger than 4 GiB")))?;
+            for r in &batch {
+                check_record(target, r, code.len()).map_err(|problem| {
+                    self.err(format!(
+                        "function {name}, record ID {} at offset {:#x}: {problem}",
+                        r.id, r.instruction_offset
+                    ))
+                })?;
+            }
+
+            let ir_function = self.ir.and_then(|ir| ir.function(name));
+            // nth: how many records before this one (in offset order) share its ID.
+            by_id.clear();
+            by_id.extend(batch.iter().zip(0..).map(|(r, j)| (r.id, j)));
+            by_id.sort_unstable();
+            nths.clear();
+            nths.resize(batch.len(), 0);
+            for (k, &(id, j)) in by_id.iter().enumerate() {
+                if k > 0 && by_id[k - 1].0 == id {
+                    nths[j as usize] = nths[by_id[k - 1].1 as usize] + 1;
+                }
+            }
+            // Records are in offset order: one decoding pass finds their calls.
+            let mut calls = decode::Calls::new(target, code);
+            for (r, &nth) in batch.iter().zip(&nths) {
+                let (kind, patchable_size) =
+                    patchable(r, nth as usize, name, ir_function, self.ir, &mut calls)?;
+                let head = RecordHead {
+                    id: r.id,
+                    instruction_offset: r.instruction_offset,
+                    patchable_size,
+                    kind,
+                    has_live_out_info: kind == RecordKind::PatchPoint || r.num_live_outs() > 0,
+                };
+                w.record(&head, r.locations(), r.live_outs())
+                    .map_err(|source| Error::StackMap {
+                        section: flat::SECTION_NAME.into(),
+                        source,
+                    })?;
+            }
+
+            let mut flags = 0;
+            if decode::realigns_stack(target, code) {
+                flags |= flat::HAS_STACK_REALIGNMENT;
+            }
+            let probe = batch.first().map_or(0, |r| u64::from(r.instruction_offset));
+            let at = CodeLoc {
+                section: code_loc.section,
+                offset: code_loc.offset + probe,
+            };
+            let (mut base, mut cfa_offset) = (0, 0);
+            frame_registers.clear();
+            if let Some(info) = match self.cfi {
+                Some(c) => c.frame_at(file, at)?,
+                None => None,
+            } {
+                flags |= flat::HAS_FRAME_INFO;
+                if info.cfa_register != target.stack_pointer() {
+                    flags |= flat::HAS_FRAME_POINTER;
+                }
+                base = info.cfa_register;
+                cfa_offset = i32::try_from(info.cfa_offset)
+                    .map_err(|_| self.err(format!("function {name}: CFA offset too large")))?;
+                for &(reg, off) in &info.saved {
+                    let offset = i32::from(i16::try_from(off).map_err(|_| {
+                        self.err(format!(
+                            "function {name}: register {reg} saved {off} bytes from the CFA (more than an i16)"
+                        ))
+                    })?);
+                    frame_registers.push(FrameRegister {
+                        dwarf_reg: reg,
+                        offset,
+                    });
+                }
+            }
+            // The relocation's addend carries the code offset.
+            w.function(&FrameHead {
+                address: 0,
+                size,
+                stack_size: f.stack_size,
+                flags,
+                frame_base_register: base,
+                cfa_offset,
+                frame_registers: &frame_registers,
+                code: Some((code_loc.section.0, code_loc.offset)),
+            })
+            .map_err(|source| Error::StackMap {
+                section: flat::SECTION_NAME.into(),
+                source,
+            })?;
+            locs.push(code_loc);
+        }
+        if records.next().is_some() {
+            return Err(self.err(format!(
+                "{} records, more than its functions count",
+                map.num_records()
+            )));
+        }
+        let out = w.finish().map_err(|source| Error::StackMap {
             section: flat::SECTION_NAME.into(),
             source,
         })?;
-        locs.push(code_loc);
+        Ok((out, locs))
     }
-    let out = w.finish().map_err(|source| Error::StackMap {
-        section: flat::SECTION_NAME.into(),
-        source,
-    })?;
-    let report = crate::emit::Report {
-        v3_size: section.size(),
-        flat_size: out.bytes.len() as u64,
-        functions: nfun as usize,
-        records: map.num_records() as usize,
-    };
-    Ok((out, locs, report))
+}
+
+/// Checks what a record says against its function's code and the target:
+/// the problem, if any, in words.
+pub fn check_record(
+    target: Target,
+    r: &LlvmRecord<'_, RunTimeEndian>,
+    code_size: usize,
+) -> std::result::Result<(), String> {
+    if r.instruction_offset as usize > code_size {
+        return Err(format!(
+            "instruction offset {:#x} is past the end of its function ({code_size:#x} bytes)",
+            r.instruction_offset
+        ));
+    }
+    let max = target.max_dwarf_register();
+    for (k, l) in r.locations().enumerate() {
+        let l = l.map_err(|e| format!("location {k}: {e}"))?;
+        if l.size == 0 {
+            return Err(format!("location {k} has size 0"));
+        }
+        let uses_register = matches!(
+            l.kind,
+            LocationKind::Register | LocationKind::Direct | LocationKind::Indirect
+        );
+        if uses_register && l.dwarf_reg > max {
+            return Err(format!(
+                "location {k}: DWARF register {} is not a register of {} (at most {max})",
+                l.dwarf_reg,
+                target.name()
+            ));
+        }
+    }
+    for (k, l) in r.live_outs().enumerate() {
+        let l = l.map_err(|e| format!("live-out {k}: {e}"))?;
+        if l.size == 0 {
+            return Err(format!("live-out {k} has size 0"));
+        }
+        if l.dwarf_reg > max {
+            return Err(format!(
+                "live-out {k}: DWARF register {} is not a register of {} (at most {max})",
+                l.dwarf_reg,
+                target.name()
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// A record's kind and patchable size: from the IR when given (exact), else

@@ -73,4 +73,61 @@ impl Target {
     pub fn is_abs64(self, r_type: u32) -> bool {
         r_type == self.address_relocation(true).0
     }
+
+    /// The target's name in messages.
+    pub fn name(self) -> &'static str {
+        match self {
+            Target::X86_64 => "x86_64",
+            Target::Aarch64 => "AArch64",
+            Target::PowerPc64 {
+                big_endian: false, ..
+            } => "PowerPC64 LE",
+            Target::PowerPc64 { .. } => "PowerPC64",
+        }
+    }
+
+    /// The largest DWARF register number LLVM gives a register of the
+    /// target: x86-64 psABI (k7 = 125, bnd3 = 129, APX r31 = 145);
+    /// AADWARF64 (z31 = 127); PowerPC (`PPCRegisterInfo.td`: SPE's s31 =
+    /// 1231, which LLVM 16 writes for live-out GPRs). A stack map naming a
+    /// larger one is corrupt.
+    pub fn max_dwarf_register(self) -> u16 {
+        match self {
+            Target::X86_64 => 145,
+            Target::Aarch64 => 127,
+            Target::PowerPc64 { .. } => 1231,
+        }
+    }
+
+    /// The 64- and 32-bit data relocations pcmap reads and writes, by name.
+    fn relocations(self) -> [(elf::RelocationType, &'static str); 4] {
+        match self {
+            Target::X86_64 => [
+                (elf::R_X86_64_64, "R_X86_64_64"),
+                (elf::R_X86_64_PC64, "R_X86_64_PC64"),
+                (elf::R_X86_64_PC32, "R_X86_64_PC32"),
+                (elf::R_X86_64_32, "R_X86_64_32"),
+            ],
+            Target::Aarch64 => [
+                (elf::R_AARCH64_ABS64, "R_AARCH64_ABS64"),
+                (elf::R_AARCH64_PREL64, "R_AARCH64_PREL64"),
+                (elf::R_AARCH64_PREL32, "R_AARCH64_PREL32"),
+                (elf::R_AARCH64_ABS32, "R_AARCH64_ABS32"),
+            ],
+            Target::PowerPc64 { .. } => [
+                (elf::R_PPC64_ADDR64, "R_PPC64_ADDR64"),
+                (elf::R_PPC64_REL64, "R_PPC64_REL64"),
+                (elf::R_PPC64_REL32, "R_PPC64_REL32"),
+                (elf::R_PPC64_ADDR32, "R_PPC64_ADDR32"),
+            ],
+        }
+    }
+
+    /// A relocation type's name, for messages.
+    pub fn relocation_name(self, r_type: u32) -> String {
+        self.relocations()
+            .iter()
+            .find(|(t, _)| t.0 == r_type)
+            .map_or_else(|| format!("type {r_type}"), |(_, n)| (*n).to_string())
+    }
 }
