@@ -10,7 +10,7 @@ import lit.util
 config.name = "pcmap"
 config.test_format = lit.formats.ShTest(execute_external=False)
 config.suffixes = [".ll", ".c", ".test"]
-config.excludes = ["Inputs", "golden"]
+config.excludes = ["Inputs", "golden", "tools"]
 config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = os.path.join(config.test_source_root, "Output")
 
@@ -58,6 +58,8 @@ subs.append(("%plugin", plugin))
 subs.append(("%pcmap", pcmap))
 subs.append(("%golden", f"python3 {os.path.join(repo, 'scripts', 'golden.py')}"))
 subs.append(("%python", "python3"))
+tools = os.path.join(config.test_source_root, "tools")
+subs.append(("%elfpatch", f"python3 {os.path.join(tools, 'elfpatch.py')}"))
 
 # Targets. For each: the LLVM triple, the GNU triple whose cross gcc provides
 # libc and a linker, how to run a linked program, and the lit feature name.

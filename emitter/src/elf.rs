@@ -9,6 +9,16 @@ use anyhow::{bail, Context, Result};
 /// file by renaming a new one over it, so the mapping stays valid.
 pub fn read_file(path: &Path) -> Result<memmap2::Mmap> {
     let cannot = || format!("{}: cannot read", path.display());
+    // Before opening: opening a FIFO would block, and mapping a directory
+    // fails with a message that names neither.
+    let kind = std::fs::metadata(path).with_context(cannot)?.file_type();
+    if !kind.is_file() {
+        bail!(
+            "{}: not a regular file ({})",
+            path.display(),
+            file_kind(kind)
+        );
+    }
     let file = std::fs::File::open(path).with_context(cannot)?;
     // SAFETY: a read-only mapping of a file pcmap never writes in place.
     unsafe { memmap2::Mmap::map(&file) }.with_context(cannot)
@@ -21,5 +31,22 @@ pub fn parse<'d>(path: &Path, data: &'d [u8]) -> Result<object::File<'d>> {
     if file.format() != object::BinaryFormat::Elf {
         bail!("{}: not an ELF file ({:?})", path.display(), file.format());
     }
+    crate::check::section_headers(data, &file).with_context(|| path.display().to_string())?;
     Ok(file)
+}
+
+/// What a file that is not a regular file is, in words.
+pub fn file_kind(kind: std::fs::FileType) -> &'static str {
+    use std::os::unix::fs::FileTypeExt;
+    if kind.is_dir() {
+        "a directory"
+    } else if kind.is_fifo() {
+        "a FIFO"
+    } else if kind.is_socket() {
+        "a socket"
+    } else if kind.is_block_device() || kind.is_char_device() {
+        "a device"
+    } else {
+        "not a regular file"
+    }
 }

@@ -20,8 +20,8 @@ use pcmap_reader::flat;
 use crate::patch::IrInput;
 use crate::pcemit::{self, PcReport};
 use crate::pclayout::LAYOUT_SECTION;
-use crate::stackmap::{self, LLVM_STACKMAPS};
 use crate::rewrite::Rewrite;
+use crate::stackmap::{self, LLVM_STACKMAPS};
 use crate::{other, Error, Result};
 
 #[derive(Debug, Default)]
@@ -54,6 +54,7 @@ pub struct Emitted {
 pub fn emit(data: &[u8], opts: &Options) -> Result<(Vec<u8>, Report)> {
     let mut bytes = Vec::new();
     let e = emit_all(data, opts, &mut bytes)?;
+    crate::check::written(&bytes)?;
     Ok((bytes, e.stack_maps.unwrap_or_default()))
 }
 
@@ -69,6 +70,7 @@ pub fn emit_all(
     out: &mut dyn object::write::WritableBuffer,
 ) -> Result<Emitted> {
     let file = object::File::parse(data)?;
+    crate::check::section_headers(data, &file)?;
     let target = crate::target::Target::of(&file)?;
     if file.kind() != object::ObjectKind::Relocatable {
         return other("emit needs a relocatable object (.o)");
@@ -90,8 +92,8 @@ pub fn emit_all(
     let mut added = 0;
     if let Some(flat) = stack_maps {
         // The table and 24 bytes of relocation per address field.
-        added += flat.bytes.len() as u64
-            + 24 * (flat.addresses.len() + flat.index_entries.len()) as u64;
+        added +=
+            flat.bytes.len() as u64 + 24 * (flat.addresses.len() + flat.index_entries.len()) as u64;
         emitted.stack_maps = Some(flat.report);
         add_stack_maps(&mut rw, target, opts, flat)?;
     }

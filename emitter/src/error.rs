@@ -13,10 +13,11 @@ pub enum Error {
     #[error("{section}: {problem}")]
     Section { section: String, problem: String },
     /// A stack map table that does not decode.
-    #[error("{section}: {source}")]
+    #[error("{section}: {problem}")]
     StackMap {
         section: String,
-        source: pcmap_reader::Error,
+        /// Not `source`: thiserror would chain it, and `{:#}` print it twice.
+        problem: pcmap_reader::Error,
     },
     #[error(transparent)]
     Object(#[from] object::Error),

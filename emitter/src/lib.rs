@@ -2,6 +2,7 @@
 //! maps LLVM 16 wrote, rewrite them, and describe them.
 
 pub mod cfi;
+pub mod check;
 pub mod decode;
 pub mod dump;
 pub mod elf;
@@ -16,5 +17,5 @@ pub mod stackmap;
 pub mod target;
 pub mod verify;
 
-pub use error::{Error, Result};
 pub(crate) use error::other;
+pub use error::{Error, Result};

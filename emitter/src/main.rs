@@ -193,6 +193,8 @@ fn emit(
         None => tempfile::NamedTempFile::new_in(dir),
     }
     .with_context(cannot_write)?;
+    // A bug of the rewrite is an error here, never a corrupt object.
+    pcmap::check::written_file(tmp.as_file()).with_context(|| input.display().to_string())?;
     if let Ok(meta) = std::fs::metadata(input) {
         let _ = tmp.as_file().set_permissions(meta.permissions());
     }
@@ -277,7 +279,12 @@ fn verify(path: &Path, against: Option<&Path>) -> Result<()> {
     let v = pcmap::verify::verify(&file).with_context(|| path.display().to_string())?;
     print!("{}", pcmap::verify::text(&v, stats.as_ref()));
     if !v.problems.is_empty() {
-        bail!("{}: {} problems", path.display(), v.problems.len());
+        bail!(
+            "{}: {} problem{}",
+            path.display(),
+            v.problems.len(),
+            if v.problems.len() == 1 { "" } else { "s" }
+        );
     }
     Ok(())
 }

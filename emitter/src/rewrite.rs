@@ -131,11 +131,10 @@ pub fn section_name(file: &object::File<'_>, index: usize) -> String {
 
 impl<'d> Rewrite<'d> {
     /// Reads `data` (an ELF64 relocatable object, already parsed as
-    /// `file`), checking every section header first: a type whose indices
-    /// we cannot renumber, an alignment that is not a power of two or that
-    /// would pad the output beyond any real object, contents outside the
-    /// file, and `sh_link`/`sh_info` indices out of range are errors that
-    /// name the section. `scratch` holds a patched copy of the input when
+    /// `file` and its headers checked by [`crate::check::section_headers`]):
+    /// a type whose indices we cannot renumber and an alignment that is not
+    /// a power of two or that would pad the output beyond any real object
+    /// are errors that name the section. `scratch` holds a patched copy of the input when
     /// some section must be presented to the builder as data.
     pub fn read(
         data: &'d [u8],
@@ -150,7 +149,6 @@ impl<'d> Rewrite<'d> {
         let header = elf.elf_header();
         let machine = header.e_machine(endian);
         let table = elf.elf_section_table();
-        let count = table.len();
         let mut restored = Vec::new();
         let mut patch = Vec::new();
         for (i, sh) in table.iter().enumerate().skip(1) {
@@ -171,49 +169,18 @@ impl<'d> Rewrite<'d> {
                     problem: format!("alignment {align:#x} is not a power of two"),
                 });
             }
-            let size = sh.sh_size(endian);
-            if sh_type != elf::SHT_NOBITS.0 && sh_type != elf::SHT_NULL.0 {
-                let offset = sh.sh_offset(endian);
-                if offset.checked_add(size).map_or(true, |end| end > data.len() as u64) {
-                    return Err(Error::Section {
-                        section: name(),
-                        problem: format!(
-                            "contents at {offset:#x}, {size:#x} bytes, run past the end of the file ({:#x} bytes)",
-                            data.len()
-                        ),
-                    });
-                }
-                // The builder pads each section's offset to its alignment:
-                // an alignment beyond the file's size cannot come from a
-                // real object and would make the output that much larger.
-                if size > 0 && align > data.len() as u64 {
-                    return Err(Error::Section {
-                        section: name(),
-                        problem: format!(
-                            "alignment {align:#x} exceeds the object's size ({:#x} bytes)",
-                            data.len()
-                        ),
-                    });
-                }
-            }
-            let link = sh.sh_link(endian) as usize;
-            if link >= count {
+            // The builder pads each section's offset to its alignment: an
+            // alignment beyond the file's size cannot come from a real
+            // object and would make the output that much larger.
+            let occupies = sh_type != elf::SHT_NOBITS.0 && sh.sh_size(endian) > 0;
+            if occupies && align > data.len() as u64 {
                 return Err(Error::Section {
                     section: name(),
-                    problem: format!("sh_link {link} names no section ({count} sections)"),
+                    problem: format!(
+                        "alignment {align:#x} exceeds the object's size ({:#x} bytes)",
+                        data.len()
+                    ),
                 });
-            }
-            let is_reloc = sh_type == elf::SHT_REL.0 || sh_type == elf::SHT_RELA.0;
-            if is_reloc {
-                let info = sh.sh_info(endian) as usize;
-                if info == 0 || info >= count || info == i {
-                    return Err(Error::Section {
-                        section: name(),
-                        problem: format!(
-                            "relocation section applies to section {info}, which is not another section of the object"
-                        ),
-                    });
-                }
             }
             if how != Carry::Builder {
                 restored.push((i, sh_type, how));
@@ -319,7 +286,11 @@ impl<'d> Rewrite<'d> {
             .iter()
             .map(|s| s.sh_addralign.max(1) + s.name.len() as u64 + 1 + 64)
             .sum();
-        let symbols = b.symbols.iter().map(|s| s.name.len() as u64 + 1 + 24).sum::<u64>();
+        let symbols = b
+            .symbols
+            .iter()
+            .map(|s| s.name.len() as u64 + 1 + 24)
+            .sum::<u64>();
         let limit = self.input_size + added + slack + symbols + 4096;
         let mut bounded = Bounded {
             inner: out,
@@ -394,7 +365,13 @@ impl<'d> Rewrite<'d> {
                 u32::from_le_bytes(a)
             }
         };
-        let put = |v: u32| if big { v.to_be_bytes() } else { v.to_le_bytes() };
+        let put = |v: u32| {
+            if big {
+                v.to_be_bytes()
+            } else {
+                v.to_le_bytes()
+            }
+        };
         let old_symbol = |index: u64| -> Option<SymbolId> {
             index
                 .checked_sub(1)
@@ -416,10 +393,13 @@ impl<'d> Rewrite<'d> {
                 Carry::Verbatim => (None, s.sh_info),
                 Carry::Group => {
                     // A flags word, then member section indices.
-                    if bytes.len() % 4 != 0 || bytes.is_empty() {
+                    if !bytes.len().is_multiple_of(4) || bytes.is_empty() {
                         return Err(Error::Section {
                             section: name,
-                            problem: format!("group of {} bytes, not a flags word and 4-byte section indices", bytes.len()),
+                            problem: format!(
+                                "group of {} bytes, not a flags word and 4-byte section indices",
+                                bytes.len()
+                            ),
                         });
                     }
                     let mut out = bytes[..4].to_vec();
@@ -441,7 +421,10 @@ impl<'d> Rewrite<'d> {
                         .filter(|id| !b.symbols.get(*id).delete)
                         .ok_or_else(|| Error::Section {
                             section: name.clone(),
-                            problem: format!("signature symbol {} is not a symbol of the object", s.sh_info),
+                            problem: format!(
+                                "signature symbol {} is not a symbol of the object",
+                                s.sh_info
+                            ),
                         })?;
                     (Some(out), new_symbol[signature.index()])
                 }

@@ -9,9 +9,9 @@ use object::{
     SymbolKind,
 };
 use pcmap_reader::flat::{self, FlatStackMap, FrameRegister, RecordKind};
-use pcmap_reader::LocationKind;
 use pcmap_reader::llvm::{LlvmRecord, LlvmStackMap};
 use pcmap_reader::write::{FlatTable, FlatWriter, FrameHead, RecordHead, Table};
+use pcmap_reader::LocationKind;
 use pcmap_reader::RunTimeEndian;
 
 use crate::cfi::Cfi;
@@ -318,7 +318,7 @@ pub fn sections(file: &object::File<'_>) -> Result<Vec<StackMapSection>> {
         }
         let err = |source| Error::StackMap {
             section: name.clone(),
-            source,
+            problem: source,
         };
         let data = section.data()?;
         let relocs: HashMap<u64, object::Relocation> = section.relocations().collect();
@@ -448,7 +448,7 @@ pub fn flat_tables(file: &object::File<'_>, opts: &crate::emit::Options) -> Resu
             };
             let map = map.map_err(|source| Error::StackMap {
                 section: name.clone(),
-                source,
+                problem: source,
             })?;
             let t = TableInput {
                 file,
@@ -466,10 +466,20 @@ pub fn flat_tables(file: &object::File<'_>, opts: &crate::emit::Options) -> Resu
             let base = out.bytes.len().next_multiple_of(flat::TABLE_ALIGN);
             out.bytes.resize(base, 0);
             out.bytes.extend_from_slice(&table.bytes);
-            out.addresses
-                .extend(table.address_offsets.iter().map(|o| base + o).zip(locs.iter().copied()));
-            out.index_entries
-                .extend(table.index_offsets.iter().map(|o| base + o).zip(locs.iter().copied()));
+            out.addresses.extend(
+                table
+                    .address_offsets
+                    .iter()
+                    .map(|o| base + o)
+                    .zip(locs.iter().copied()),
+            );
+            out.index_entries.extend(
+                table
+                    .index_offsets
+                    .iter()
+                    .map(|o| base + o)
+                    .zip(locs.iter().copied()),
+            );
             out.report.functions += map.num_functions() as usize;
             out.report.records += map.num_records() as usize;
         }
@@ -508,11 +518,14 @@ impl TableInput<'_, '_, '_> {
     }
 
     /// The flat table for `map`, with the code location of each function.
-    fn flat_table(&self, map: &LlvmStackMap<'_, RunTimeEndian>) -> Result<(FlatTable, Vec<CodeLoc>)> {
+    fn flat_table(
+        &self,
+        map: &LlvmStackMap<'_, RunTimeEndian>,
+    ) -> Result<(FlatTable, Vec<CodeLoc>)> {
         let (file, symbols, target) = (self.file, self.symbols, self.symbols.target);
         let err = |source| Error::StackMap {
             section: self.name.to_string(),
-            source,
+            problem: source,
         };
         let nfun = map.num_functions();
         if map.version() == 1 && nfun > 1 {
@@ -549,9 +562,9 @@ impl TableInput<'_, '_, '_> {
                 self.relocs,
             )?;
             let name = fref.symbol.as_deref().unwrap_or_default();
-            let code_loc = fref
-                .code
-                .ok_or_else(|| self.err(format!("address of function {i} ({name}) is not in code")))?;
+            let code_loc = fref.code.ok_or_else(|| {
+                self.err(format!("address of function {i} ({name}) is not in code"))
+            })?;
             let code_section = file.section_by_index(code_loc.section)?;
             let data = code_section.data()?;
             let in_code = usize::try_from(code_loc.offset)
@@ -591,7 +604,14 @@ impl TableInput<'_, '_, '_> {
             let size = u32::try_from(fref.size.unwrap_or(0))
                 .map_err(|_| self.err(format!("function {name} larger than 4 GiB")))?;
             for r in &batch {
-                check_record(target, r, code.len()).map_err(|problem| {
+                check_record(
+                    target,
+                    r.instruction_offset,
+                    r.locations(),
+                    r.live_outs(),
+                    code.len() as u64,
+                )
+                .map_err(|problem| {
                     self.err(format!(
                         "function {name}, record ID {} at offset {:#x}: {problem}",
                         r.id, r.instruction_offset
@@ -626,7 +646,7 @@ impl TableInput<'_, '_, '_> {
                 w.record(&head, r.locations(), r.live_outs())
                     .map_err(|source| Error::StackMap {
                         section: flat::SECTION_NAME.into(),
-                        source,
+                        problem: source,
                     })?;
             }
 
@@ -677,7 +697,7 @@ impl TableInput<'_, '_, '_> {
             })
             .map_err(|source| Error::StackMap {
                 section: flat::SECTION_NAME.into(),
-                source,
+                problem: source,
             })?;
             locs.push(code_loc);
         }
@@ -689,7 +709,7 @@ impl TableInput<'_, '_, '_> {
         }
         let out = w.finish().map_err(|source| Error::StackMap {
             section: flat::SECTION_NAME.into(),
-            source,
+            problem: source,
         })?;
         Ok((out, locs))
     }
@@ -699,47 +719,101 @@ impl TableInput<'_, '_, '_> {
 /// the problem, if any, in words.
 pub fn check_record(
     target: Target,
-    r: &LlvmRecord<'_, RunTimeEndian>,
-    code_size: usize,
+    instruction_offset: u32,
+    locations: impl Iterator<Item = pcmap_reader::Result<pcmap_reader::Location>>,
+    live_outs: impl Iterator<Item = pcmap_reader::Result<pcmap_reader::LiveOut>>,
+    code_size: u64,
 ) -> std::result::Result<(), String> {
-    if r.instruction_offset as usize > code_size {
+    if u64::from(instruction_offset) > code_size {
         return Err(format!(
-            "instruction offset {:#x} is past the end of its function ({code_size:#x} bytes)",
-            r.instruction_offset
+            "instruction offset {instruction_offset:#x} is past the end of its function ({code_size:#x} bytes)"
         ));
     }
     let max = target.max_dwarf_register();
-    for (k, l) in r.locations().enumerate() {
+    let register = |what: String, reg: u16| {
+        if reg > max {
+            Err(format!(
+                "{what}: DWARF register {reg} is not a register of {} (at most {max})",
+                target.name()
+            ))
+        } else {
+            Ok(())
+        }
+    };
+    for (k, l) in locations.enumerate() {
         let l = l.map_err(|e| format!("location {k}: {e}"))?;
         if l.size == 0 {
             return Err(format!("location {k} has size 0"));
         }
-        let uses_register = matches!(
+        if matches!(
             l.kind,
             LocationKind::Register | LocationKind::Direct | LocationKind::Indirect
-        );
-        if uses_register && l.dwarf_reg > max {
-            return Err(format!(
-                "location {k}: DWARF register {} is not a register of {} (at most {max})",
-                l.dwarf_reg,
-                target.name()
-            ));
+        ) {
+            register(format!("location {k}"), l.dwarf_reg)?;
         }
     }
-    for (k, l) in r.live_outs().enumerate() {
+    for (k, l) in live_outs.enumerate() {
         let l = l.map_err(|e| format!("live-out {k}: {e}"))?;
         if l.size == 0 {
             return Err(format!("live-out {k} has size 0"));
         }
-        if l.dwarf_reg > max {
-            return Err(format!(
-                "live-out {k}: DWARF register {} is not a register of {} (at most {max})",
-                l.dwarf_reg,
-                target.name()
-            ));
-        }
+        register(format!("live-out {k}"), l.dwarf_reg)?;
     }
     Ok(())
+}
+
+/// Checks every record of every stack map table of `sections` against its
+/// function and the target, as `emit` does: each problem, one line.
+pub fn check_tables(file: &object::File<'_>, sections: &[StackMapSection]) -> Result<Vec<String>> {
+    let target = Target::of(file)?;
+    let mut problems = Vec::new();
+    for s in sections {
+        for (k, t) in s.tables.iter().enumerate() {
+            for (f, fref) in t.table.functions.iter().zip(&t.functions) {
+                let name = fref.symbol.as_deref().unwrap_or("?");
+                let Some(code) = fref.code else {
+                    problems.push(format!(
+                        "{} (table {}): function {name}: its address is not in code",
+                        s.name,
+                        k + 1
+                    ));
+                    continue;
+                };
+                let section_size = file.section_by_index(code.section)?.size();
+                let code_size = match fref.size {
+                    Some(size) if size > 0 => size,
+                    _ => section_size.saturating_sub(code.offset),
+                };
+                if code.offset >= section_size {
+                    problems.push(format!(
+                        "{} (table {}): function {name} at offset {:#x} of a section of {section_size:#x} bytes",
+                        s.name,
+                        k + 1,
+                        code.offset
+                    ));
+                    continue;
+                }
+                for r in &f.records {
+                    if let Err(p) = check_record(
+                        target,
+                        r.instruction_offset,
+                        r.locations.iter().copied().map(Ok),
+                        r.live_outs.iter().copied().map(Ok),
+                        code_size,
+                    ) {
+                        problems.push(format!(
+                            "{} (table {}): function {name}, record ID {} at offset {:#x}: {p}",
+                            s.name,
+                            k + 1,
+                            r.id,
+                            r.instruction_offset
+                        ));
+                    }
+                }
+            }
+        }
+    }
+    Ok(problems)
 }
 
 /// A record's kind and patchable size: from the IR when given (exact), else

@@ -7,6 +7,7 @@ use std::fmt::Write as _;
 use pcmap_reader::pctable::{Sanmd, SanmdSection};
 
 use crate::pcsection::{self, Functions, PcSection};
+use crate::stackmap;
 use crate::{Error, Result};
 
 /// Totals of the `pcmap-stats v1` lines of one or more compiles.
@@ -56,6 +57,9 @@ pub struct Verified {
     /// Entries of `sanmd_covered*` / `sanmd_atomics*` sections.
     pub covered: u64,
     pub atomics: u64,
+    /// Stack map tables (LLVM's and flat ones) and their records.
+    pub stack_map_tables: usize,
+    pub records: usize,
     /// Each problem, one line, naming the section and entry.
     pub problems: Vec<String>,
 }
@@ -79,6 +83,21 @@ pub fn verify(file: &object::File<'_>) -> Result<Verified> {
             None => {}
         }
         check_section(s, &functions, &mut v.problems);
+    }
+    // Stack maps: every table decodes (as `dump` requires), and every record
+    // fits its function and the target (as `emit` requires).
+    match stackmap::sections(file) {
+        Ok(sections) => {
+            v.stack_map_tables = sections.iter().map(|s| s.tables.len()).sum();
+            v.records = sections
+                .iter()
+                .flat_map(|s| &s.tables)
+                .flat_map(|t| &t.table.functions)
+                .map(|f| f.records.len())
+                .sum();
+            v.problems.extend(stackmap::check_tables(file, &sections)?);
+        }
+        Err(e) => v.problems.push(e.to_string()),
     }
     Ok(v)
 }
@@ -123,6 +142,13 @@ pub fn text(v: &Verified, stats: Option<&IrStats>) -> String {
         "{} PC sections, {} entries: {} covered functions, {} atomics PCs",
         v.sections, v.entries, v.covered, v.atomics
     );
+    if v.stack_map_tables > 0 {
+        let _ = writeln!(
+            o,
+            "{} stack map tables, {} records",
+            v.stack_map_tables, v.records
+        );
+    }
     if let Some(st) = stats {
         let _ = writeln!(
             o,

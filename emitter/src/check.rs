@@ -1,0 +1,231 @@
+//! Checks of an ELF object's structure: of every input before anything
+//! reads a section, and of every object `emit` writes before it is kept.
+
+use object::elf;
+use object::read::elf::{FileHeader, Rel as _, Rela as _, SectionHeader};
+use object::Endianness;
+
+use crate::error::{Error, Result};
+use crate::rewrite::section_name;
+
+/// Every section header of `file` (the ELF64 object in `data`): contents
+/// inside the file, `sh_link` naming a section, a relocation section
+/// applying to another section. Errors name the section.
+pub fn section_headers(data: &[u8], file: &object::File<'_>) -> Result<()> {
+    match file {
+        object::File::Elf64(elf) => headers(data, elf.elf_header()),
+        _ => Err(Error::NotElf64),
+    }
+}
+
+/// [`section_headers`] from the ELF header alone: `object`'s parse of a
+/// whole file stops at some of these problems without naming the section.
+fn headers(data: &[u8], header: &elf::FileHeader64<Endianness>) -> Result<()> {
+    let endian = header.endian()?;
+    let table = header.sections(endian, data)?;
+    let count = table.len();
+    let relocatable = header.e_type(endian) == elf::ET_REL;
+    for (i, sh) in table.iter().enumerate().skip(1) {
+        let problem = |problem: String| Error::Section {
+            section: table
+                .section_name(endian, sh)
+                .ok()
+                .map(|n| String::from_utf8_lossy(n).into_owned())
+                .unwrap_or_else(|| format!("section {i}")),
+            problem,
+        };
+        let sh_type = sh.sh_type(endian);
+        if sh_type != elf::SHT_NOBITS && sh_type != elf::SHT_NULL {
+            let (offset, size) = (sh.sh_offset(endian), sh.sh_size(endian));
+            if offset
+                .checked_add(size)
+                .is_none_or(|end| end > data.len() as u64)
+            {
+                return Err(problem(format!(
+                    "contents at offset {offset:#x}, {size:#x} bytes, run past the end of the file ({:#x} bytes)",
+                    data.len()
+                )));
+            }
+        }
+        let link = sh.sh_link(endian) as usize;
+        if link >= count {
+            return Err(problem(format!(
+                "sh_link {link} names no section (the object has {count})"
+            )));
+        }
+        if sh_type == elf::SHT_REL || sh_type == elf::SHT_RELA {
+            let info = sh.sh_info(endian) as usize;
+            // Linked files may have dynamic relocation sections that apply
+            // to no one section (sh_info 0).
+            if relocatable && (info == 0 || info >= count || info == i) {
+                return Err(problem(format!(
+                    "relocation section applies to section {info}, which is not another section of the object"
+                )));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Reads an object `emit` wrote back and checks every section and symbol
+/// index it holds, so that a bug of the rewrite is an error, never a
+/// corrupt object: every section header as for an input; relocation
+/// sections linked to the symbol table and applying to a section that
+/// takes relocations, each relocation naming a symbol inside that section;
+/// groups naming their signature and members that carry `SHF_GROUP`, each
+/// such section in exactly one group; `SHF_LINK_ORDER` sections linked;
+/// symbols defined in sections that exist; address-significance tables
+/// naming symbols.
+pub fn written(data: &[u8]) -> Result<()> {
+    let bad = |what: String| Error::Malformed(what);
+    let header = elf::FileHeader64::<Endianness>::parse(data).map_err(|e| bad(e.to_string()))?;
+    headers(data, header).map_err(|e| bad(e.to_string()))?;
+    let file = object::File::parse(data).map_err(|e| bad(e.to_string()))?;
+    let object::File::Elf64(elf) = &file else {
+        return Err(bad("not ELF64".into()));
+    };
+    let endian = elf.endian();
+    let table = elf.elf_section_table();
+    let count = table.len();
+    let symbols = table
+        .symbols(endian, data, elf::SHT_SYMTAB)
+        .map_err(|e| bad(format!("symbol table: {e}")))?;
+    let nsyms = symbols.len();
+    let symtab = symbols.section().0;
+    let name = |i: usize| section_name(&file, i);
+    let header = |i: usize| table.section(object::SectionIndex(i));
+    let mut group_of = vec![0usize; count];
+    for (i, sh) in table.iter().enumerate().skip(1) {
+        let sh_type = sh.sh_type(endian);
+        let flags = sh.sh_flags(endian);
+        if flags.contains(elf::SHF_LINK_ORDER) && sh.sh_link(endian) == 0 {
+            return Err(bad(format!("{}: SHF_LINK_ORDER without sh_link", name(i))));
+        }
+        if sh_type == elf::SHT_RELA || sh_type == elf::SHT_REL {
+            if sh.sh_link(endian) as usize != symtab {
+                return Err(bad(format!("{}: sh_link is not the symbol table", name(i))));
+            }
+            let target = sh.sh_info(endian) as usize;
+            let th = header(target).map_err(|e| bad(e.to_string()))?;
+            let tt = th.sh_type(endian);
+            if [
+                elf::SHT_NULL,
+                elf::SHT_REL,
+                elf::SHT_RELA,
+                elf::SHT_SYMTAB,
+                elf::SHT_STRTAB,
+                elf::SHT_GROUP,
+            ]
+            .contains(&tt)
+            {
+                return Err(bad(format!(
+                    "{}: applies to {}, a section that takes no relocations",
+                    name(i),
+                    name(target)
+                )));
+            }
+            let size = if tt == elf::SHT_NOBITS {
+                0
+            } else {
+                th.sh_size(endian)
+            };
+            let entries: Vec<(u64, u32)> = if sh_type == elf::SHT_RELA {
+                let rela = sh
+                    .rela(endian, data)
+                    .map_err(|e| bad(e.to_string()))?
+                    .map_or(&[][..], |(r, _)| r);
+                rela.iter()
+                    .map(|r| (r.r_offset(endian), r.r_sym(endian, false)))
+                    .collect()
+            } else {
+                let rel = sh
+                    .rel(endian, data)
+                    .map_err(|e| bad(e.to_string()))?
+                    .map_or(&[][..], |(r, _)| r);
+                rel.iter()
+                    .map(|r| (r.r_offset(endian), r.r_sym(endian)))
+                    .collect()
+            };
+            for (offset, sym) in entries {
+                if sym as usize >= nsyms || offset >= size {
+                    return Err(bad(format!(
+                        "{}: relocation at {offset:#x} (symbol {sym}) outside {} ({size:#x} bytes) or its symbols ({nsyms})",
+                        name(i),
+                        name(target)
+                    )));
+                }
+            }
+        }
+        if sh_type == elf::SHT_GROUP {
+            if sh.sh_link(endian) as usize != symtab {
+                return Err(bad(format!("{}: sh_link is not the symbol table", name(i))));
+            }
+            let signature = sh.sh_info(endian) as usize;
+            if signature == 0 || signature >= nsyms {
+                return Err(bad(format!(
+                    "{}: signature symbol {signature} does not exist",
+                    name(i)
+                )));
+            }
+            let (_, members) = sh
+                .group(endian, data)
+                .map_err(|e| bad(e.to_string()))?
+                .ok_or_else(|| bad(format!("{}: unreadable group", name(i))))?;
+            for m in members {
+                let m = m.get(endian) as usize;
+                let member = header(m).map_err(|e| bad(format!("{}: member {m}: {e}", name(i))))?;
+                if m == 0 || m == i || !member.sh_flags(endian).contains(elf::SHF_GROUP) {
+                    return Err(bad(format!(
+                        "{}: member {m} ({}) is not a section of a group",
+                        name(i),
+                        name(m)
+                    )));
+                }
+                if group_of[m] != 0 {
+                    return Err(bad(format!("{}: in two groups", name(m))));
+                }
+                group_of[m] = i;
+            }
+        }
+    }
+    for (i, sh) in table.iter().enumerate().skip(1) {
+        if sh.sh_flags(endian).contains(elf::SHF_GROUP) && group_of[i] == 0 {
+            return Err(bad(format!("{}: SHF_GROUP but in no group", name(i))));
+        }
+        if sh.sh_type(endian).0 == crate::rewrite::SHT_LLVM_ADDRSIG {
+            let bytes = sh.data(endian, data).map_err(|e| bad(e.to_string()))?;
+            let mut at = 0;
+            while at < bytes.len() {
+                let (sym, n) = pcmap_reader::pctable::read_uleb128(bytes, at)
+                    .map_err(|e| bad(format!("{}: {e}", name(i))))?;
+                if sym as usize >= nsyms {
+                    return Err(bad(format!("{}: symbol {sym} does not exist", name(i))));
+                }
+                at += n;
+            }
+        }
+    }
+    for (index, sym) in symbols.enumerate() {
+        let section = symbols
+            .symbol_section(endian, sym, index)
+            .map_err(|e| bad(format!("symbol {}: {e}", index.0)))?;
+        if let Some(s) = section {
+            if s.0 == 0 || s.0 >= count {
+                return Err(bad(format!(
+                    "symbol {} is defined in section {}, which does not exist",
+                    index.0, s.0
+                )));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// [`written`] on the contents of `file`, read back from the start.
+pub fn written_file(file: &std::fs::File) -> Result<()> {
+    // SAFETY: a read-only mapping of the temporary file this process just
+    // wrote and that nothing else writes.
+    let map = unsafe { memmap2::Mmap::map(file) }
+        .map_err(|e| Error::Malformed(format!("cannot read the written object back: {e}")))?;
+    written(&map)
+}
