@@ -144,10 +144,39 @@ fn unknown(origin: &str, word: &str, expected: &str) -> ConfigError {
     ConfigError(format!("unknown {origin} '{word}' (expected {expected})"))
 }
 
+/// The largest ignorelist read, far above any real one (LLVM's own lists
+/// are kilobytes): a path such as `/dev/zero` or a runaway file fails here
+/// instead of growing the compiler until the kernel kills it.
+pub const IGNORELIST_MAX_BYTES: u64 = 64 << 20;
+
 fn load_ignorelist(path: &str) -> Result<Ignorelist, ConfigError> {
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| ConfigError(format!("cannot read ignorelist '{path}': {e}")))?;
+    let text = read_bounded(path, IGNORELIST_MAX_BYTES)?;
     Ignorelist::parse(&text).map_err(|e| ConfigError(format!("ignorelist '{path}' {e}")))
+}
+
+/// Reads at most `limit` bytes of UTF-8 text from `path`; more is an error.
+fn read_bounded(path: &str, limit: u64) -> Result<String, ConfigError> {
+    use std::io::Read as _;
+    let cannot = |e: std::io::Error| ConfigError(format!("cannot read ignorelist '{path}': {e}"));
+    let mut bytes = Vec::new();
+    std::fs::File::open(path)
+        .and_then(|f| f.take(limit + 1).read_to_end(&mut bytes))
+        .map_err(cannot)?;
+    if bytes.len() as u64 > limit {
+        let most = match limit % (1 << 20) {
+            0 => format!("{} MiB", limit >> 20),
+            _ => format!("{limit} bytes"),
+        };
+        return Err(ConfigError(format!(
+            "ignorelist '{path}' is larger than {most}, the most pcmap reads"
+        )));
+    }
+    String::from_utf8(bytes).map_err(|e| {
+        ConfigError(format!(
+            "ignorelist '{path}' is not UTF-8 text (invalid byte at offset {})",
+            e.utf8_error().valid_up_to()
+        ))
+    })
 }
 
 fn parse_rule(text: &str) -> Result<Rule, ConfigError> {
@@ -244,5 +273,24 @@ mod tests {
         ] {
             assert!(from_env(env(&[bad])).is_err(), "{bad:?}");
         }
+    }
+
+    #[test]
+    fn ignorelist_size_bound() {
+        let dir = std::env::temp_dir().join(format!("pcmap-config-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("list");
+        let path = path.to_str().unwrap();
+        std::fs::write(path, "fun:a\n").unwrap();
+        assert_eq!(read_bounded(path, 6).unwrap(), "fun:a\n");
+        let e = read_bounded(path, 5).unwrap_err().to_string();
+        assert!(e.contains("larger than 5 bytes"), "{e}");
+        std::fs::write(path, b"fun:\xff\n").unwrap();
+        let e = read_bounded(path, 64).unwrap_err().to_string();
+        assert!(e.contains("not UTF-8") && e.contains("offset 4"), "{e}");
+        std::fs::remove_dir_all(&dir).unwrap();
+        // An endless file stops at the bound.
+        let e = read_bounded("/dev/zero", 1 << 20).unwrap_err().to_string();
+        assert!(e.contains("'/dev/zero' is larger than 1 MiB"), "{e}");
     }
 }
