@@ -40,6 +40,12 @@ mod ffi {
             comdat_key: LLVMValueRef,
         );
         pub fn pcmap_append_to_compiler_used(module: LLVMModuleRef, gv: LLVMValueRef);
+        pub fn pcmap_module_object_format(module: LLVMModuleRef) -> *const std::ffi::c_char;
+        pub fn pcmap_emit_error(
+            module: LLVMModuleRef,
+            message: *const std::ffi::c_char,
+            len: usize,
+        );
     }
 }
 
@@ -320,6 +326,22 @@ impl Module {
     pub fn target_triple(self) -> String {
         let p = unsafe { LLVMGetTarget(self.0) };
         unsafe { CStr::from_ptr(p) }.to_string_lossy().into_owned()
+    }
+
+    /// The object file format LLVM derives from the target triple ("ELF",
+    /// "Mach-O", "COFF", ...), as the running LLVM parses it.
+    pub fn object_format(self) -> &'static str {
+        // SAFETY: the shim returns a pointer to a static NUL-terminated string.
+        let name = unsafe { CStr::from_ptr(ffi::pcmap_module_object_format(self.0)) };
+        name.to_str().unwrap_or("unknown")
+    }
+
+    /// Reports an error through the module's LLVMContext: clang prints
+    /// `error: MESSAGE` and fails the compile (deleting its output), lld fails
+    /// the link, opt prints it and exits 1.
+    pub fn emit_error(self, message: &str) {
+        // SAFETY: `message` is `message.len()` readable bytes for the call.
+        unsafe { ffi::pcmap_emit_error(self.0, message.as_ptr().cast(), message.len()) }
     }
 
     /// The code model pinned by the module, if any (`Module::getCodeModel`).

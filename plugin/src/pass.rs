@@ -43,9 +43,15 @@ impl LlvmModulePass for PcmapPass {
     }
 }
 
-/// Instruments `m`; returns whether it changed.
+/// Instruments `m`; returns whether it changed. A module the pass cannot
+/// instrument correctly is an error reported through LLVM (see
+/// [`Module::emit_error`]) and is left untouched.
 pub fn run(config: &Config, m: Module) -> bool {
     let source = m.source_file_name();
+    if let Err(problem) = check_module(m) {
+        m.emit_error(&format!("pcmap: {source}: {problem}"));
+        return false;
+    }
     if config
         .ignorelist
         .as_ref()
@@ -73,6 +79,21 @@ pub fn run(config: &Config, m: Module) -> bool {
         layout::emit(m, &text);
     }
     !sections.is_empty()
+}
+
+/// What makes a module impossible to instrument correctly.
+fn check_module(m: Module) -> Result<(), String> {
+    // LLVM 16's AsmPrinter::emitPCSections asks the object file lowering for
+    // the PC section, which only ELF provides: Mach-O, COFF and Wasm
+    // dereference null, XCOFF aborts. Refusing here keeps clang from crashing.
+    let format = m.object_format();
+    if format != "ELF" {
+        return Err(format!(
+            "cannot instrument for target '{}': LLVM 16 writes PC sections only into ELF objects, and this target's are {format}",
+            m.target_triple()
+        ));
+    }
+    Ok(())
 }
 
 /// State of one run over a module.
