@@ -336,6 +336,12 @@ impl Module {
         name.to_str().unwrap_or("unknown")
     }
 
+    /// Whether the module has the module flag `key` (`Module::getModuleFlag`).
+    pub fn has_module_flag(self, key: &str) -> bool {
+        // SAFETY: `key` is `key.len()` readable bytes; LLVM copies nothing.
+        !unsafe { LLVMGetModuleFlag(self.0, key.as_ptr().cast(), key.len()) }.is_null()
+    }
+
     /// Reports an error through the module's LLVMContext: clang prints
     /// `error: MESSAGE` and fails the compile (deleting its output), lld fails
     /// the link, opt prints it and exits 1.
@@ -376,6 +382,12 @@ impl Module {
         let c = cstring(name);
         let f = unsafe { LLVMGetNamedFunction(self.0, c.as_ptr()) };
         (!f.is_null()).then_some(Function(Value(f)))
+    }
+
+    pub fn has_global(self, name: &str) -> bool {
+        let c = cstring(name);
+        // SAFETY: `c` is NUL-terminated and outlives the call.
+        !unsafe { LLVMGetNamedGlobal(self.0, c.as_ptr()) }.is_null()
     }
 
     /// `Module::getOrInsertFunction`, as a declaration of type `ty`.
