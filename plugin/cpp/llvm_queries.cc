@@ -8,12 +8,39 @@
 #include "llvm-c/Core.h"
 #include "llvm/Analysis/CaptureTracking.h"
 #include "llvm/Analysis/ValueTracking.h"
+#include "llvm/IR/DiagnosticInfo.h"
+#include "llvm/IR/DiagnosticPrinter.h"
 #include "llvm/IR/Function.h"
 #include "llvm/IR/Instructions.h"
+#include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/Module.h"
+#include "llvm/Support/Signals.h"
+#include "llvm/Support/raw_ostream.h"
+#include "llvm/TargetParser/Triple.h"
 #include "llvm/Transforms/Utils/ModuleUtils.h"
 
 using namespace llvm;
+
+namespace {
+
+// An error reported through the module's LLVMContext, so that each tool
+// handles it its own way: clang prints "error: ..." and deletes its output,
+// lld fails the link, opt prints "error: ..." and exits 1.
+class PcmapError final : public DiagnosticInfo {
+  StringRef Message;
+
+public:
+  explicit PcmapError(StringRef Message)
+      : DiagnosticInfo(kind(), DS_Error), Message(Message) {}
+  void print(DiagnosticPrinter &DP) const override { DP << Message; }
+
+  static int kind() {
+    static const int Kind = getNextAvailablePluginDiagnosticKind();
+    return Kind;
+  }
+};
+
+} // namespace
 
 extern "C" {
 
@@ -85,6 +112,50 @@ void pcmap_append_to_global_dtors(LLVMModuleRef M, LLVMValueRef F,
 
 void pcmap_append_to_compiler_used(LLVMModuleRef M, LLVMValueRef GV) {
   appendToCompilerUsed(*unwrap(M), {unwrap<GlobalValue>(GV)});
+}
+
+// The object file format LLVM derives from the module's target triple
+// (Triple::getObjectFormat), by name.
+const char *pcmap_module_object_format(LLVMModuleRef M) {
+  switch (Triple(unwrap(M)->getTargetTriple()).getObjectFormat()) {
+  case Triple::COFF:
+    return "COFF";
+  case Triple::DXContainer:
+    return "DXContainer";
+  case Triple::ELF:
+    return "ELF";
+  case Triple::GOFF:
+    return "GOFF";
+  case Triple::MachO:
+    return "Mach-O";
+  case Triple::SPIRV:
+    return "SPIR-V";
+  case Triple::Wasm:
+    return "Wasm";
+  case Triple::XCOFF:
+    return "XCOFF";
+  case Triple::UnknownObjectFormat:
+    break;
+  }
+  return "unknown";
+}
+
+// Reports an error through the context's diagnostic handler: clang and lld
+// install one that records it (clang prints "error: ...", fails the compile
+// and deletes its output; lld fails the link). Without one (opt), LLVMContext
+// would print and exit(1) at once, leaving opt's output file behind; so this
+// prints the same line, removes the files registered for removal on signal
+// (ToolOutputFile's) and exits 1.
+void pcmap_emit_error(LLVMModuleRef M, const char *Message, size_t Len) {
+  LLVMContext &Ctx = unwrap(M)->getContext();
+  PcmapError Error(StringRef(Message, Len));
+  // The handler is owned by the context and not const; only the accessor is.
+  auto *Handler = const_cast<DiagnosticHandler *>(Ctx.getDiagHandlerPtr());
+  if (Handler && Handler->handleDiagnostics(Error))
+    return;
+  errs() << "error: " << StringRef(Message, Len) << "\n";
+  sys::RunInterruptHandlers();
+  exit(1);
 }
 
 } // extern "C"

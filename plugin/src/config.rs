@@ -39,7 +39,9 @@ impl Features {
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Config {
     pub features: Features,
-    pub encoding: Encoding,
+    /// The encoding asked for; `None` lets the module decide
+    /// ([`Config::encoding_for`]).
+    pub encoding: Option<Encoding>,
     pub ignorelist: Option<Ignorelist>,
     pub records: Vec<Rule>,
     pub stats: bool,
@@ -60,7 +62,7 @@ const PARAM_WORDS: &str =
     "covered, atomics, uar, native, compact, stats, ignorelist=FILE, record=RULE";
 
 /// Parses the parameters of `pcmap<covered;atomics;uar;…>`; `None` means the
-/// bare name `pcmap`: every feature, compact encoding.
+/// bare name `pcmap`: every feature, the default encoding.
 pub fn parse_pipeline_params(params: Option<&str>) -> Result<Config, ConfigError> {
     let Some(params) = params else {
         return Ok(Config {
@@ -77,7 +79,7 @@ pub fn parse_pipeline_params(params: Option<&str>) -> Result<Config, ConfigError
         match word.split_once('=') {
             None => match word {
                 "stats" => cfg.stats = true,
-                _ => cfg.encoding = parse_encoding(word, origin, PARAM_WORDS)?,
+                _ => cfg.encoding = Some(parse_encoding(word, origin, PARAM_WORDS)?),
             },
             Some(("ignorelist", path)) => cfg.ignorelist = Some(load_ignorelist(path)?),
             Some(("record", rule)) => cfg.records.push(parse_rule(rule)?),
@@ -102,7 +104,11 @@ pub fn from_env(lookup: impl Fn(&str) -> Option<String>) -> Result<Config, Confi
         }
     }
     if let Some(v) = lookup("PCMAP_ENCODING") {
-        cfg.encoding = parse_encoding(v.trim(), "PCMAP_ENCODING value", "native, compact")?;
+        cfg.encoding = Some(parse_encoding(
+            v.trim(),
+            "PCMAP_ENCODING value",
+            "native, compact",
+        )?);
     }
     if let Some(path) = lookup("PCMAP_IGNORELIST") {
         cfg.ignorelist = Some(load_ignorelist(&path)?);
@@ -120,6 +126,22 @@ pub fn from_env(lookup: impl Fn(&str) -> Option<String>) -> Result<Config, Confi
         };
     }
     finish(cfg, "PCMAP_FEATURES value")
+}
+
+impl Config {
+    /// The encoding for a module; `lto` says it is bitcode for an LTO link.
+    /// Unasked, that is compact, or native under LTO: an LTO link writes the
+    /// program at once, so no object exists for `pcmap emit` to finish
+    /// compact sections, while LLVM 16 writes native ones final. `None`:
+    /// compact was asked for under LTO, which cannot be honoured.
+    pub fn encoding_for(&self, lto: bool) -> Option<Encoding> {
+        match (self.encoding, lto) {
+            (Some(Encoding::Compact), true) => None,
+            (Some(e), _) => Some(e),
+            (None, true) => Some(Encoding::Native),
+            (None, false) => Some(Encoding::Compact),
+        }
+    }
 }
 
 fn set_feature(f: &mut Features, word: &str) -> bool {
@@ -144,10 +166,39 @@ fn unknown(origin: &str, word: &str, expected: &str) -> ConfigError {
     ConfigError(format!("unknown {origin} '{word}' (expected {expected})"))
 }
 
+/// The largest ignorelist read, far above any real one (LLVM's own lists
+/// are kilobytes): a path such as `/dev/zero` or a runaway file fails here
+/// instead of growing the compiler until the kernel kills it.
+pub const IGNORELIST_MAX_BYTES: u64 = 64 << 20;
+
 fn load_ignorelist(path: &str) -> Result<Ignorelist, ConfigError> {
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| ConfigError(format!("cannot read ignorelist '{path}': {e}")))?;
+    let text = read_bounded(path, IGNORELIST_MAX_BYTES)?;
     Ignorelist::parse(&text).map_err(|e| ConfigError(format!("ignorelist '{path}' {e}")))
+}
+
+/// Reads at most `limit` bytes of UTF-8 text from `path`; more is an error.
+fn read_bounded(path: &str, limit: u64) -> Result<String, ConfigError> {
+    use std::io::Read as _;
+    let cannot = |e: std::io::Error| ConfigError(format!("cannot read ignorelist '{path}': {e}"));
+    let mut bytes = Vec::new();
+    std::fs::File::open(path)
+        .and_then(|f| f.take(limit + 1).read_to_end(&mut bytes))
+        .map_err(cannot)?;
+    if bytes.len() as u64 > limit {
+        let most = match limit % (1 << 20) {
+            0 => format!("{} MiB", limit >> 20),
+            _ => format!("{limit} bytes"),
+        };
+        return Err(ConfigError(format!(
+            "ignorelist '{path}' is larger than {most}, the most pcmap reads"
+        )));
+    }
+    String::from_utf8(bytes).map_err(|e| {
+        ConfigError(format!(
+            "ignorelist '{path}' is not UTF-8 text (invalid byte at offset {})",
+            e.utf8_error().valid_up_to()
+        ))
+    })
 }
 
 fn parse_rule(text: &str) -> Result<Rule, ConfigError> {
@@ -206,12 +257,9 @@ mod tests {
                 uar: true
             }
         );
-        assert_eq!(c.encoding, Encoding::Native);
+        assert_eq!(c.encoding, Some(Encoding::Native));
         assert!(c.stats);
-        assert_eq!(
-            parse_pipeline_params(None).unwrap().encoding,
-            Encoding::Compact
-        );
+        assert_eq!(parse_pipeline_params(None).unwrap().encoding, None);
         let e = parse_pipeline_params(Some("covered;bogus")).unwrap_err();
         assert!(e.to_string().contains("'bogus'"), "{e}");
         assert!(parse_pipeline_params(Some("")).is_err());
@@ -226,14 +274,14 @@ mod tests {
     fn environment() {
         let c = from_env(env(&[])).unwrap();
         assert_eq!(c.features, Features::ALL);
-        assert_eq!(c.encoding, Encoding::Compact);
+        assert_eq!(c.encoding, None);
         let c = from_env(env(&[
             ("PCMAP_FEATURES", "atomics"),
             ("PCMAP_ENCODING", "native"),
         ]))
         .unwrap();
         assert!(c.features.atomics && !c.features.covered);
-        assert_eq!(c.encoding, Encoding::Native);
+        assert_eq!(c.encoding, Some(Encoding::Native));
         for bad in [
             ("PCMAP_FEATURES", "atomics,nope"),
             ("PCMAP_FEATURES", ""),
@@ -244,5 +292,37 @@ mod tests {
         ] {
             assert!(from_env(env(&[bad])).is_err(), "{bad:?}");
         }
+    }
+
+    #[test]
+    fn encoding_per_module() {
+        let mut c = from_env(env(&[])).unwrap();
+        assert_eq!(c.encoding_for(false), Some(Encoding::Compact));
+        assert_eq!(c.encoding_for(true), Some(Encoding::Native));
+        c.encoding = Some(Encoding::Compact);
+        assert_eq!(c.encoding_for(false), Some(Encoding::Compact));
+        assert_eq!(c.encoding_for(true), None);
+        c.encoding = Some(Encoding::Native);
+        assert_eq!(c.encoding_for(false), Some(Encoding::Native));
+        assert_eq!(c.encoding_for(true), Some(Encoding::Native));
+    }
+
+    #[test]
+    fn ignorelist_size_bound() {
+        let dir = std::env::temp_dir().join(format!("pcmap-config-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("list");
+        let path = path.to_str().unwrap();
+        std::fs::write(path, "fun:a\n").unwrap();
+        assert_eq!(read_bounded(path, 6).unwrap(), "fun:a\n");
+        let e = read_bounded(path, 5).unwrap_err().to_string();
+        assert!(e.contains("larger than 5 bytes"), "{e}");
+        std::fs::write(path, b"fun:\xff\n").unwrap();
+        let e = read_bounded(path, 64).unwrap_err().to_string();
+        assert!(e.contains("not UTF-8") && e.contains("offset 4"), "{e}");
+        std::fs::remove_dir_all(&dir).unwrap();
+        // An endless file stops at the bound.
+        let e = read_bounded("/dev/zero", 1 << 20).unwrap_err().to_string();
+        assert!(e.contains("'/dev/zero' is larger than 1 MiB"), "{e}");
     }
 }

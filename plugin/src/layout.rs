@@ -17,7 +17,7 @@ use crate::md;
 
 pub const LAYOUT_SECTION: &str = ".pcmap.layout";
 pub const FORMAT_VERSION: u32 = 1;
-const GLOBAL_NAME: &str = "__pcmap_layout";
+pub const GLOBAL_NAME: &str = "__pcmap_layout";
 
 /// Bytes of the function-size field of a function entry as LLVM 16 writes it.
 const FUNCTION_SIZE_BYTES: u32 = 4;

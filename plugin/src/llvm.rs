@@ -40,6 +40,12 @@ mod ffi {
             comdat_key: LLVMValueRef,
         );
         pub fn pcmap_append_to_compiler_used(module: LLVMModuleRef, gv: LLVMValueRef);
+        pub fn pcmap_module_object_format(module: LLVMModuleRef) -> *const std::ffi::c_char;
+        pub fn pcmap_emit_error(
+            module: LLVMModuleRef,
+            message: *const std::ffi::c_char,
+            len: usize,
+        );
     }
 }
 
@@ -322,6 +328,28 @@ impl Module {
         unsafe { CStr::from_ptr(p) }.to_string_lossy().into_owned()
     }
 
+    /// The object file format LLVM derives from the target triple ("ELF",
+    /// "Mach-O", "COFF", ...), as the running LLVM parses it.
+    pub fn object_format(self) -> &'static str {
+        // SAFETY: the shim returns a pointer to a static NUL-terminated string.
+        let name = unsafe { CStr::from_ptr(ffi::pcmap_module_object_format(self.0)) };
+        name.to_str().unwrap_or("unknown")
+    }
+
+    /// Whether the module has the module flag `key` (`Module::getModuleFlag`).
+    pub fn has_module_flag(self, key: &str) -> bool {
+        // SAFETY: `key` is `key.len()` readable bytes; LLVM copies nothing.
+        !unsafe { LLVMGetModuleFlag(self.0, key.as_ptr().cast(), key.len()) }.is_null()
+    }
+
+    /// Reports an error through the module's LLVMContext: clang prints
+    /// `error: MESSAGE` and fails the compile (deleting its output), lld fails
+    /// the link, opt prints it and exits 1.
+    pub fn emit_error(self, message: &str) {
+        // SAFETY: `message` is `message.len()` readable bytes for the call.
+        unsafe { ffi::pcmap_emit_error(self.0, message.as_ptr().cast(), message.len()) }
+    }
+
     /// The code model pinned by the module, if any (`Module::getCodeModel`).
     pub fn code_model(self) -> Option<CodeModel> {
         Some(match unsafe { ffi::pcmap_module_code_model(self.0) } {
@@ -354,6 +382,12 @@ impl Module {
         let c = cstring(name);
         let f = unsafe { LLVMGetNamedFunction(self.0, c.as_ptr()) };
         (!f.is_null()).then_some(Function(Value(f)))
+    }
+
+    pub fn has_global(self, name: &str) -> bool {
+        let c = cstring(name);
+        // SAFETY: `c` is NUL-terminated and outlives the call.
+        !unsafe { LLVMGetNamedGlobal(self.0, c.as_ptr()) }.is_null()
     }
 
     /// `Module::getOrInsertFunction`, as a declaration of type `ty`.

@@ -43,41 +43,98 @@ impl LlvmModulePass for PcmapPass {
     }
 }
 
-/// Instruments `m`; returns whether it changed.
+/// Instruments `m`; returns whether it changed. A module the pass cannot
+/// instrument correctly is an error reported through LLVM (see
+/// [`Module::emit_error`]) and is left untouched.
 pub fn run(config: &Config, m: Module) -> bool {
     let source = m.source_file_name();
+    let (encoding, lto) = match check_module(config, m) {
+        Ok(checked) => checked,
+        Err(problem) => {
+            m.emit_error(&format!("pcmap: {source}: {problem}"));
+            return false;
+        }
+    };
     if config
         .ignorelist
         .as_ref()
         .is_some_and(|l| l.ignores_source(&source))
     {
         if config.stats {
-            eprintln!("{}", Stats::default().line(config.encoding, &source));
+            eprintln!("{}", Stats::default().line(encoding, &source));
         }
         return false;
     }
-    let mut inst = Instrumenter::new(config, m);
+    let mut inst = Instrumenter::new(config, encoding, m);
     for f in m.functions() {
         inst.run_on_function(f);
     }
     if config.stats {
-        eprintln!("{}", inst.stats.line(config.encoding, &source));
+        eprintln!("{}", inst.stats.line(encoding, &source));
     }
     let kinds = inst.used_kinds.clone();
     for &kind in &kinds {
-        structors::emit(m, config.encoding, kind, inst.version);
+        structors::emit(m, encoding, kind, inst.version, lto);
     }
     let sections = inst.requested_sections();
-    if config.encoding == Encoding::Compact && !sections.is_empty() {
+    if encoding == Encoding::Compact && !sections.is_empty() {
         let text = layout::describe(&m.target_triple(), m.code_model(), &sections);
         layout::emit(m, &text);
     }
     !sections.is_empty()
 }
 
+/// Module flags clang sets on bitcode for an LTO link: `ThinLTO` (0) for
+/// full LTO, `EnableSplitLTOUnit` for both full and thin LTO.
+const LTO_MODULE_FLAGS: [&str; 2] = ["ThinLTO", "EnableSplitLTOUnit"];
+
+/// What makes a module impossible to instrument correctly, or the encoding
+/// it gets and whether it is bitcode for an LTO link.
+fn check_module(config: &Config, m: Module) -> Result<(Encoding, bool), String> {
+    // LLVM 16's AsmPrinter::emitPCSections asks the object file lowering for
+    // the PC section, which only ELF provides: Mach-O, COFF and Wasm
+    // dereference null, XCOFF aborts. Refusing here keeps clang from crashing.
+    let format = m.object_format();
+    if format != "ELF" {
+        return Err(format!(
+            "cannot instrument for target '{}': LLVM 16 writes PC sections only into ELF objects, and this target's are {format}",
+            m.target_triple()
+        ));
+    }
+    // A second run would cover the structors of the first and register each
+    // section twice (clang recompiling instrumented bitcode does this).
+    if let Some(name) = instrumented_by(m) {
+        return Err(format!(
+            "already instrumented (it defines '{name}'); run the pass once per module"
+        ));
+    }
+    let lto_flag = LTO_MODULE_FLAGS.into_iter().find(|f| m.has_module_flag(f));
+    let lto = lto_flag.is_some();
+    let encoding = config.encoding_for(lto).ok_or_else(|| {
+        format!(
+            "compiled for LTO (module flag '{}'): compact sections need `pcmap emit` on an object file, and an LTO link writes none; use the native encoding, which LLVM 16 writes final (PCMAP_ENCODING=native, pcmap<native>)",
+            lto_flag.unwrap_or_default()
+        )
+    })?;
+    Ok((encoding, lto))
+}
+
+/// The name of a structor or layout description a SanitizerBinaryMetadata
+/// pass (this one or LLVM's) left in `m`, if any.
+fn instrumented_by(m: Module) -> Option<String> {
+    if m.has_global(layout::GLOBAL_NAME) {
+        return Some(layout::GLOBAL_NAME.to_string());
+    }
+    m.functions().map(|f| f.name()).find(|name| {
+        name.starts_with("__sanitizer_metadata_")
+            && (name.ends_with(".module_ctor") || name.ends_with(".module_dtor"))
+    })
+}
+
 /// State of one run over a module.
 struct Instrumenter<'c> {
     config: &'c Config,
+    enc: Encoding,
     m: Module,
     pcsections: u32,
     version: u32,
@@ -96,8 +153,7 @@ struct Instrumenter<'c> {
 }
 
 impl<'c> Instrumenter<'c> {
-    fn new(config: &'c Config, m: Module) -> Self {
-        let enc = config.encoding;
+    fn new(config: &'c Config, enc: Encoding, m: Module) -> Self {
         let version = enc.version(m.code_model());
         let record_aux = config
             .records
@@ -115,6 +171,7 @@ impl<'c> Instrumenter<'c> {
             .collect();
         Instrumenter {
             config,
+            enc,
             m,
             pcsections: m.metadata_kind("pcsections"),
             version,
@@ -153,7 +210,7 @@ impl<'c> Instrumenter<'c> {
             return;
         }
         let features = self.config.features;
-        let enc = self.config.encoding;
+        let enc = self.enc;
         let mut mask = enc.initial_feature_mask(features.atomics);
         let mut requires_covered = false;
         let analyse = features.atomics || features.uar;
@@ -202,7 +259,7 @@ impl<'c> Instrumenter<'c> {
             return (false, false);
         }
         let cross_thread = inst.atomic_scope() == AtomicScope::CrossThread;
-        if !self.config.encoding.refines_atomics() {
+        if !self.enc.refines_atomics() {
             return (true, cross_thread);
         }
         let addr = inst.load_store_address();
@@ -263,9 +320,8 @@ impl<'c> Instrumenter<'c> {
             Some(&n) => n,
             None => {
                 // SAFETY: the context is the module's own.
-                let ty = unsafe {
-                    LLVMIntTypeInContext(self.m.context(), self.config.encoding.feature_mask_bits())
-                };
+                let ty =
+                    unsafe { LLVMIntTypeInContext(self.m.context(), self.enc.feature_mask_bits()) };
                 let aux = [self.m.const_int(ty, mask)];
                 let n = md::pc_sections(
                     self.m.context(),
@@ -283,7 +339,7 @@ impl<'c> Instrumenter<'c> {
 
     /// Every section that received entries, for the layout description.
     fn requested_sections(&self) -> Vec<SectionLayout> {
-        let enc = self.config.encoding;
+        let enc = self.enc;
         let mut out: Vec<SectionLayout> = self
             .used_kinds
             .iter()

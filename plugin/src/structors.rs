@@ -15,8 +15,9 @@ use crate::llvm::{self, Function, Module, Value};
 /// Runs after ordinary constructors (priority 65535 is the default).
 const STRUCTOR_PRIORITY: i32 = 2;
 
-/// Adds the ctor/dtor pair for `kind`'s section.
-pub fn emit(m: Module, encoding: Encoding, kind: MetadataKind, version: u32) {
+/// Adds the ctor/dtor pair for `kind`'s section. `lto`: the module is bitcode
+/// for an LTO link (see [`hidden_external`]).
+pub fn emit(m: Module, encoding: Encoding, kind: MetadataKind, version: u32, lto: bool) {
     let section = encoding.final_section(kind, version);
     let args = [
         m.const_int(m.i32_type(), u64::from(version)),
@@ -43,7 +44,7 @@ pub fn emit(m: Module, encoding: Encoding, kind: MetadataKind, version: u32) {
         // One copy per linked image, whichever object provides it.
         for f in [ctor, dtor] {
             m.set_own_comdat(f.0);
-            if encoding.structors_are_hidden_external() {
+            if hidden_external(encoding, lto) {
                 llvm::set_linkage(f.0, LLVMLinkage::LLVMExternalLinkage);
                 llvm::set_visibility(f.0, LLVMVisibility::LLVMHiddenVisibility);
             }
@@ -53,6 +54,16 @@ pub fn emit(m: Module, encoding: Encoding, kind: MetadataKind, version: u32) {
     }
     m.append_to_global_ctors(ctor, STRUCTOR_PRIORITY, ctor_key);
     m.append_to_global_dtors(dtor, STRUCTOR_PRIORITY, dtor_key);
+}
+
+/// LLVM 19 gives structors hidden external linkage, LLVM 16 internal. An LTO
+/// link merges IR, where only external COMDAT keys unify: internal
+/// structors of every module would survive (renamed `.module_ctor.2`, ...) and
+/// each would register the program's whole section again. So under LTO the
+/// native encoding's structors are hidden external too, and the link keeps
+/// one pair as an ELF link of objects does.
+fn hidden_external(encoding: Encoding, lto: bool) -> bool {
+    encoding.structors_are_hidden_external() || lto
 }
 
 /// `Triple::supportsCOMDAT`: everything but Mach-O and XCOFF.
