@@ -1,5 +1,6 @@
 # lit configuration for pcmap: drives LLVM 16 (pinned by version, never by PATH
 # order), the pcmap plugin and the pcmap command for every supported target.
+import glob
 import os
 import shutil
 import subprocess
@@ -10,6 +11,7 @@ import lit.util
 config.name = "pcmap"
 config.test_format = lit.formats.ShTest(execute_external=False)
 config.suffixes = [".ll", ".c", ".test"]
+# tools/ holds the helper scripts RUN lines call (not tests).
 config.excludes = ["Inputs", "golden", "tools"]
 config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = os.path.join(config.test_source_root, "Output")
@@ -60,6 +62,11 @@ subs.append(("%golden", f"python3 {os.path.join(repo, 'scripts', 'golden.py')}")
 subs.append(("%python", "python3"))
 tools = os.path.join(config.test_source_root, "tools")
 subs.append(("%elfpatch", f"python3 {os.path.join(tools, 'elfpatch.py')}"))
+# Every object `pcmap emit` writes goes through this: llvm-readobj --all
+# without a warning, the gABI rules readobj does not check, ld.lld -r and the
+# target's GNU ld -r (and -shared where the object allows), target taken from
+# the ELF header. See tools/check-object.py.
+subs.append(("%check-object", f"python3 {os.path.join(tools, 'check-object.py')} --llvm-bindir {bin16}"))
 
 # Targets. For each: the LLVM triple, the GNU triple whose cross gcc provides
 # libc and a linker, how to run a linked program, and the lit feature name.
@@ -87,12 +94,23 @@ for name, triple, gnu, runner in TARGETS:
     if not (os.path.isdir(os.path.join(gnu_libc, "lib")) and runner_ok):
         lit_config.fatal(f"cannot link and run {name} programs: run scripts/setup")
     config.available_features.add(f"run-{name}")
+    # C++ programs (x86_64, AArch64, PowerPC64 LE) also need the target's
+    # libstdc++: the host's, or Debian's libstdc++-12-dev-*-cross.
+    if name != "ppc64":
+        gcc_dir = "/usr/lib/gcc" if name == "x86_64" else "/usr/lib/gcc-cross"
+        if not glob.glob(os.path.join(gcc_dir, gnu, "*", "libstdc++.so")):
+            lit_config.fatal(f"no libstdc++ for {name} in {gcc_dir}/{gnu}: run scripts/setup")
+        config.available_features.add(f"cxx-{name}")
     # %cc-NAME links with lld; %gcc-ld-NAME with the target's GNU ld. ELFv1
     # (big-endian PowerPC) links with GNU ld only: lld rejects it.
     clang = os.path.join(bin16, "clang")
     fuse = "" if name == "ppc64" else " -fuse-ld=lld"
     subs.append((f"%cc-{name}", f"{clang} --target={gnu}{fuse}"))
     subs.append((f"%gnu-ld-cc-{name}", f"{clang} --target={gnu} -fuse-ld=bfd"))
+    # The same for C++ (clang++ links the target's libstdc++).
+    clangxx = os.path.join(bin16, "clang++")
+    subs.append((f"%cxx-{name}", f"{clangxx} --target={gnu}{fuse}"))
+    subs.append((f"%gnu-ld-cxx-{name}", f"{clangxx} --target={gnu} -fuse-ld=bfd"))
     subs.append((f"%run-{name}", runner if runner else "env"))
 
 config.substitutions.extend(subs)
