@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """check-object: is one relocatable object (as `pcmap emit` writes it) sound?
 
-    check-object.py [--llvm-bindir DIR] OBJECT
+    check-object.py [--llvm-bindir DIR] [--no-pic] OBJECT
 
 The target comes from the object's ELF header (machine, byte order), never
 from the command line. Steps, each an oracle we did not write except (2):
@@ -31,6 +31,8 @@ from the command line. Steps, each an oracle we did not write except (2):
     --all on each. Not with lld on big-endian PowerPC64 (ELFv1): lld reads
     such an object (e_flags 0) as ELFv2 and writes an ELFv2 .so, which says
     nothing about the object; its `-r` still checks the object's structure.
+    Not at all with --no-pic: the code itself is position-dependent (llc's
+    default static relocation model), which no shared object accepts.
 
 Prints one line per failure, "check-object: error: OBJECT: STEP: what",
 and exits 1; on success one line listing what was checked.
@@ -286,6 +288,8 @@ def run(cmd):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--llvm-bindir", help="LLVM 16's bin directory (default: llvm-config-16 --bindir)")
+    ap.add_argument("--no-pic", action="store_true",
+                    help="the code is position-dependent: no -shared link")
     ap.add_argument("object")
     args = ap.parse_args()
     obj = args.object
@@ -356,7 +360,7 @@ def main():
 
     with tempfile.TemporaryDirectory(prefix="check-object.") as tmp:
         links = [("ld.lld -r", [lld, "-r"], "r.lld.o"), (f"{gnu_ld} -r", [gnu_ld_path, "-r"], "r.gnu.o")]
-        if not stackmaps_relocated:
+        if not stackmaps_relocated and not args.no_pic:
             if not elfv1:
                 links.append(("ld.lld -shared", [lld, "-shared", "-Bsymbolic"], "lld.so"))
             links.append((f"{gnu_ld} -shared", [gnu_ld_path, "-shared", "-Bsymbolic"], "gnu.so"))
@@ -373,6 +377,8 @@ def main():
                 done.append(step)
     if stackmaps_relocated:
         done.append("no -shared: .llvm_stackmaps has absolute relocations")
+    elif args.no_pic:
+        done.append("no -shared: position-dependent code (--no-pic)")
     elif elfv1:
         done.append("no ld.lld -shared: ELFv1")
     finish()

@@ -12,7 +12,9 @@ what pcmap does with bad input. Sections are named; `NAME#N` is the N-th
       FIELD of relocation INDEX (from 0) of a SHT_RELA section:
       offset type sym addend
 
-Values are Python integer literals (0x.. allowed, negative for addends).
+Values are Python integer literals (0x.. allowed, negative for addends),
+or `@SECTION`: that section's index (e.g. a relocation section's sh_info
+made to name itself, or a group member replaced by another section).
 The object's byte order is used throughout.
 """
 import struct
@@ -57,18 +59,21 @@ def main(argv):
                     return i
         fail(f"{src}: no section {spec}")
 
+    def number(text):
+        return find(text[1:]) if text.startswith("@") else int(text, 0)
+
     if what == "shdr":
         i = find(argv[4])
         h = header(i)
-        h[SHDR_FIELDS.index(argv[5])] = int(argv[6], 0)
+        h[SHDR_FIELDS.index(argv[5])] = number(argv[6])
         struct.pack_into(end + SHDR_FORMAT, data, shoff + i * shentsize, *h)
     elif what == "bytes":
         h = header(find(argv[4]))
-        offset, width, value = int(argv[5], 0), int(argv[6]), int(argv[7], 0)
+        offset, width, new = int(argv[5], 0), int(argv[6]), number(argv[7])
         if offset + width > h[5]:
             fail(f"offset {offset} + {width} is past the section's end")
         fmt = {1: "B", 2: "H", 4: "I", 8: "Q"}[width]
-        struct.pack_into(end + fmt, data, h[4] + offset, value & ((1 << (8 * width)) - 1))
+        struct.pack_into(end + fmt, data, h[4] + offset, new & ((1 << (8 * width)) - 1))
     elif what == "rela":
         h = header(find(argv[4]))
         index, field, value = int(argv[5]), argv[6], int(argv[7], 0)
