@@ -8,6 +8,7 @@ pub mod dump;
 pub mod elf;
 pub mod emit;
 pub mod error;
+pub mod output;
 pub mod patch;
 pub mod pcemit;
 pub mod pclayout;

@@ -66,6 +66,10 @@ enum Command {
         /// Print the sizes of the sections before and after.
         #[arg(long)]
         stats: bool,
+        /// Write through a named temporary file even where O_TMPFILE works
+        /// (tests of the fallback).
+        #[arg(long, hide = true)]
+        named_temp: bool,
     },
     /// Check that every PC of every PC section lies in a function's code and
     /// that function entries match their functions; non-zero on a problem.
@@ -92,13 +96,27 @@ fn main() -> ExitCode {
             strip_v3,
             absolute,
             stats,
+            named_temp,
         } => {
             let output = if in_place {
                 input.clone()
             } else {
                 output.expect("required by clap")
             };
-            emit(&input, &output, ir.as_deref(), strip_v3, absolute, stats)
+            let temp = if named_temp {
+                pcmap::output::TempKind::Named
+            } else {
+                pcmap::output::TempKind::Unnamed
+            };
+            emit(
+                &input,
+                &output,
+                ir.as_deref(),
+                strip_v3,
+                absolute,
+                stats,
+                temp,
+            )
         }
         Command::Verify { file, against } => verify(&file, against.as_deref()),
     };
@@ -153,9 +171,15 @@ fn emit(
     strip_v3: bool,
     absolute: bool,
     stats: bool,
+    temp: pcmap::output::TempKind,
 ) -> Result<()> {
-    // The IR is read on other threads while the object is.
-    let ir = ir.map(pcmap::patch::IrInput::read_in_background);
+    // The IR is read on other threads while the object is. They never take
+    // SIGINT/SIGTERM/SIGHUP: blocking them here keeps them out of the
+    // output's commit.
+    let ir = {
+        let _blocked = pcmap::output::SignalsBlocked::new();
+        ir.map(pcmap::patch::IrInput::read_in_background)
+    };
     let data = pcmap::elf::read_file(input)?;
     pcmap::elf::parse(input, &data)?;
     let opts = pcmap::emit::Options {
@@ -163,42 +187,23 @@ fn emit(
         strip_v3,
         ir,
     };
-    // Write beside the output and rename: no half-written object ever exists.
-    let dir = output
-        .parent()
-        .filter(|d| !d.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
-    let mut out = TempOutput {
-        dir,
-        file: None,
-        create_error: None,
-        write_error: None,
-    };
+    let mut out = pcmap::output::Output::new(output, input, temp);
     let emitted = pcmap::emit::emit_all(&data, &opts, &mut out);
     // An IR that cannot be read is the error, whether or not it was needed.
     if let Some(ir) = &opts.ir {
         ir.sites()?;
     }
-    if let Some(e) = out.create_error {
-        return Err(e)
-            .with_context(|| format!("{}: cannot create a temporary file", output.display()));
+    if let Some(e) = out.open_error() {
+        return Err(e.into());
     }
     let emitted = emitted.with_context(|| input.display().to_string())?;
-    let cannot_write = || format!("{}: cannot write", output.display());
-    if let Some(e) = out.write_error {
-        return Err(e).with_context(cannot_write);
-    }
-    let tmp = match out.file {
-        Some(w) => w.into_inner().map_err(|e| e.into_error()),
-        None => tempfile::NamedTempFile::new_in(dir),
-    }
-    .with_context(cannot_write)?;
+    let written = out.finish()?;
     // A bug of the rewrite is an error here, never a corrupt object.
-    pcmap::check::written_file(tmp.as_file()).with_context(|| input.display().to_string())?;
-    if let Ok(meta) = std::fs::metadata(input) {
-        let _ = tmp.as_file().set_permissions(meta.permissions());
-    }
-    tmp.persist(output).with_context(cannot_write)?;
+    pcmap::check::written_file(written.file()).with_context(|| input.display().to_string())?;
+    // In place, the output may be copied into the input's inode: no reading
+    // through the mapping after this.
+    drop(data);
+    written.commit()?;
     if stats {
         if let Some(report) = emitted.stack_maps {
             println!(
@@ -226,43 +231,6 @@ fn emit(
         }
     }
     Ok(())
-}
-
-/// Where `emit` writes: a temporary file beside the output, streamed to (no
-/// in-memory copy of the whole object, tens of megabytes of freshly faulted
-/// pages). The file is created when writing starts, after every check of
-/// the input passed: a bad input is reported as such whatever the output's
-/// directory. Dropped on an error, the file is deleted.
-struct TempOutput<'p> {
-    dir: &'p Path,
-    file: Option<std::io::BufWriter<tempfile::NamedTempFile>>,
-    create_error: Option<std::io::Error>,
-    /// The first write error; later writes are skipped.
-    write_error: Option<std::io::Error>,
-}
-
-impl object::write::WritableBuffer for TempOutput<'_> {
-    fn reserve(&mut self, _size: u64) -> std::result::Result<(), ()> {
-        if self.file.is_none() {
-            match tempfile::NamedTempFile::new_in(self.dir) {
-                Ok(f) => self.file = Some(std::io::BufWriter::with_capacity(1 << 20, f)),
-                Err(e) => {
-                    self.create_error = Some(e);
-                    return Err(());
-                }
-            }
-        }
-        Ok(())
-    }
-
-    fn write_bytes(&mut self, val: &[u8]) {
-        if self.write_error.is_some() || self.reserve(0).is_err() {
-            return;
-        }
-        if let Some(Err(e)) = self.file.as_mut().map(|f| f.write_all(val)) {
-            self.write_error = Some(e);
-        }
-    }
 }
 
 fn verify(path: &Path, against: Option<&Path>) -> Result<()> {

@@ -1,0 +1,582 @@
+//! The file `pcmap emit` writes: complete or not at all, whatever happens to
+//! the process, and `--in-place` keeps what makes the file the user's.
+//!
+//! ```text
+//! written:    O_TMPFILE in the output's directory (no name: the kernel frees
+//!             it if the process dies, kill -9 included), streamed through a
+//!             BufWriter; where the filesystem has no O_TMPFILE, a named
+//!             `.pcmap.XXXXXX` that a SIGINT/SIGTERM/SIGHUP handler unlinks
+//! committed:  linkat(/proc/self/fd/N) to a fresh name + rename over the
+//!             output (or linked straight to it when it does not exist), with
+//!             SIGINT/SIGTERM/SIGHUP blocked for those two calls
+//! in place:   symlinks resolved, the final target rewritten in its own
+//!             directory with its mode, owner and group; a file with several
+//!             hard links, or whose owner cannot be given back, gets the
+//!             finished output copied into its inode (not atomic)
+//! ```
+//!
+//! Signals: handlers exist only while a named temporary file does. The
+//! caller keeps every other thread's SIGINT/SIGTERM/SIGHUP blocked
+//! ([`SignalsBlocked`] around spawning them) so that blocking them on the
+//! committing thread keeps them out of the commit.
+
+use std::fs::{File, Metadata, OpenOptions};
+use std::io::{self, BufWriter, Seek, Write};
+use std::os::unix::fs::{MetadataExt, PermissionsExt};
+use std::path::{Path, PathBuf};
+
+/// Errors of the output; each names the output as the user gave it.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    #[error("{}: not a regular file ({})", .0.display(), .1)]
+    NotRegular(PathBuf, &'static str),
+    #[error("{}: cannot create a temporary file", path.display())]
+    Create {
+        path: PathBuf,
+        #[source]
+        source: io::Error,
+    },
+    #[error("{}: cannot write", path.display())]
+    Write {
+        path: PathBuf,
+        #[source]
+        source: io::Error,
+    },
+}
+
+/// How the temporary file is made.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum TempKind {
+    /// `O_TMPFILE`, or a named file where the filesystem lacks it.
+    #[default]
+    Unnamed,
+    /// Always a named file (for tests of the fallback).
+    Named,
+}
+
+/// The output of `pcmap emit`, an [`object::write::WritableBuffer`]. The
+/// temporary file is created when writing starts, after every check of the
+/// input passed (a bad input is reported as such whatever the output); the
+/// first I/O error is kept, later writes are skipped. Nothing is visible at
+/// the output's path before [`Output::commit`]; dropped, it leaves nothing.
+pub struct Output {
+    path: PathBuf,
+    input: PathBuf,
+    kind: TempKind,
+    open: Option<Open>,
+    error: Option<Error>,
+}
+
+struct Open {
+    /// `path` with symlinks resolved: the file replaced or rewritten.
+    target: PathBuf,
+    dir: PathBuf,
+    plan: Plan,
+    writer: BufWriter<File>,
+    /// The name of a named temporary file, removed on drop or by a signal.
+    named: Option<Armed>,
+}
+
+/// What the output's file must keep.
+#[derive(Clone, Copy)]
+enum Plan {
+    /// A new file at the output's path, with the input's permission bits.
+    New { mode: u32 },
+    /// The output is the input's file (`--in-place`, or `-o` naming it):
+    /// its mode, owner, group and links stay.
+    Keep {
+        mode: u32,
+        uid: u32,
+        gid: u32,
+        links: u64,
+    },
+}
+
+impl Output {
+    /// The output `path` of a rewrite of `input` (the same path for
+    /// `--in-place`). Touches nothing until the first write.
+    pub fn new(path: &Path, input: &Path, kind: TempKind) -> Output {
+        Output {
+            path: path.to_path_buf(),
+            input: input.to_path_buf(),
+            kind,
+            open: None,
+            error: None,
+        }
+    }
+
+    /// The error of creating the output, if that failed (a writer that
+    /// cannot start makes the object writer fail: this is the cause).
+    pub fn open_error(&mut self) -> Option<Error> {
+        match self.error {
+            Some(Error::NotRegular(..) | Error::Create { .. }) => self.error.take(),
+            _ => None,
+        }
+    }
+
+    /// Ends writing: the first error of creating or writing the output, or
+    /// the output, complete, for a check and [`Written::commit`].
+    pub fn finish(mut self) -> Result<Written, Error> {
+        if let Some(e) = self.error.take() {
+            return Err(e);
+        }
+        let open = match self.open.take() {
+            Some(open) => open,
+            None => self.open()?,
+        };
+        let Open {
+            target,
+            dir,
+            plan,
+            writer,
+            named,
+        } = open;
+        let file = writer.into_inner().map_err(|e| Error::Write {
+            path: self.path.clone(),
+            source: e.into_error(),
+        })?;
+        Ok(Written {
+            path: self.path,
+            target,
+            dir,
+            plan,
+            file,
+            named,
+        })
+    }
+
+    fn open(&self) -> Result<Open, Error> {
+        let create = |source| Error::Create {
+            path: self.path.clone(),
+            source,
+        };
+        let target = resolve(&self.path).map_err(create)?;
+        let existing = match std::fs::metadata(&target) {
+            Ok(m) if !m.is_file() => {
+                let kind = crate::elf::file_kind(m.file_type());
+                return Err(Error::NotRegular(self.path.clone(), kind));
+            }
+            Ok(m) => Some(m),
+            Err(e) if e.kind() == io::ErrorKind::NotFound => None,
+            Err(e) => return Err(create(e)),
+        };
+        let input = std::fs::metadata(&self.input).map_err(create)?;
+        let plan = match existing {
+            Some(m) if same_file(&m, &input) => Plan::Keep {
+                mode: m.mode() & 0o7777,
+                uid: m.uid(),
+                gid: m.gid(),
+                links: m.nlink(),
+            },
+            _ => Plan::New {
+                mode: input.mode() & 0o7777,
+            },
+        };
+        let dir = match target.parent() {
+            Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
+            _ => PathBuf::from("."),
+        };
+        let unnamed = match self.kind {
+            TempKind::Unnamed => unnamed_temp(&dir),
+            TempKind::Named => Err(unsupported()),
+        };
+        let (file, named) = match unnamed {
+            Ok(file) => (file, None),
+            Err(e) if is_unsupported(&e) => {
+                let (file, armed) = named_temp(&dir).map_err(create)?;
+                (file, Some(armed))
+            }
+            Err(e) => return Err(create(e)),
+        };
+        Ok(Open {
+            target,
+            dir,
+            plan,
+            writer: BufWriter::with_capacity(1 << 20, file),
+            named,
+        })
+    }
+}
+
+impl object::write::WritableBuffer for Output {
+    fn reserve(&mut self, _size: u64) -> Result<(), ()> {
+        if self.error.is_some() {
+            return Err(());
+        }
+        if self.open.is_none() {
+            match self.open() {
+                Ok(open) => self.open = Some(open),
+                Err(e) => {
+                    self.error = Some(e);
+                    return Err(());
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn write_bytes(&mut self, val: &[u8]) {
+        if self.reserve(0).is_err() {
+            return;
+        }
+        if let Some(Err(e)) = self.open.as_mut().map(|o| o.writer.write_all(val)) {
+            self.error = Some(Error::Write {
+                path: self.path.clone(),
+                source: e,
+            });
+        }
+    }
+}
+
+/// The complete output, not yet at the output's path: nothing is left of it
+/// if it is dropped.
+pub struct Written {
+    path: PathBuf,
+    target: PathBuf,
+    dir: PathBuf,
+    plan: Plan,
+    file: File,
+    named: Option<Armed>,
+}
+
+impl Written {
+    /// The temporary file, readable (to check what was written).
+    pub fn file(&self) -> &File {
+        &self.file
+    }
+
+    /// Puts the output in place: atomically, by a rename, unless the
+    /// input's inode must be kept (several hard links, or an owner this
+    /// process cannot give a new file); then it is copied into that inode,
+    /// which is not atomic. The caller must no longer use any mapping of the
+    /// input: its bytes may be overwritten.
+    pub fn commit(self) -> Result<(), Error> {
+        let Written {
+            path,
+            target,
+            dir,
+            plan,
+            file,
+            named,
+        } = self;
+        let cannot_write = |source| Error::Write {
+            path: path.clone(),
+            source,
+        };
+        match plan {
+            Plan::New { mode } => {
+                set_mode(&file, mode).map_err(cannot_write)?;
+                replace(&file, named, &target, &dir).map_err(cannot_write)
+            }
+            Plan::Keep {
+                mode,
+                uid,
+                gid,
+                links,
+            } => {
+                // A rename would split hard links; a new file this process
+                // cannot give the owner back to must not replace the old.
+                if links == 1 && set_owner(&file, uid, gid).is_ok() {
+                    set_mode(&file, mode).map_err(cannot_write)?;
+                    replace(&file, named, &target, &dir).map_err(cannot_write)
+                } else {
+                    copy_into(file, &target).map_err(cannot_write)
+                    // `named` (if any) is removed when dropped here.
+                }
+            }
+        }
+    }
+}
+
+fn same_file(a: &Metadata, b: &Metadata) -> bool {
+    a.dev() == b.dev() && a.ino() == b.ino()
+}
+
+/// `path` with every symlink followed, also a dangling last one (its target
+/// is where the file will be created), as `open` would follow them.
+fn resolve(path: &Path) -> io::Result<PathBuf> {
+    let mut path = path.to_path_buf();
+    // Linux's own limit on symlinks in one lookup.
+    for _ in 0..40 {
+        match std::fs::symlink_metadata(&path) {
+            Ok(m) if m.file_type().is_symlink() => {
+                let link = std::fs::read_link(&path)?;
+                path = match path.parent() {
+                    Some(dir) if link.is_relative() => dir.join(link),
+                    _ => link,
+                };
+            }
+            Ok(_) => return Ok(path),
+            Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(path),
+            Err(e) => return Err(e),
+        }
+    }
+    Err(io::Error::from_raw_os_error(libc::ELOOP))
+}
+
+fn unsupported() -> io::Error {
+    io::Error::from_raw_os_error(libc::EOPNOTSUPP)
+}
+
+/// `O_TMPFILE` refused by the kernel or the filesystem (kernels without it
+/// see `O_DIRECTORY` and say EISDIR).
+fn is_unsupported(e: &io::Error) -> bool {
+    matches!(
+        e.raw_os_error(),
+        Some(libc::EOPNOTSUPP | libc::EISDIR | libc::EINVAL)
+    )
+}
+
+/// A file in `dir` without a name.
+#[cfg(target_os = "linux")]
+fn unnamed_temp(dir: &Path) -> io::Result<File> {
+    use rustix::fs::{Mode, OFlags, CWD};
+    let fd = rustix::fs::openat(
+        CWD,
+        dir,
+        OFlags::TMPFILE | OFlags::RDWR | OFlags::CLOEXEC,
+        Mode::from_raw_mode(0o600),
+    )?;
+    Ok(File::from(fd))
+}
+
+#[cfg(not(target_os = "linux"))]
+fn unnamed_temp(_dir: &Path) -> io::Result<File> {
+    Err(unsupported())
+}
+
+/// Gives the unnamed `file` the name `path`.
+#[cfg(target_os = "linux")]
+fn link(file: &File, path: &Path) -> io::Result<()> {
+    use rustix::fs::{AtFlags, CWD};
+    use std::os::fd::AsRawFd;
+    let proc_path = format!("/proc/self/fd/{}", file.as_raw_fd());
+    match rustix::fs::linkat(CWD, &*proc_path, CWD, path, AtFlags::SYMLINK_FOLLOW) {
+        // No /proc: AT_EMPTY_PATH (needs CAP_DAC_READ_SEARCH).
+        Err(rustix::io::Errno::NOENT) => {
+            rustix::fs::linkat(file, "", CWD, path, AtFlags::EMPTY_PATH)?
+        }
+        r => r?,
+    }
+    Ok(())
+}
+
+#[cfg(not(target_os = "linux"))]
+fn link(_file: &File, _path: &Path) -> io::Result<()> {
+    Err(unsupported())
+}
+
+fn named_temp(dir: &Path) -> io::Result<(File, Armed)> {
+    signals::install();
+    // No moment where the file exists and a signal would not remove it.
+    let _blocked = SignalsBlocked::new();
+    let (file, path) = tempfile::Builder::new()
+        .prefix(".pcmap.")
+        .tempfile_in(dir)?
+        .into_parts();
+    let token = signals::arm(&path);
+    Ok((file, Armed(Some(path), token)))
+}
+
+/// A named temporary file's path, unlinked by a terminating signal (see
+/// [`signals`]) or on drop.
+struct Armed(Option<tempfile::TempPath>, Option<signals::Token>);
+
+impl Armed {
+    fn persist(mut self, target: &Path) -> io::Result<()> {
+        let _blocked = SignalsBlocked::new();
+        let path = self.0.take().expect("armed until persisted or dropped");
+        let result = path.persist(target).map_err(|e| e.error);
+        signals::disarm(self.1.take());
+        result
+    }
+}
+
+impl Drop for Armed {
+    fn drop(&mut self) {
+        if let Some(path) = self.0.take() {
+            let _blocked = SignalsBlocked::new();
+            signals::disarm(self.1.take());
+            drop(path);
+        }
+    }
+}
+
+fn set_mode(file: &File, mode: u32) -> io::Result<()> {
+    file.set_permissions(std::fs::Permissions::from_mode(mode))
+}
+
+fn set_owner(file: &File, uid: u32, gid: u32) -> io::Result<()> {
+    let now = file.metadata()?;
+    if (now.uid(), now.gid()) == (uid, gid) {
+        return Ok(());
+    }
+    std::os::unix::fs::fchown(file, Some(uid), Some(gid))
+}
+
+/// Puts `file`, finished, at `target` in one step: no moment where `target`
+/// is missing or partial.
+fn replace(file: &File, named: Option<Armed>, target: &Path, dir: &Path) -> io::Result<()> {
+    // A signal now would leave the name that link gives below.
+    let _blocked = SignalsBlocked::new();
+    if let Some(armed) = named {
+        return armed.persist(target);
+    }
+    match link(file, target) {
+        Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {}
+        r => return r,
+    }
+    let temp = tempfile::Builder::new()
+        .prefix(".pcmap.")
+        .make_in(dir, |path| link(file, path))?;
+    // On failure the temporary name is removed as `temp` drops.
+    temp.persist(target).map_err(|e| e.error)
+}
+
+/// Writes `file`'s bytes over `target`'s, in the same inode. A terminating
+/// signal waits until the copy is complete; kill -9 or a full disk leaves
+/// `target` partial.
+fn copy_into(mut file: File, target: &Path) -> io::Result<()> {
+    let _blocked = SignalsBlocked::new();
+    let mut dest = OpenOptions::new().write(true).open(target)?;
+    file.rewind()?;
+    let len = io::copy(&mut file, &mut dest)?;
+    dest.set_len(len)?;
+    Ok(())
+}
+
+/// SIGINT, SIGTERM and SIGHUP held back from the calling thread while this
+/// lives (threads spawned meanwhile inherit the mask and keep it); delivered
+/// once it is dropped.
+pub struct SignalsBlocked(libc::sigset_t);
+
+impl SignalsBlocked {
+    #[allow(clippy::new_without_default)]
+    pub fn new() -> SignalsBlocked {
+        let set = signals::set();
+        // SAFETY: sigset_t is plain data that pthread_sigmask fills in.
+        let mut old: libc::sigset_t = unsafe { std::mem::zeroed() };
+        // SAFETY: both pointers are valid sigset_t; SIG_BLOCK only adds.
+        unsafe { libc::pthread_sigmask(libc::SIG_BLOCK, &set, &mut old) };
+        SignalsBlocked(old)
+    }
+}
+
+impl Drop for SignalsBlocked {
+    fn drop(&mut self) {
+        // SAFETY: restores the mask saved by `new`.
+        unsafe { libc::pthread_sigmask(libc::SIG_SETMASK, &self.0, std::ptr::null_mut()) };
+    }
+}
+
+/// Removal of a named temporary file by a terminating signal: the handler
+/// unlinks the one armed path (prepared beforehand: the handler may only
+/// make async-signal-safe calls) and re-raises the signal with its default
+/// action, so the process still dies of it.
+mod signals {
+    use std::ffi::{c_char, c_int, CString};
+    use std::os::unix::ffi::OsStrExt;
+    use std::path::Path;
+    use std::sync::atomic::{AtomicPtr, Ordering};
+    use std::sync::Once;
+
+    const SIGNALS: [c_int; 3] = [libc::SIGINT, libc::SIGTERM, libc::SIGHUP];
+
+    /// The path to unlink, a leaked `CString`: whoever swaps it out (the
+    /// handler, or `disarm`) owns it; the handler never frees it.
+    static ARMED: AtomicPtr<c_char> = AtomicPtr::new(std::ptr::null_mut());
+
+    pub(super) fn set() -> libc::sigset_t {
+        // SAFETY: sigset_t is plain data; sigemptyset initialises it.
+        let mut set: libc::sigset_t = unsafe { std::mem::zeroed() };
+        // SAFETY: `set` is a valid sigset_t, the signals valid numbers.
+        unsafe {
+            libc::sigemptyset(&mut set);
+            for s in SIGNALS {
+                libc::sigaddset(&mut set, s);
+            }
+        }
+        set
+    }
+
+    extern "C" fn on_signal(sig: c_int) {
+        let path = ARMED.swap(std::ptr::null_mut(), Ordering::SeqCst);
+        if !path.is_null() {
+            // SAFETY: a NUL-terminated string `arm` leaked; unlink and
+            // raise are async-signal-safe.
+            unsafe { libc::unlink(path) };
+        }
+        // SA_RESETHAND restored the default action: this kills the process
+        // (when the handler returns, if the signal is blocked in it).
+        // SAFETY: raise is async-signal-safe.
+        unsafe { libc::raise(sig) };
+    }
+
+    /// Installs the handler for each signal the process does not ignore (a
+    /// program started with SIGINT ignored, under nohup or in the
+    /// background, keeps ignoring it).
+    pub(super) fn install() {
+        static INSTALL: Once = Once::new();
+        INSTALL.call_once(|| {
+            for sig in SIGNALS {
+                // SAFETY: sigaction is plain data filled in by the kernel;
+                // the handler only makes async-signal-safe calls.
+                unsafe {
+                    let mut old: libc::sigaction = std::mem::zeroed();
+                    if libc::sigaction(sig, std::ptr::null(), &mut old) != 0
+                        || old.sa_sigaction == libc::SIG_IGN
+                    {
+                        continue;
+                    }
+                    let mut new: libc::sigaction = std::mem::zeroed();
+                    new.sa_sigaction = on_signal as extern "C" fn(c_int) as libc::sighandler_t;
+                    new.sa_flags = libc::SA_RESETHAND;
+                    libc::sigemptyset(&mut new.sa_mask);
+                    libc::sigaction(sig, &new, std::ptr::null_mut());
+                }
+            }
+        });
+    }
+
+    /// What `arm` armed (the address of the leaked path).
+    pub(super) struct Token(usize);
+
+    /// Makes `path` the file a terminating signal removes. One at a time: a
+    /// second one while the first is armed is not armed (`None`).
+    pub(super) fn arm(path: &Path) -> Option<Token> {
+        let raw = CString::new(path.as_os_str().as_bytes()).ok()?.into_raw();
+        match ARMED.compare_exchange(
+            std::ptr::null_mut(),
+            raw,
+            Ordering::SeqCst,
+            Ordering::SeqCst,
+        ) {
+            Ok(_) => Some(Token(raw as usize)),
+            Err(_) => {
+                // SAFETY: `raw` came from into_raw above and was not shared.
+                drop(unsafe { CString::from_raw(raw) });
+                None
+            }
+        }
+    }
+
+    /// The path of `token` no longer for a signal to remove.
+    pub(super) fn disarm(token: Option<Token>) {
+        let Some(Token(raw)) = token else { return };
+        let raw = raw as *mut c_char;
+        // A handler that swapped it out first may still be using it.
+        if ARMED
+            .compare_exchange(
+                raw,
+                std::ptr::null_mut(),
+                Ordering::SeqCst,
+                Ordering::SeqCst,
+            )
+            .is_ok()
+        {
+            // SAFETY: from `arm`'s into_raw; swapped out, so no handler can
+            // see it any more.
+            drop(unsafe { CString::from_raw(raw) });
+        }
+    }
+}
