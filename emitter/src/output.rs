@@ -580,3 +580,84 @@ mod signals {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use object::write::WritableBuffer;
+
+    fn names(dir: &Path) -> Vec<String> {
+        let mut names: Vec<String> = std::fs::read_dir(dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().into_string().unwrap())
+            .collect();
+        names.sort();
+        names
+    }
+
+    #[test]
+    fn resolve_follows_relative_absolute_and_dangling_links() {
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path();
+        std::fs::create_dir(d.join("sub")).unwrap();
+        std::os::unix::fs::symlink("sub/b", d.join("a")).unwrap();
+        std::os::unix::fs::symlink(d.join("c"), d.join("sub/b")).unwrap();
+        // `c` does not exist: the file would be created there.
+        assert_eq!(resolve(&d.join("a")).unwrap(), d.join("c"));
+        std::os::unix::fs::symlink("../sub", d.join("sub/up")).unwrap();
+        std::fs::write(d.join("sub/f"), b"").unwrap();
+        std::os::unix::fs::symlink("up/f", d.join("sub/g")).unwrap();
+        assert_eq!(resolve(&d.join("sub/g")).unwrap(), d.join("sub/up/f"));
+        std::os::unix::fs::symlink("loop", d.join("loop")).unwrap();
+        let e = resolve(&d.join("loop")).unwrap_err();
+        assert_eq!(e.raw_os_error(), Some(libc::ELOOP));
+    }
+
+    fn write(kind: TempKind, dir: &Path, out: &Path, commit: bool) -> Result<(), Error> {
+        let input = dir.join("in.o");
+        std::fs::write(&input, b"input").unwrap();
+        let mut o = Output::new(out, &input, kind);
+        o.reserve(6).unwrap();
+        o.write_bytes(b"out");
+        o.write_bytes(b"put");
+        if commit {
+            o.finish()?.commit()
+        } else {
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn committed_output_replaces_and_leaves_no_temporary_file() {
+        for kind in [TempKind::Unnamed, TempKind::Named] {
+            let dir = tempfile::tempdir().unwrap();
+            let out = dir.path().join("out.o");
+            std::fs::write(&out, b"old").unwrap();
+            write(kind, dir.path(), &out, true).unwrap();
+            assert_eq!(std::fs::read(&out).unwrap(), b"output");
+            assert_eq!(names(dir.path()), ["in.o", "out.o"]);
+        }
+    }
+
+    #[test]
+    fn dropped_output_leaves_nothing() {
+        for kind in [TempKind::Unnamed, TempKind::Named] {
+            let dir = tempfile::tempdir().unwrap();
+            let out = dir.path().join("out.o");
+            write(kind, dir.path(), &out, false).unwrap();
+            assert_eq!(names(dir.path()), ["in.o"]);
+        }
+    }
+
+    #[test]
+    fn a_directory_is_not_an_output() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut o = Output::new(dir.path(), &dir.path().join("in.o"), TempKind::Unnamed);
+        assert!(o.reserve(1).is_err());
+        let e = o.open_error().unwrap();
+        assert_eq!(
+            e.to_string(),
+            format!("{}: not a regular file (a directory)", dir.path().display())
+        );
+    }
+}
