@@ -5,8 +5,9 @@ use std::path::Path;
 use anyhow::{bail, Context, Result};
 
 /// Maps `path` read-only (an object can be tens of megabytes; mapping
-/// spares copying it); errors name the file. `emit --in-place` replaces the
-/// file by renaming a new one over it, so the mapping stays valid.
+/// spares copying it); errors name the file. `emit --in-place` renames a new
+/// file over it, or (hard links, an owner it cannot keep) writes into it
+/// only after the caller dropped this mapping.
 pub fn read_file(path: &Path) -> Result<memmap2::Mmap> {
     let cannot = || format!("{}: cannot read", path.display());
     // Before opening: opening a FIFO would block, and mapping a directory
@@ -20,7 +21,8 @@ pub fn read_file(path: &Path) -> Result<memmap2::Mmap> {
         );
     }
     let file = std::fs::File::open(path).with_context(cannot)?;
-    // SAFETY: a read-only mapping of a file pcmap never writes in place.
+    // SAFETY: a read-only mapping; pcmap writes into this file only after
+    // the mapping is dropped (emit --in-place's copy path).
     unsafe { memmap2::Mmap::map(&file) }.with_context(cannot)
 }
 
