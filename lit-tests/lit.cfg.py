@@ -67,6 +67,12 @@ subs.append(("%elfpatch", f"python3 {os.path.join(tools, 'elfpatch.py')}"))
 # target's GNU ld -r (and -shared where the object allows), target taken from
 # the ELF header. See tools/check-object.py.
 subs.append(("%check-object", f"python3 {os.path.join(tools, 'check-object.py')} --llvm-bindir {bin16}"))
+# Issue 14's oracle corpus: LLVM's own stack map tests checked against
+# llvm-readobj, llvm-objdump and the IR (lit-tests/tools/check_stackmaps.py).
+if bin19:
+    subs.append(("%check-stackmaps",
+                 f"python3 {os.path.join(tools, 'check_stackmaps.py')} --bin16 {bin16} "
+                 f"--bin19 {bin19} --pcmap {pcmap}"))
 
 # Targets. For each: the LLVM triple, the GNU triple whose cross gcc provides
 # libc and a linker, how to run a linked program, and the lit feature name.
