@@ -272,8 +272,9 @@ def scan_function(func, body, groups):
         else:
             # A call with a "deopt" bundle is lowered as a statepoint; its ID and
             # patch bytes come from call-site attributes.
-            bundle = re.match(r"\s*\[(.*)\]", rest, re.S)
-            if not bundle or '"deopt"' not in bundle.group(1):
+            # Call-site attributes come before the operand bundles.
+            bundle = re.search(r"\[\s*\"[^\"]+\"\s*\(.*\]", rest, re.S)
+            if not bundle or not re.search(r'"deopt"\s*\(', bundle.group(0)):
                 continue
             attrs = rest
             for g in re.findall(r"#(\d+)", rest):
