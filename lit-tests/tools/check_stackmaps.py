@@ -329,7 +329,7 @@ def check_readobj(run, args, version, obj, label):
     want = readobj_text(run, args, version, obj)
     if not want:
         raise Failure(f"{label}: llvm-readobj-{version} printed no stack map")
-    got = run.run([args.pcmap, "dump", "--format=readobj", obj]).stdout
+    got = run.run(shlex.split(args.pcmap) + ["dump", "--format=readobj", obj]).stdout
     if got != want:
         import difflib
         diff = "".join(difflib.unified_diff(want.splitlines(True), got.splitlines(True),
@@ -339,7 +339,7 @@ def check_readobj(run, args, version, obj, label):
 
 
 def dump_json(run, args, obj):
-    return json.loads(run.run([args.pcmap, "dump", "--json", obj]).stdout)
+    return json.loads(run.run(shlex.split(args.pcmap) + ["dump", "--json", obj]).stdout)
 
 
 LOC_FIELDS = ("kind", "size", "dwarf_reg", "offset", "value", "index")
@@ -384,10 +384,18 @@ def check_flat(v3_tables, flat_tables, label):
         if len(want) != len(got):
             problems.append(f"{where}: {len(want)} v3 records but {len(got)} flat")
         for n, (a, b) in enumerate(zip(want, got)):
-            if record_key(a) != record_key(b):
+            ka, kb = record_key(a), record_key(b)
+            if ka != kb:
+                what = [f"{name} v3 {x!r} flat {y!r}" for name, x, y in
+                        zip(("id", "function", "offset"), ka[:3], kb[:3]) if x != y]
+                if len(ka[3]) != len(kb[3]):
+                    what.append(f"{len(ka[3])} v3 locations, {len(kb[3])} flat")
+                what += [f"location {i}: v3 {dict(zip(LOC_FIELDS, x))} flat {dict(zip(LOC_FIELDS, y))}"
+                         for i, (x, y) in enumerate(zip(ka[3], kb[3])) if x != y]
+                if ka[4] != kb[4]:
+                    what.append(f"live-outs v3 {ka[4]} flat {kb[4]}")
                 problems.append(f"{where}: record {n} (function {a['function']}, ID {a['id']} at "
-                                f"+{a['instruction_offset']}): v3 {json.dumps(a)} flat "
-                                f"{json.dumps({k: v for k, v in b.items() if k not in ('kind', 'patchable_size', 'has_live_out_info')})}")
+                                f"+{a['instruction_offset']}): " + "; ".join(what))
             if b.get("live_outs") and not b.get("has_live_out_info"):
                 problems.append(f"{where}: record {n}: live-outs listed but has_live_out_info false")
             if b.get("kind") == "patchpoint" and not b.get("has_live_out_info"):
@@ -580,7 +588,8 @@ def check_one(args, path, head, text, target, variant, results):
     emitted = {}
     for mode in ("ir", "noir"):
         out = os.path.join(work, f"{tag}.{mode}.o")
-        ecmd = [args.pcmap, "emit"] + (["--ir", path] if mode == "ir" else []) + [obj, "-o", out]
+        ecmd = shlex.split(args.pcmap) + ["emit"] + shlex.split(args.emit_args) + \
+            (["--ir", path] if mode == "ir" else []) + [obj, "-o", out]
         p = run.run(ecmd, check=False)
         infos.append(f"{label}: emit command: {run.commands[-1]}")
         if p.returncode != 0:
@@ -703,7 +712,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--bin16", required=True)
     ap.add_argument("--bin19", required=True)
-    ap.add_argument("--pcmap", required=True)
+    ap.add_argument("--pcmap", required=True, help="the pcmap command (split like a shell)")
     ap.add_argument("--llc", choices=["16", "19"], required=True)
     ap.add_argument("--work", required=True, help="scratch directory")
     ap.add_argument("--targets", default=",".join(TARGETS),
@@ -714,6 +723,8 @@ def main():
     ap.add_argument("--known", help="known failures (default: known-failures.txt beside the "
                     "first input)")
     ap.add_argument("--no-known", action="store_true", help="every failure counts")
+    ap.add_argument("--emit-args", default="",
+                    help="more options for every pcmap emit, e.g. --strip-v3")
     ap.add_argument("--summary", help="also write the results as JSON here")
     ap.add_argument("--verbose", action="store_true", help="print the info lines too")
     ap.add_argument("inputs", nargs="+")
