@@ -434,7 +434,12 @@ CALL_MNEMONICS = {
 
 
 def check_sizes(sites, flat_tables, ends_fn, target, label, mode_ir):
-    """Every stated kind and size equals the oracle. Returns (wrong, info)."""
+    """Every stated kind and size equals the oracle. Returns (wrong, info).
+
+    Records are matched to IR sites by function and ID. Where several sites
+    share both, a record may be any of them: block layout, not IR order,
+    decides which comes first (no corpus input has such sites that differ in
+    kind or size)."""
     wrong, info = [], []
     by_key = {}
     for s in sites:
