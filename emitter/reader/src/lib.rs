@@ -8,8 +8,9 @@
 //! * [`flat`]: the flat stack map layout of `docs/stackmap-v2.md`.
 //! * [`pctable`]: PC tables (`!pcsections`), raw, native and compact.
 //!
-//! With feature `write`, [`write`] holds an owned model of a stack map table
-//! and the writers for both layouts, side by side with their readers.
+//! With feature `write`, [`stackmap`] holds an owned model of a stack map
+//! table, read from and written in either layout, and [`flat`] its writer,
+//! beside its reader.
 #![no_std]
 
 #[cfg(feature = "alloc")]
@@ -24,7 +25,7 @@ pub mod llvm;
 mod location;
 pub mod pctable;
 #[cfg(feature = "write")]
-pub mod write;
+pub mod stackmap;
 
 pub use endian::{BigEndian, Endian, LittleEndian, RunTimeEndian};
 pub use error::{Error, Result};
