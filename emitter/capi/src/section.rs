@@ -35,9 +35,8 @@ pub struct Section<'a> {
 /// Byte order of the tables in `bytes`, from the first table's header flag
 /// (a section only ever holds one target's tables).
 pub(crate) fn endian_of(bytes: &[u8]) -> RunTimeEndian {
-    const FLAGS_OFFSET: usize = 5;
     let start = bytes.iter().position(|&b| b != 0).unwrap_or(0);
-    match bytes.get(start + FLAGS_OFFSET) {
+    match bytes.get(start + flat::header::FLAGS) {
         Some(f) if f & flat::BIG_ENDIAN != 0 => RunTimeEndian::Big,
         _ => RunTimeEndian::Little,
     }

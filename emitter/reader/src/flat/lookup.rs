@@ -4,8 +4,8 @@
 
 use super::table::{check_range, Fields, FlatStackMap, FrameRecord, KeptHeader, Record};
 use super::{
-    ABSOLUTE_ADDRESSES, FRAME_RECORD_INDEX_FIELD, FRAME_RECORD_SIZE, FUNCTION_INDEX_ENTRY_SIZE,
-    INDEX_ARRAY, MAP_ARRAY, PC_MAP_ENTRY_SIZE, RECORD_OFFSET_FIELD, RECORD_SIZE,
+    frame_record, pc_map_entry, record, ABSOLUTE_ADDRESSES, FRAME_RECORDS, FRAME_RECORD_SIZE,
+    FUNCTION_INDEX_ENTRY_SIZE, INDEX_ARRAY, MAP_ARRAY, PC_MAP_ENTRY_SIZE, RECORDS, RECORD_SIZE,
 };
 use crate::{Endian, Error, Result};
 
@@ -265,8 +265,8 @@ impl<'a, E: Endian> Lookup<'a, E> {
     fn new(data: &'a [u8], endian: E, kept: KeptHeader<'_>, table_address: u64) -> Option<Self> {
         let b = kept.bounds;
         let array = |i: usize| data.get(b[i] as usize..b[i + 1] as usize);
-        let frames = array(1)?;
-        let records = array(2)?;
+        let frames = array(FRAME_RECORDS)?;
+        let records = array(RECORDS)?;
         let map = array(MAP_ARRAY)?;
         Some(Lookup {
             endian,
@@ -274,7 +274,7 @@ impl<'a, E: Endian> Lookup<'a, E> {
             records,
             index: array(INDEX_ARRAY)?,
             map,
-            frames_address: table_address.wrapping_add(b[1].into()),
+            frames_address: table_address.wrapping_add(b[FRAME_RECORDS].into()),
             relative: if kept.flags & ABSOLUTE_ADDRESSES != 0 {
                 0
             } else {
@@ -295,9 +295,11 @@ impl<'a, E: Endian> Lookup<'a, E> {
         let b = self.frames.get(at..at + 4)?.try_into().ok()?;
         Some(self.endian.u32_from(b))
     }
-    /// Function `i`'s address from its frame record.
+    /// Function `i`'s address from its frame record (the entry's first 8
+    /// bytes).
     #[inline(always)]
     fn function_address(&self, i: u32) -> Option<u64> {
+        const _: () = assert!(frame_record::ADDRESS == 0);
         let stored = self
             .endian
             .u64_from(*entry::<FRAME_RECORD_SIZE, 8>(self.frames, i)?);
@@ -336,16 +338,16 @@ impl<'a, E: Endian> Lookup<'a, E> {
     /// Record `i`'s instruction offset.
     #[inline(always)]
     fn record_offset(&self, i: u32) -> Option<u32> {
-        let at = i as usize * RECORD_SIZE + RECORD_OFFSET_FIELD;
+        let at = i as usize * RECORD_SIZE + record::INSTRUCTION_OFFSET;
         let b = self.records.get(at..at + 4)?.try_into().ok()?;
         Some(self.endian.u32_from(b))
     }
     /// Function `f`'s records: its record index and the next function's.
     #[inline(always)]
     fn record_range(&self, f: u32) -> Option<(u32, u32)> {
-        let start = self.frame_u32(f, 28)?;
+        let start = self.frame_u32(f, frame_record::RECORD_INDEX)?;
         let end = match f + 1 < self.functions {
-            true => self.frame_u32(f + 1, 28)?,
+            true => self.frame_u32(f + 1, frame_record::RECORD_INDEX)?,
             false => self.num_records,
         };
         Some((start, end))
@@ -425,20 +427,21 @@ impl<'a, E: Endian> Lookup<'a, E> {
         }
         let frame = entry::<FRAME_RECORD_SIZE, FRAME_RECORD_SIZE>(self.frames, function)?;
         let f = Fields::new(frame, self.endian);
-        let address = self.stored_address(function, f.u64(0));
-        let start = f.u32(FRAME_RECORD_INDEX_FIELD);
+        let address = self.stored_address(function, f.u64(frame_record::ADDRESS));
+        let start = f.u32(frame_record::RECORD_INDEX);
         let end = if function + 1 < self.functions {
             let next = entry::<FRAME_RECORD_SIZE, FRAME_RECORD_SIZE>(self.frames, function + 1)?;
             let next = Fields::new(next, self.endian);
-            if self.stored_address(function + 1, next.u64(0)) <= pc {
+            if self.stored_address(function + 1, next.u64(frame_record::ADDRESS)) <= pc {
                 return None;
             }
-            next.u32(FRAME_RECORD_INDEX_FIELD)
+            next.u32(frame_record::RECORD_INDEX)
         } else {
             self.num_records
         };
         let offset = pc.checked_sub(address)?;
-        if f.u32(8) != 0 && offset > u64::from(f.u32(8)) {
+        let size = f.u32(frame_record::SIZE);
+        if size != 0 && offset > u64::from(size) {
             return Some(None);
         }
         let offset = u32::try_from(offset).ok()?;
@@ -474,7 +477,9 @@ impl<'a, E: Endian> Lookup<'a, E> {
             return Some(None);
         }
         let r = entry::<RECORD_SIZE, RECORD_SIZE>(self.records, record)?;
-        if how == Match::Exact && Fields::new(r, self.endian).u32(RECORD_OFFSET_FIELD) != offset {
+        if how == Match::Exact
+            && Fields::new(r, self.endian).u32(record::INSTRUCTION_OFFSET) != offset
+        {
             return Some(None);
         }
         let found = Found {
@@ -528,7 +533,7 @@ impl<'a, E: Endian> Lookup<'a, E> {
             return Some(None);
         };
         let address = self.function_address(index)?;
-        let size = self.frame_u32(index, 8)?;
+        let size = self.frame_u32(index, frame_record::SIZE)?;
         // `None` only if the frame records are out of order (corrupt).
         let Some(offset) = pc.checked_sub(address) else {
             return Some(None);
@@ -565,11 +570,22 @@ impl<'a, E: Endian> Lookup<'a, E> {
         let (first_function, first_record, last_function, last_record) = if bucket + 1 < buckets {
             let e = entry::<PC_MAP_ENTRY_SIZE, { 2 * PC_MAP_ENTRY_SIZE }>(self.map, bucket)?;
             let f = Fields::new(e, self.endian);
-            (f.u32(0), f.u32(4), f.u32(8), f.u32(12))
+            let next = PC_MAP_ENTRY_SIZE;
+            (
+                f.u32(pc_map_entry::FUNCTION),
+                f.u32(pc_map_entry::RECORD),
+                f.u32(next + pc_map_entry::FUNCTION),
+                f.u32(next + pc_map_entry::RECORD),
+            )
         } else {
             let e = entry::<PC_MAP_ENTRY_SIZE, PC_MAP_ENTRY_SIZE>(self.map, bucket)?;
             let f = Fields::new(e, self.endian);
-            (f.u32(0), f.u32(4), self.functions - 1, self.num_records)
+            (
+                f.u32(pc_map_entry::FUNCTION),
+                f.u32(pc_map_entry::RECORD),
+                self.functions - 1,
+                self.num_records,
+            )
         };
         let w = PcMapWindow {
             first_function,

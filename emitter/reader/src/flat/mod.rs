@@ -83,10 +83,75 @@ pub const FRAME_REGISTER_SIZE: usize = 4;
 pub const LIVE_OUT_SIZE: usize = 4;
 pub const FUNCTION_INDEX_ENTRY_SIZE: usize = 4;
 pub const PC_MAP_ENTRY_SIZE: usize = 8;
-/// Offset of a frame record's record index, and of a record's instruction
-/// offset, in their entries.
-pub(crate) const FRAME_RECORD_INDEX_FIELD: usize = 28;
-pub(crate) const RECORD_OFFSET_FIELD: usize = 8;
+
+/// Byte offsets of the header's fields (the drawing above), for the reader
+/// and the writer alike.
+pub mod header {
+    pub const MAGIC: usize = 0;
+    pub const VERSION: usize = 4;
+    pub const FLAGS: usize = 5;
+    /// The header size field (u16).
+    pub const SIZE: usize = 6;
+    pub const TABLE_SIZE: usize = 8;
+    /// Five u32 offsets: frame records, records, locations, frame registers,
+    /// live-outs.
+    pub const ARRAY_OFFSETS: usize = 12;
+    /// With a header of at least `PC_MAP_HEADER_SIZE` bytes.
+    pub const PC_MAP_ENTRIES: usize = 32;
+    pub const PC_MAP_SHIFT: usize = 36;
+}
+
+/// Byte offsets of a frame record's fields.
+pub mod frame_record {
+    pub const ADDRESS: usize = 0;
+    pub const SIZE: usize = 8;
+    pub const STACK_SIZE: usize = 12;
+    pub const FLAGS: usize = 16;
+    pub const NUM_FRAME_REGISTERS: usize = 17;
+    pub const FRAME_BASE_REGISTER: usize = 18;
+    pub const CFA_OFFSET: usize = 20;
+    pub const FRAME_REGISTER_INDEX: usize = 24;
+    pub const RECORD_INDEX: usize = 28;
+}
+
+/// Byte offsets of a record's fields.
+pub mod record {
+    pub const ID: usize = 0;
+    pub const INSTRUCTION_OFFSET: usize = 8;
+    pub const PATCHABLE_SIZE: usize = 12;
+    pub const NUM_LOCATIONS: usize = 16;
+    pub const NUM_LIVE_OUTS: usize = 18;
+    pub const LOCATION_INDEX: usize = 20;
+    pub const LIVE_OUT_INDEX: usize = 24;
+    pub const FLAGS: usize = 28;
+    pub const KIND: usize = 29;
+}
+
+/// Byte offsets of a location's fields.
+pub mod location {
+    pub const KIND: usize = 0;
+    pub const SIZE: usize = 1;
+    pub const DWARF_REG: usize = 2;
+    pub const OFFSET: usize = 4;
+}
+
+/// Byte offsets of a frame register's fields.
+pub mod frame_register {
+    pub const DWARF_REG: usize = 0;
+    pub const OFFSET: usize = 2;
+}
+
+/// Byte offsets of a live-out's fields.
+pub mod live_out {
+    pub const DWARF_REG: usize = 0;
+    pub const SIZE: usize = 3;
+}
+
+/// Byte offsets of a PC map entry's fields.
+pub mod pc_map_entry {
+    pub const FUNCTION: usize = 0;
+    pub const RECORD: usize = 4;
+}
 
 /// Entries of a table's bounds: where each array starts, and the table size.
 pub const NUM_BOUNDS: usize = 9;
@@ -106,9 +171,14 @@ pub(crate) const ARRAYS: [(&str, usize, usize); NUM_BOUNDS - 1] = [
 /// table's frame records span at most 2 KB.
 pub const FUNCTION_INDEX_MIN_FUNCTIONS: usize = 64;
 
-/// Position of the function index in [`ARRAYS`].
+/// Positions of the arrays in [`ARRAYS`] (and in a header's bounds).
+pub(crate) const CONSTANTS: usize = 0;
+pub(crate) const FRAME_RECORDS: usize = 1;
+pub(crate) const RECORDS: usize = 2;
+pub(crate) const LOCATIONS: usize = 3;
+pub(crate) const FRAME_REGISTERS: usize = 4;
+pub(crate) const LIVE_OUTS: usize = 5;
 pub(crate) const INDEX_ARRAY: usize = 6;
-/// Position of the PC map in [`ARRAYS`].
 pub(crate) const MAP_ARRAY: usize = 7;
 /// Records (or functions, if more) per PC map bucket `pcmap emit` aims at:
 /// the map costs 4 to 8 bytes per record, and a lookup compares one or two

@@ -2,10 +2,11 @@
 //! access to every entry; the tables of a section.
 
 use super::{
-    RecordKind, ABSOLUTE_ADDRESSES, ARRAYS, BIG_ENDIAN, FRAME_RECORD_INDEX_FIELD,
-    FRAME_RECORD_SIZE, FUNCTION_INDEX, FUNCTION_INDEX_ENTRY_SIZE, HAS_VARIABLE_SIZE_ALLOCA,
-    HEADER_SIZE, INDEX_ARRAY, MAGIC, MAP_ARRAY, NUM_BOUNDS, PC_MAP, PC_MAP_ENTRY_SIZE,
-    PC_MAP_HEADER_SIZE, PC_MAP_MAX_SHIFT, RECORD_OFFSET_FIELD, RECORD_SIZE, TABLE_ALIGN,
+    frame_record, frame_register, header, live_out, location, pc_map_entry, record, RecordKind,
+    ABSOLUTE_ADDRESSES, ARRAYS, BIG_ENDIAN, CONSTANTS, FRAME_RECORDS, FRAME_RECORD_SIZE,
+    FRAME_REGISTERS, FUNCTION_INDEX, FUNCTION_INDEX_ENTRY_SIZE, HAS_VARIABLE_SIZE_ALLOCA,
+    HEADER_SIZE, INDEX_ARRAY, LIVE_OUTS, LOCATIONS, MAGIC, MAP_ARRAY, NUM_BOUNDS, PC_MAP,
+    PC_MAP_ENTRY_SIZE, PC_MAP_HEADER_SIZE, PC_MAP_MAX_SHIFT, RECORDS, RECORD_SIZE, TABLE_ALIGN,
     VARIABLE_STACK_SIZE, VERSION,
 };
 use crate::endian::Bytes;
@@ -107,16 +108,16 @@ impl FrameRecord {
     #[inline(always)]
     pub(super) fn decode<E: Endian>(f: Fields<'_, E, FRAME_RECORD_SIZE>, num_records: u32) -> Self {
         FrameRecord {
-            address: f.u64(0),
-            size: f.u32(8),
-            stack_size: f.u32(12),
-            flags: f.entry[16],
-            num_frame_registers: f.entry[17],
-            frame_base_register: f.u16(18),
-            cfa_offset: f.u32(20) as i32,
-            frame_register_index: f.u32(24),
+            address: f.u64(frame_record::ADDRESS),
+            size: f.u32(frame_record::SIZE),
+            stack_size: f.u32(frame_record::STACK_SIZE),
+            flags: f.entry[frame_record::FLAGS],
+            num_frame_registers: f.entry[frame_record::NUM_FRAME_REGISTERS],
+            frame_base_register: f.u16(frame_record::FRAME_BASE_REGISTER),
+            cfa_offset: f.u32(frame_record::CFA_OFFSET) as i32,
+            frame_register_index: f.u32(frame_record::FRAME_REGISTER_INDEX),
             num_records,
-            record_index: f.u32(FRAME_RECORD_INDEX_FIELD),
+            record_index: f.u32(frame_record::RECORD_INDEX),
         }
     }
 }
@@ -125,15 +126,16 @@ impl Record {
     #[inline(always)]
     pub(super) fn decode<E: Endian>(f: Fields<'_, E, RECORD_SIZE>) -> Result<Self> {
         Ok(Record {
-            id: f.u64(0),
-            instruction_offset: f.u32(RECORD_OFFSET_FIELD),
-            patchable_size: f.u32(12),
-            num_locations: f.u16(16),
-            num_live_outs: f.u16(18),
-            location_index: f.u32(20),
-            live_out_index: f.u32(24),
-            flags: f.entry[28],
-            kind: RecordKind::from_u8(f.entry[29]).ok_or(Error::Inconsistent("bad record kind"))?,
+            id: f.u64(record::ID),
+            instruction_offset: f.u32(record::INSTRUCTION_OFFSET),
+            patchable_size: f.u32(record::PATCHABLE_SIZE),
+            num_locations: f.u16(record::NUM_LOCATIONS),
+            num_live_outs: f.u16(record::NUM_LIVE_OUTS),
+            location_index: f.u32(record::LOCATION_INDEX),
+            live_out_index: f.u32(record::LIVE_OUT_INDEX),
+            flags: f.entry[record::FLAGS],
+            kind: RecordKind::from_u8(f.entry[record::KIND])
+                .ok_or(Error::Inconsistent("bad record kind"))?,
         })
     }
 }
@@ -160,19 +162,19 @@ impl<'a, E: Endian> FlatStackMap<'a, E> {
     /// are checked when read, or all at once by [`validate`](Self::validate).
     pub fn parse(data: &'a [u8], endian: E) -> Result<Self> {
         let b = Bytes::new(data, endian);
-        if b.slice(0, 4)? != MAGIC {
+        if b.slice(header::MAGIC, MAGIC.len())? != MAGIC {
             return Err(Error::BadMagic);
         }
-        let version = b.u8(4)?;
+        let version = b.u8(header::VERSION)?;
         if version != VERSION {
             return Err(Error::UnsupportedFlatVersion(version));
         }
-        let flags = b.u8(5)?;
+        let flags = b.u8(header::FLAGS)?;
         if (flags & BIG_ENDIAN != 0) != endian.is_big_endian() {
             return Err(Error::WrongByteOrder);
         }
-        let header_size = b.u16(6)? as u32;
-        let table_size = b.u32(8)?;
+        let header_size = b.u16(header::SIZE)? as u32;
+        let table_size = b.u32(header::TABLE_SIZE)?;
         // Constants start at the header size, the live-outs end at the
         // table size (or where the optional arrays start); the header stores
         // the five offsets in between.
@@ -187,8 +189,8 @@ impl<'a, E: Endian> FlatStackMap<'a, E> {
             table_size,
             table_size,
         ];
-        for (i, bound) in bounds[1..6].iter_mut().enumerate() {
-            *bound = b.u32(12 + 4 * i)?;
+        for (i, bound) in bounds[FRAME_RECORDS..=LIVE_OUTS].iter_mut().enumerate() {
+            *bound = b.u32(header::ARRAY_OFFSETS + 4 * i)?;
         }
         if (header_size as usize) < HEADER_SIZE
             || !multiple(header_size as usize, TABLE_ALIGN)
@@ -204,8 +206,8 @@ impl<'a, E: Endian> FlatStackMap<'a, E> {
                     "PC map without a function index or its header fields",
                 ));
             }
-            let entries = b.u32(32)?;
-            pc_map_shift = b.u8(36)?;
+            let entries = b.u32(header::PC_MAP_ENTRIES)?;
+            pc_map_shift = b.u8(header::PC_MAP_SHIFT)?;
             if pc_map_shift > PC_MAP_MAX_SHIFT || entries == 0 {
                 return Err(Error::Inconsistent("PC map shift or size"));
             }
@@ -223,7 +225,8 @@ impl<'a, E: Endian> FlatStackMap<'a, E> {
             }
             // One entry per frame record, before the PC map or ending the
             // table.
-            let functions = bounds[2].wrapping_sub(bounds[1]) / FRAME_RECORD_SIZE as u32;
+            let functions =
+                bounds[RECORDS].wrapping_sub(bounds[FRAME_RECORDS]) / FRAME_RECORD_SIZE as u32;
             bounds[INDEX_ARRAY] = functions
                 .checked_mul(FUNCTION_INDEX_ENTRY_SIZE as u32)
                 .and_then(|n| bounds[MAP_ARRAY].checked_sub(n))
@@ -302,7 +305,7 @@ impl<'a, E: Endian> FlatStackMap<'a, E> {
             if self.has_function_index() {
                 // Both self-relative: compare the targets' offsets from the
                 // table start.
-                let field = self.entry(1, f)? as i64;
+                let field = self.entry(FRAME_RECORDS, f)? as i64;
                 let entry = self.entry(INDEX_ARRAY, f)? as i64;
                 let stored = self.bytes.u32(entry as usize)? as i32;
                 // Both 0: not relocated yet (an object file; RELA addends
@@ -401,22 +404,22 @@ impl<'a, E: Endian> FlatStackMap<'a, E> {
         Ok(self.header.bounds[array] as usize + index as usize * ARRAYS[array].1)
     }
     pub fn num_constants(&self) -> u32 {
-        self.count(0)
+        self.count(CONSTANTS)
     }
     pub fn num_frame_records(&self) -> u32 {
-        self.count(1)
+        self.count(FRAME_RECORDS)
     }
     pub fn num_records(&self) -> u32 {
-        self.count(2)
+        self.count(RECORDS)
     }
     pub fn num_locations(&self) -> u32 {
-        self.count(3)
+        self.count(LOCATIONS)
     }
     pub fn num_frame_registers(&self) -> u32 {
-        self.count(4)
+        self.count(FRAME_REGISTERS)
     }
     pub fn num_live_outs(&self) -> u32 {
-        self.count(5)
+        self.count(LIVE_OUTS)
     }
     /// Entries of the function index: the number of frame records, or 0
     /// without one.
@@ -435,29 +438,33 @@ impl<'a, E: Endian> FlatStackMap<'a, E> {
     #[inline]
     pub fn pc_map_entry(&self, bucket: u32) -> Result<(u32, u32)> {
         let at = self.entry(MAP_ARRAY, bucket)?;
-        Ok((self.bytes.u32(at)?, self.bytes.u32(at + 4)?))
+        Ok((
+            self.bytes.u32(at + pc_map_entry::FUNCTION)?,
+            self.bytes.u32(at + pc_map_entry::RECORD)?,
+        ))
     }
 
     pub fn constant(&self, index: u32) -> Result<u64> {
-        self.bytes.u64(self.entry(0, index)?)
+        self.bytes.u64(self.entry(CONSTANTS, index)?)
     }
 
     /// Offset in the table of frame record `index`'s address field.
     pub fn function_address_offset(&self, index: u32) -> Result<usize> {
-        self.entry(1, index)
+        self.entry(FRAME_RECORDS, index)
     }
 
     #[inline]
     pub fn frame_record(&self, index: u32) -> Result<FrameRecord> {
-        let at = self.entry(1, index)?;
+        let at = self.entry(FRAME_RECORDS, index)?;
         // One bounds check for the entry, then fixed-offset decoding.
         let entry: [u8; FRAME_RECORD_SIZE] = self.bytes.array(at)?;
         let f = Fields::new(&entry, self.bytes.endian);
-        let record_index = f.u32(FRAME_RECORD_INDEX_FIELD);
+        let record_index = f.u32(frame_record::RECORD_INDEX);
         // Records are grouped by function: this function's end is the next
         // one's start.
         let end = if index + 1 < self.num_frame_records() {
-            self.bytes.u32(at + FRAME_RECORD_SIZE + 28)?
+            self.bytes
+                .u32(at + FRAME_RECORD_SIZE + frame_record::RECORD_INDEX)?
         } else {
             self.num_records()
         };
@@ -474,8 +481,8 @@ impl<'a, E: Endian> FlatStackMap<'a, E> {
     /// search over the frame records.
     #[inline]
     pub fn function_address(&self, index: u32, table_address: u64) -> Result<u64> {
-        let at = self.entry(1, index)?;
-        let stored = self.bytes.u64(at)?;
+        let at = self.entry(FRAME_RECORDS, index)?;
+        let stored = self.bytes.u64(at + frame_record::ADDRESS)?;
         if self.absolute_addresses() {
             Ok(stored)
         } else {
@@ -486,17 +493,19 @@ impl<'a, E: Endian> FlatStackMap<'a, E> {
     /// Function `index`'s size field alone.
     #[inline]
     pub fn function_size(&self, index: u32) -> Result<u32> {
-        self.bytes.u32(self.entry(1, index)? + 8)
+        self.bytes
+            .u32(self.entry(FRAME_RECORDS, index)? + frame_record::SIZE)
     }
 
     /// The records of function `index`: its record index and the next
     /// function's (the last one's: the number of records). Reads two fields.
     #[inline]
     pub fn function_record_range(&self, index: u32) -> Result<(u32, u32)> {
-        let at = self.entry(1, index)?;
-        let start = self.bytes.u32(at + 28)?;
+        let at = self.entry(FRAME_RECORDS, index)?;
+        let start = self.bytes.u32(at + frame_record::RECORD_INDEX)?;
         let end = if index + 1 < self.num_frame_records() {
-            self.bytes.u32(at + FRAME_RECORD_SIZE + 28)?
+            self.bytes
+                .u32(at + FRAME_RECORD_SIZE + frame_record::RECORD_INDEX)?
         } else {
             self.num_records()
         };
@@ -530,40 +539,41 @@ impl<'a, E: Endian> FlatStackMap<'a, E> {
     /// over a function's records).
     #[inline]
     pub fn record_instruction_offset(&self, index: u32) -> Result<u32> {
-        self.bytes.u32(self.entry(2, index)? + 8)
+        self.bytes
+            .u32(self.entry(RECORDS, index)? + record::INSTRUCTION_OFFSET)
     }
 
     #[inline]
     pub fn record(&self, index: u32) -> Result<Record> {
-        let entry: [u8; RECORD_SIZE] = self.bytes.array(self.entry(2, index)?)?;
+        let entry: [u8; RECORD_SIZE] = self.bytes.array(self.entry(RECORDS, index)?)?;
         Record::decode(Fields::new(&entry, self.bytes.endian))
     }
 
     pub fn location(&self, index: u32) -> Result<Location> {
-        let at = self.entry(3, index)?;
+        let at = self.entry(LOCATIONS, index)?;
         let b = &self.bytes;
-        let kind = b.u8(at)?;
+        let kind = b.u8(at + location::KIND)?;
         Ok(Location {
             kind: LocationKind::from_u8(kind).ok_or(Error::BadLocationKind { offset: at, kind })?,
-            size: b.u8(at + 1)?.into(),
-            dwarf_reg: b.u16(at + 2)?,
-            offset: b.i32(at + 4)?,
+            size: b.u8(at + location::SIZE)?.into(),
+            dwarf_reg: b.u16(at + location::DWARF_REG)?,
+            offset: b.i32(at + location::OFFSET)?,
         })
     }
 
     pub fn frame_register(&self, index: u32) -> Result<FrameRegister> {
-        let at = self.entry(4, index)?;
+        let at = self.entry(FRAME_REGISTERS, index)?;
         Ok(FrameRegister {
-            dwarf_reg: self.bytes.u16(at)?,
-            offset: self.bytes.u16(at + 2)? as i16 as i32,
+            dwarf_reg: self.bytes.u16(at + frame_register::DWARF_REG)?,
+            offset: self.bytes.u16(at + frame_register::OFFSET)? as i16 as i32,
         })
     }
 
     pub fn live_out(&self, index: u32) -> Result<LiveOut> {
-        let at = self.entry(5, index)?;
+        let at = self.entry(LIVE_OUTS, index)?;
         Ok(LiveOut {
-            dwarf_reg: self.bytes.u16(at)?,
-            size: self.bytes.u8(at + 3)?,
+            dwarf_reg: self.bytes.u16(at + live_out::DWARF_REG)?,
+            size: self.bytes.u8(at + live_out::SIZE)?,
         })
     }
 

@@ -5,6 +5,10 @@
 use alloc::vec::Vec;
 
 use super::table::FrameRegister;
+use super::{
+    frame_record, frame_register, header, live_out, location, pc_map_entry, record, FRAME_RECORDS,
+    LIVE_OUTS, RECORDS,
+};
 use crate::flat::{self, RecordKind};
 use crate::{Endian, Error, LiveOut, Location, Result};
 
@@ -319,15 +323,24 @@ impl<E: Endian> FlatWriter<E> {
             rflags |= flat::RECORD_PATCHABLE_SIZE_KNOWN;
         }
         let mut entry = [0u8; flat::RECORD_SIZE];
-        entry[0..8].copy_from_slice(&e.u64_bytes(r.id));
-        entry[8..12].copy_from_slice(&e.u32_bytes(r.instruction_offset));
-        entry[12..16].copy_from_slice(&e.u32_bytes(r.patchable_size.unwrap_or(0)));
-        entry[16..18].copy_from_slice(&e.u16_bytes(nloc));
-        entry[18..20].copy_from_slice(&e.u16_bytes(nlo));
-        entry[20..24].copy_from_slice(&e.u32_bytes(loc_index));
-        entry[24..28].copy_from_slice(&e.u32_bytes(lo_index));
-        entry[28] = rflags;
-        entry[29] = r.kind as u8;
+        put(&mut entry, record::ID, e.u64_bytes(r.id));
+        put(
+            &mut entry,
+            record::INSTRUCTION_OFFSET,
+            e.u32_bytes(r.instruction_offset),
+        );
+        let patchable_size = r.patchable_size.unwrap_or(0);
+        put(
+            &mut entry,
+            record::PATCHABLE_SIZE,
+            e.u32_bytes(patchable_size),
+        );
+        put(&mut entry, record::NUM_LOCATIONS, e.u16_bytes(nloc));
+        put(&mut entry, record::NUM_LIVE_OUTS, e.u16_bytes(nlo));
+        put(&mut entry, record::LOCATION_INDEX, e.u32_bytes(loc_index));
+        put(&mut entry, record::LIVE_OUT_INDEX, e.u32_bytes(lo_index));
+        entry[record::FLAGS] = rflags;
+        entry[record::KIND] = r.kind as u8;
         self.records_start();
         self.out.extend_from_slice(&entry);
         self.nrecords = self
@@ -348,13 +361,15 @@ impl<E: Endian> FlatWriter<E> {
         };
         let mut out = Vec::with_capacity(self.nrecords as usize);
         for (i, &code) in functions.iter().enumerate() {
-            let first = field(&self.frames, i * flat::FRAME_RECORD_SIZE + 28);
+            let record_index = |i| i * flat::FRAME_RECORD_SIZE + frame_record::RECORD_INDEX;
+            let first = field(&self.frames, record_index(i));
             let end = match (i + 1) * flat::FRAME_RECORD_SIZE < self.frames.len() {
-                true => field(&self.frames, (i + 1) * flat::FRAME_RECORD_SIZE + 28),
+                true => field(&self.frames, record_index(i + 1)),
                 false => self.nrecords as usize,
             };
             for r in first..end {
-                let offset = field(&self.out, start + r * flat::RECORD_SIZE + 8);
+                let at = start + r * flat::RECORD_SIZE + record::INSTRUCTION_OFFSET;
+                let offset = field(&self.out, at);
                 out.push(code + offset as u64);
             }
         }
@@ -387,17 +402,34 @@ impl<E: Endian> FlatWriter<E> {
         let nregs = u8::try_from(self.reg_key.len())
             .map_err(|_| Error::TooLarge("frame register count"))?;
         let reg_index = self.regs.add(&self.reg_key)?;
-        let field = self.frames.len();
+        let field = self.frames.len() + frame_record::ADDRESS;
         let mut entry = [0u8; flat::FRAME_RECORD_SIZE];
-        entry[0..8].copy_from_slice(&e.u64_bytes(f.address));
-        entry[8..12].copy_from_slice(&e.u32_bytes(f.size));
-        entry[12..16].copy_from_slice(&e.u32_bytes(stack_size));
-        entry[16] = flags;
-        entry[17] = nregs;
-        entry[18..20].copy_from_slice(&e.u16_bytes(f.frame_base_register));
-        entry[20..24].copy_from_slice(&e.u32_bytes(f.cfa_offset as u32));
-        entry[24..28].copy_from_slice(&e.u32_bytes(reg_index));
-        entry[28..32].copy_from_slice(&e.u32_bytes(self.first_record));
+        put(&mut entry, frame_record::ADDRESS, e.u64_bytes(f.address));
+        put(&mut entry, frame_record::SIZE, e.u32_bytes(f.size));
+        put(
+            &mut entry,
+            frame_record::STACK_SIZE,
+            e.u32_bytes(stack_size),
+        );
+        entry[frame_record::FLAGS] = flags;
+        entry[frame_record::NUM_FRAME_REGISTERS] = nregs;
+        put(
+            &mut entry,
+            frame_record::FRAME_BASE_REGISTER,
+            e.u16_bytes(f.frame_base_register),
+        );
+        let cfa_offset = e.u32_bytes(f.cfa_offset as u32);
+        put(&mut entry, frame_record::CFA_OFFSET, cfa_offset);
+        put(
+            &mut entry,
+            frame_record::FRAME_REGISTER_INDEX,
+            e.u32_bytes(reg_index),
+        );
+        put(
+            &mut entry,
+            frame_record::RECORD_INDEX,
+            e.u32_bytes(self.first_record),
+        );
         self.frames.extend_from_slice(&entry);
         self.code = match (self.code.take(), f.code) {
             (Some((section, mut offsets)), Some((s, offset)))
@@ -458,8 +490,6 @@ impl<E: Endian> FlatWriter<E> {
         let total = bounds[flat::NUM_BOUNDS - 1];
         let total32 = u32::try_from(total).map_err(|_| Error::TooLarge("table"))?;
 
-        let mut header = Vec::with_capacity(header_size);
-        header.extend_from_slice(&flat::MAGIC);
         let mut hflags = 0;
         if self.absolute {
             hflags |= flat::ABSOLUTE_ADDRESSES;
@@ -473,55 +503,76 @@ impl<E: Endian> FlatWriter<E> {
         if pc_map.is_some() {
             hflags |= flat::PC_MAP;
         }
-        header.extend_from_slice(&[flat::VERSION, hflags]);
-        header.extend_from_slice(&e.u16_bytes(header_size as u16));
-        header.extend_from_slice(&e.u32_bytes(total32));
-        for b in &bounds[1..6] {
-            header.extend_from_slice(&e.u32_bytes(*b as u32));
+        // Room for the larger header; the fields past `header_size` stay out.
+        let mut header = [0u8; flat::PC_MAP_HEADER_SIZE];
+        put(&mut header, header::MAGIC, flat::MAGIC);
+        header[header::VERSION] = flat::VERSION;
+        header[header::FLAGS] = hflags;
+        put(&mut header, header::SIZE, e.u16_bytes(header_size as u16));
+        put(&mut header, header::TABLE_SIZE, e.u32_bytes(total32));
+        for (i, b) in bounds[FRAME_RECORDS..=LIVE_OUTS].iter().enumerate() {
+            put(
+                &mut header,
+                header::ARRAY_OFFSETS + 4 * i,
+                e.u32_bytes(*b as u32),
+            );
         }
         if header_size == flat::PC_MAP_HEADER_SIZE {
             let (shift, entries) = pc_map.as_ref().map_or((0, 0), |(s, m)| (*s, m.len()));
-            header.extend_from_slice(&e.u32_bytes(entries as u32));
-            header.extend_from_slice(&[shift, 0, 0, 0]);
+            put(
+                &mut header,
+                header::PC_MAP_ENTRIES,
+                e.u32_bytes(entries as u32),
+            );
+            header[header::PC_MAP_SHIFT] = shift;
         }
-        let mut out = if start == bounds[2] {
+        let header = &header[..header_size];
+        let (frames_at, records_at) = (bounds[FRAME_RECORDS], bounds[RECORDS]);
+        let mut out = if start == records_at {
             // As planned: the records are in place, fill in what precedes them.
             let mut out = core::mem::take(&mut self.out);
             out.reserve(total - out.len());
-            out[..bounds[0]].copy_from_slice(&header);
-            out[bounds[0]..bounds[1]].copy_from_slice(&self.constants);
-            out[bounds[1]..bounds[2]].copy_from_slice(&self.frames);
+            out[..header_size].copy_from_slice(header);
+            out[header_size..frames_at].copy_from_slice(&self.constants);
+            out[frames_at..records_at].copy_from_slice(&self.frames);
             out
         } else {
             let mut out = Vec::with_capacity(total);
-            out.extend_from_slice(&header);
+            out.extend_from_slice(header);
             out.extend_from_slice(&self.constants);
             out.extend_from_slice(&self.frames);
             out.extend_from_slice(&self.out[start..]);
             out
         };
         for &(kind, size, reg, off) in &self.locs.entries {
-            out.extend_from_slice(&[kind, size]);
-            out.extend_from_slice(&e.u16_bytes(reg));
-            out.extend_from_slice(&e.u32_bytes(off as u32));
+            let mut entry = [0u8; flat::LOCATION_SIZE];
+            entry[location::KIND] = kind;
+            entry[location::SIZE] = size;
+            put(&mut entry, location::DWARF_REG, e.u16_bytes(reg));
+            put(&mut entry, location::OFFSET, e.u32_bytes(off as u32));
+            out.extend_from_slice(&entry);
         }
         for &(reg, off) in &self.regs.entries {
-            out.extend_from_slice(&e.u16_bytes(reg));
-            out.extend_from_slice(&e.u16_bytes(off as u16));
+            let mut entry = [0u8; flat::FRAME_REGISTER_SIZE];
+            put(&mut entry, frame_register::DWARF_REG, e.u16_bytes(reg));
+            put(&mut entry, frame_register::OFFSET, e.u16_bytes(off as u16));
+            out.extend_from_slice(&entry);
         }
         for &(reg, size) in &self.los.entries {
-            out.extend_from_slice(&e.u16_bytes(reg));
-            out.extend_from_slice(&[0, size]);
+            let mut entry = [0u8; flat::LIVE_OUT_SIZE];
+            put(&mut entry, live_out::DWARF_REG, e.u16_bytes(reg));
+            entry[live_out::SIZE] = size;
+            out.extend_from_slice(&entry);
         }
         let address_offsets: Vec<usize> = (0..functions)
-            .map(|i| bounds[1] + i * flat::FRAME_RECORD_SIZE)
+            .map(|i| frames_at + i * flat::FRAME_RECORD_SIZE + frame_record::ADDRESS)
             .collect();
         let mut index_offsets = Vec::new();
         if self.function_index {
             let first = out.len();
             for (i, &field) in address_offsets.iter().enumerate() {
                 let at = first + i * flat::FUNCTION_INDEX_ENTRY_SIZE;
-                let f = field - bounds[1];
+                let f = field - frames_at;
                 let stored = e.u64_from(self.frames[f..f + 8].try_into().unwrap_or([0; 8])) as i64;
                 let value = if stored == 0 {
                     0
@@ -534,8 +585,10 @@ impl<E: Endian> FlatWriter<E> {
             }
         }
         for &(f, r) in pc_map.iter().flat_map(|(_, m)| m) {
-            out.extend_from_slice(&e.u32_bytes(f));
-            out.extend_from_slice(&e.u32_bytes(r));
+            let mut entry = [0u8; flat::PC_MAP_ENTRY_SIZE];
+            put(&mut entry, pc_map_entry::FUNCTION, e.u32_bytes(f));
+            put(&mut entry, pc_map_entry::RECORD, e.u32_bytes(r));
+            out.extend_from_slice(&entry);
         }
         debug_assert_eq!(out.len(), total);
         Ok(FlatTable {
@@ -582,4 +635,9 @@ fn pc_map(functions: &[u64], records: &[u64]) -> Result<(u8, Vec<(u32, u32)>)> {
         map.push((index(f)?, index(r)?));
     }
     Ok((shift, map))
+}
+
+/// Puts `bytes` at byte `at` of `entry` (a field at its layout offset).
+fn put<const N: usize>(entry: &mut [u8], at: usize, bytes: [u8; N]) {
+    entry[at..at + N].copy_from_slice(&bytes);
 }
