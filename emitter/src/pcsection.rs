@@ -8,7 +8,8 @@ use object::{
     Object, ObjectSection, ObjectSymbol, RelocationFlags, RelocationTarget, SectionIndex,
     SymbolKind,
 };
-use pcmap_reader::pctable::{EntryKind, Layout, PcTable, SanmdSection};
+use pcmap_reader::pctable::{EntryKind, Layout, PcTable};
+use pcmap_reader::sanmd::SanmdSection;
 use pcmap_reader::RunTimeEndian;
 
 use crate::pclayout::{self, SectionLayout, LAYOUT_SECTION};

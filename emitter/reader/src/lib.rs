@@ -7,6 +7,8 @@
 //! * [`llvm`]: LLVM's `.llvm_stackmaps`, versions 1, 2 and 3.
 //! * [`flat`]: the flat stack map layout of `docs/stackmap-v2.md`.
 //! * [`pctable`]: PC tables (`!pcsections`), raw, native and compact.
+//! * [`sanmd`]: SanitizerBinaryMetadata's section names, versions and
+//!   feature bits.
 //!
 //! With feature `write`, [`stackmap`] holds an owned model of a stack map
 //! table, read from and written in either layout, and [`flat`] its writer,
@@ -24,6 +26,7 @@ pub mod flat;
 pub mod llvm;
 mod location;
 pub mod pctable;
+pub mod sanmd;
 #[cfg(feature = "write")]
 pub mod stackmap;
 
