@@ -10,7 +10,6 @@ pub mod emit;
 pub mod error;
 pub mod patch;
 pub mod pcemit;
-pub mod pclayout;
 pub mod pcsection;
 pub mod rewrite;
 pub mod stackmap;

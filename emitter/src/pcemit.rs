@@ -12,11 +12,11 @@ use object::{Object, ObjectSection};
 use pcmap_reader::pctable::{self, EntryKind, PcTable, MAX_ULEB128_LEN};
 use pcmap_reader::sanmd;
 
-use crate::pclayout::{SectionLayout, LAYOUT_SECTION};
 use crate::pcsection::{self, Functions};
 use crate::rewrite::Rewrite;
 use crate::target::Target;
 use crate::{Error, Result};
+use pcmap_reader::pclayout::{SectionLayout, SECTION_NAME as LAYOUT_SECTION};
 
 /// One section to rewrite.
 #[derive(Debug)]

@@ -9,6 +9,8 @@
 //! * [`pctable`]: PC tables (`!pcsections`), raw, native and compact.
 //! * [`sanmd`]: SanitizerBinaryMetadata's section names, versions and
 //!   feature bits.
+//! * [`pclayout`] (feature `alloc`): the plugin's layout description
+//!   `.pcmap.layout`, read and written.
 //!
 //! With feature `write`, [`stackmap`] holds an owned model of a stack map
 //! table, read from and written in either layout, and [`flat`] its writer,
@@ -25,6 +27,8 @@ mod error;
 pub mod flat;
 pub mod llvm;
 mod location;
+#[cfg(feature = "alloc")]
+pub mod pclayout;
 pub mod pctable;
 pub mod sanmd;
 #[cfg(feature = "write")]
