@@ -211,10 +211,7 @@ impl pcmap_table {
         }
         // SAFETY: filled by this library from a section the caller keeps alive.
         let bytes = unsafe { core::slice::from_raw_parts(self.data, self.size) };
-        Ok(FlatStackMap::parse(
-            bytes,
-            crate::section::endian_of(bytes),
-        )?)
+        Ok(FlatStackMap::parse(bytes, flat::section_endian(bytes))?)
     }
 }
 

@@ -34,7 +34,9 @@ mod table;
 mod writer;
 
 pub use lookup::{Found, Hit, Match, PcMapWindow};
-pub use table::{FlatStackMap, FrameRecord, FrameRegister, Header, KeptHeader, Record, Tables};
+pub use table::{
+    section_endian, FlatStackMap, FrameRecord, FrameRegister, Header, KeptHeader, Record, Tables,
+};
 #[cfg(feature = "write")]
 pub use writer::{FlatTable, FlatWriter, FrameHead, RecordHead};
 

@@ -10,7 +10,7 @@ use super::{
     VARIABLE_STACK_SIZE, VERSION,
 };
 use crate::endian::Bytes;
-use crate::{Endian, Error, LiveOut, Location, LocationKind, Result};
+use crate::{Endian, Error, LiveOut, Location, LocationKind, Result, RunTimeEndian};
 
 /// One flat table.
 #[derive(Debug, Clone, Copy)]
@@ -665,6 +665,18 @@ pub(super) fn check_range(what: &'static str, index: u32, count: u32, len: u32) 
             index: u64::from(index) + u64::from(count),
             count: len.into(),
         }),
+    }
+}
+
+/// The byte order of the tables in `section`, from the first table's header
+/// flag (a section only ever holds one target's tables; zero padding before
+/// it is skipped). Little-endian if there is no flag to read: parsing then
+/// fails on the magic or the flag.
+pub fn section_endian(section: &[u8]) -> RunTimeEndian {
+    let start = section.iter().position(|&b| b != 0).unwrap_or(0);
+    match section.get(start + header::FLAGS) {
+        Some(f) if f & BIG_ENDIAN != 0 => RunTimeEndian::Big,
+        _ => RunTimeEndian::Little,
     }
 }
 
