@@ -672,6 +672,7 @@ pub(super) fn check_range(what: &'static str, index: u32, count: u32, len: u32) 
 /// flag (a section only ever holds one target's tables; zero padding before
 /// it is skipped). Little-endian if there is no flag to read: parsing then
 /// fails on the magic or the flag.
+#[inline]
 pub fn section_endian(section: &[u8]) -> RunTimeEndian {
     let start = section.iter().position(|&b| b != 0).unwrap_or(0);
     match section.get(start + header::FLAGS) {
