@@ -17,8 +17,7 @@ RUSTC=/usr/bin/rustc
 out=target/capi-cross/$triple
 mkdir -p "$out"
 lib=$out/libpcmap_capi.a
-sources=(emitter/reader/src/*.rs emitter/capi/src/*.rs)
-if [ ! -f "$lib" ] || [ -n "$(find "${sources[@]}" -newer "$lib" | head -1)" ]; then
+if [ ! -f "$lib" ] || [ -n "$(find emitter/reader/src emitter/capi/src -name '*.rs' -newer "$lib" | head -1)" ]; then
   common=(--edition 2021 -C opt-level=2 -C panic=abort --target "$triple" --sysroot "$SYSROOT" --cap-lints allow)
   "$RUSTC" "${common[@]}" --crate-type rlib --crate-name pcmap_reader emitter/reader/src/lib.rs -o "$out/libpcmap_reader.rlib"
   "$RUSTC" "${common[@]}" --cfg pcmap_no_std --crate-type staticlib --crate-name pcmap_capi emitter/capi/src/lib.rs \

@@ -19,10 +19,10 @@ use pcmap_reader::flat;
 
 use crate::patch::IrInput;
 use crate::pcemit::{self, PcReport};
-use crate::pclayout::LAYOUT_SECTION;
 use crate::rewrite::Rewrite;
 use crate::stackmap::{self, LLVM_STACKMAPS};
 use crate::{other, Error, Result};
+use pcmap_reader::pclayout::SECTION_NAME as LAYOUT_SECTION;
 
 #[derive(Debug, Default)]
 pub struct Options {

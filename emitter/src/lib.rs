@@ -11,7 +11,6 @@ pub mod error;
 pub mod output;
 pub mod patch;
 pub mod pcemit;
-pub mod pclayout;
 pub mod pcsection;
 pub mod rewrite;
 pub mod stackmap;

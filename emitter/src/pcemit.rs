@@ -10,12 +10,13 @@ use object::build::elf::SectionData;
 use object::build::ByteString;
 use object::{Object, ObjectSection};
 use pcmap_reader::pctable::{self, EntryKind, PcTable, MAX_ULEB128_LEN};
+use pcmap_reader::sanmd;
 
-use crate::pclayout::{SectionLayout, LAYOUT_SECTION};
 use crate::pcsection::{self, Functions};
 use crate::rewrite::Rewrite;
 use crate::target::Target;
 use crate::{Error, Result};
+use pcmap_reader::pclayout::{SectionLayout, SECTION_NAME as LAYOUT_SECTION};
 
 /// One section to rewrite.
 #[derive(Debug)]
@@ -77,7 +78,7 @@ pub fn plan(file: &object::File<'_>) -> Result<Option<PcPlan>> {
             Some(_) => report
                 .left
                 .push((name.to_string(), "described without options: final".into())),
-            None if pctable::SanmdSection::parse(name).is_some() => report.left.push((
+            None if sanmd::SanmdSection::parse(name).is_some() => report.left.push((
                 name.to_string(),
                 "not described by the plugin's layout".into(),
             )),

@@ -8,12 +8,13 @@ use object::{
     Object, ObjectSection, ObjectSymbol, RelocationFlags, RelocationTarget, SectionIndex,
     SymbolKind,
 };
-use pcmap_reader::pctable::{EntryKind, Layout, PcTable, SanmdSection};
+use pcmap_reader::pctable::{EntryKind, Layout, PcTable};
+use pcmap_reader::sanmd::SanmdSection;
 use pcmap_reader::RunTimeEndian;
 
-use crate::pclayout::{self, SectionLayout, LAYOUT_SECTION};
 use crate::target::Target;
 use crate::{Error, Result};
+use pcmap_reader::pclayout::{self, SectionLayout, SECTION_NAME as LAYOUT_SECTION};
 
 /// How a PC section's entries are stored.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
@@ -234,19 +235,8 @@ pub fn layouts(file: &object::File<'_>) -> Result<Option<Vec<SectionLayout>>> {
         if s.name().ok() != Some(LAYOUT_SECTION) {
             continue;
         }
-        let parsed = pclayout::parse(s.data()?).map_err(|e| Error::Other(e.to_string()))?;
-        let acc = all.get_or_insert_with(Vec::new);
-        for p in parsed {
-            match acc.iter().find(|a| a.requested == p.requested) {
-                Some(a) if *a != p => {
-                    return Err(Error::Other(
-                        pclayout::LayoutError::Conflict(p.requested).to_string(),
-                    ))
-                }
-                Some(_) => {}
-                None => acc.push(p),
-            }
-        }
+        pclayout::parse_into(all.get_or_insert_with(Vec::new), s.data()?)
+            .map_err(|e| Error::Other(e.to_string()))?;
     }
     Ok(all)
 }

@@ -8,9 +8,11 @@ use object::{
     Object, ObjectSection, ObjectSymbol, RelocationFlags, RelocationTarget, SectionIndex,
     SymbolKind,
 };
-use pcmap_reader::flat::{self, FlatStackMap, FrameRegister, RecordKind};
+use pcmap_reader::flat::{
+    self, FlatStackMap, FlatTable, FlatWriter, FrameHead, FrameRegister, RecordHead, RecordKind,
+};
 use pcmap_reader::llvm::{LlvmRecord, LlvmStackMap};
-use pcmap_reader::write::{FlatTable, FlatWriter, FrameHead, RecordHead, Table};
+use pcmap_reader::stackmap::Table;
 use pcmap_reader::LocationKind;
 use pcmap_reader::RunTimeEndian;
 

@@ -4,7 +4,7 @@
 
 use std::fmt::Write as _;
 
-use pcmap_reader::pctable::{Sanmd, SanmdSection};
+use pcmap_reader::sanmd::{Sanmd, SanmdSection};
 
 use crate::pcsection::{self, Functions, PcSection};
 use crate::stackmap;

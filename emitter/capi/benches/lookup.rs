@@ -24,9 +24,9 @@ use std::mem::MaybeUninit;
 
 use pcmap_capi::ffi::{pcmap_find, pcmap_open};
 use pcmap_capi::{pcmap_function, pcmap_record, pcmap_stackmaps, pcmap_status};
-use pcmap_reader::flat::{FlatStackMap, Match, RecordKind};
+use pcmap_reader::flat::{FlatStackMap, FlatTable, Match, RecordKind};
 use pcmap_reader::llvm::{LlvmRecord, LlvmStackMap};
-use pcmap_reader::write::{write_flat_with, write_llvm, FlatTable, Function, Record, Table};
+use pcmap_reader::stackmap::{write_flat_with, write_llvm, Function, Record, Table};
 use pcmap_reader::{LittleEndian, Location, LocationKind};
 
 const SIZES: [usize; 3] = [1_000, 100_000, 1_000_000];

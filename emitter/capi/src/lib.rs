@@ -14,6 +14,7 @@
 //! (which bounds-checked reads never raise).
 #![cfg_attr(pcmap_no_std, no_std)]
 
+pub mod constants;
 pub mod decode;
 pub mod ffi;
 pub mod pctable;
@@ -21,22 +22,13 @@ pub mod section;
 pub mod status;
 pub mod types;
 
+/// What the `no_std` build needs of a Rust runtime; not the C API's, so not
+/// in `pcmap.h`.
+/// cbindgen:ignore
+#[cfg(pcmap_no_std)]
+mod no_std_runtime;
+
+pub use constants::*;
 pub use section::Section;
 pub use status::pcmap_status;
 pub use types::*;
-
-#[cfg(pcmap_no_std)]
-#[panic_handler]
-fn panic(_: &core::panic::PanicInfo<'_>) -> ! {
-    extern "C" {
-        fn abort() -> !;
-    }
-    // SAFETY: the C library's abort(3).
-    unsafe { abort() }
-}
-
-/// The prebuilt `core` was compiled for unwinding and names this personality
-/// routine in its unwind tables; with panics aborting it is never called.
-#[cfg(pcmap_no_std)]
-#[no_mangle]
-extern "C" fn rust_eh_personality() {}

@@ -16,7 +16,10 @@
 
 use core::ffi::c_void;
 
-use pcmap_reader::pctable::{self, PcTable, Sanmd, SanmdSection, VERSION_PTR_SIZE_REL};
+use pcmap_reader::pctable::{self, PcTable};
+use pcmap_reader::sanmd::{
+    Sanmd, SanmdSection, VERSION_COMPACT, VERSION_NATIVE, VERSION_PTR_SIZE_REL,
+};
 use pcmap_reader::RunTimeEndian;
 
 use crate::status::pcmap_status::{self, *};
@@ -34,30 +37,8 @@ pub const PCMAP_PCTABLE_ATOMICS: u32 = 1;
 /// 19 pass version 2 with 8-byte PCs; 4 elsewhere).
 pub const PCMAP_PCTABLE_PC_WIDTH_DEFAULT: u8 = 0;
 
-/// Set in a callback's `version` when PCs are pointer-sized (LLVM 19 with a
-/// medium or large `Code Model` module flag).
-pub const PCMAP_PCTABLE_VERSION_PTR_SIZE: u32 = 1 << 16;
-
-/// Feature bits of a covered entry's mask (`kSanitizerBinaryMetadata*`).
-pub const PCMAP_FEATURE_ATOMICS: u64 = 1 << 0;
-pub const PCMAP_FEATURE_UAR: u64 = 1 << 1;
-/// Version 2: a stack-arguments size follows the mask.
-pub const PCMAP_FEATURE_UAR_HAS_SIZE: u64 = 1 << 2;
-
-// cbindgen writes literals; the reader names the values once.
-const _: () = assert!(
-    PCMAP_PCTABLE_VERSION_PTR_SIZE == VERSION_PTR_SIZE_REL
-        && PCMAP_FEATURE_ATOMICS == pctable::FEATURE_ATOMICS
-        && PCMAP_FEATURE_UAR == pctable::FEATURE_UAR
-        && PCMAP_FEATURE_UAR_HAS_SIZE == pctable::FEATURE_UAR_HAS_SIZE
-);
-
 /// PC width LLVM uses without a `Code Model` module flag on this target.
-const DEFAULT_PC_WIDTH: u8 = if cfg!(target_arch = "powerpc64") {
-    8
-} else {
-    4
-};
+const DEFAULT_PC_WIDTH: u8 = pctable::pc_width(None, cfg!(target_arch = "powerpc64"));
 
 /// The process's byte order.
 const NATIVE: RunTimeEndian = if cfg!(target_endian = "big") {
@@ -113,7 +94,10 @@ impl pcmap_pctable {
             PCMAP_PCTABLE_ATOMICS => Sanmd::Atomics,
             _ => return Err(PCMAP_ERR_ARGUMENT),
         };
-        if !matches!(self.version & !VERSION_PTR_SIZE_REL, 1 | 2) {
+        if !matches!(
+            self.version & !VERSION_PTR_SIZE_REL,
+            VERSION_NATIVE | VERSION_COMPACT
+        ) {
             return Err(PCMAP_ERR_VERSION);
         }
         let section = SanmdSection {

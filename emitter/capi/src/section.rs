@@ -32,17 +32,6 @@ pub struct Section<'a> {
     pub cached: &'a [pcmap_table_header],
 }
 
-/// Byte order of the tables in `bytes`, from the first table's header flag
-/// (a section only ever holds one target's tables).
-pub(crate) fn endian_of(bytes: &[u8]) -> RunTimeEndian {
-    const FLAGS_OFFSET: usize = 5;
-    let start = bytes.iter().position(|&b| b != 0).unwrap_or(0);
-    match bytes.get(start + FLAGS_OFFSET) {
-        Some(f) if f & flat::BIG_ENDIAN != 0 => RunTimeEndian::Big,
-        _ => RunTimeEndian::Little,
-    }
-}
-
 impl<'a> Section<'a> {
     pub fn new(bytes: &'a [u8], address: u64) -> Self {
         Section {
@@ -68,7 +57,7 @@ impl<'a> Section<'a> {
 
     /// Each table with the `pcmap_table` that refers to it.
     pub fn tables(&self) -> impl Iterator<Item = Result<(pcmap_table, Table<'a>), Error>> + 'a {
-        self.tables_in(endian_of(self.bytes))
+        self.tables_in(flat::section_endian(self.bytes))
     }
 
     /// `tables` with the byte order fixed at compile time, for lookups.
@@ -195,7 +184,7 @@ impl<'a> Section<'a> {
         // The kept headers' flags say it without reading the section.
         let big = match self.cached.first() {
             Some(h) => h.flags & flat::BIG_ENDIAN != 0,
-            None => endian_of(self.bytes) == RunTimeEndian::Big,
+            None => flat::section_endian(self.bytes) == RunTimeEndian::Big,
         };
         // A runtime reads its own program's tables, in its own byte order:
         // that search is inlined here, the other one is not.

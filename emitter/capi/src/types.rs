@@ -5,6 +5,7 @@
 use pcmap_reader::flat::{self, FlatStackMap};
 use pcmap_reader::{Endian, LiveOut, Location, RunTimeEndian};
 
+use crate::constants::PCMAP_TABLE_BOUNDS;
 use crate::status::pcmap_status;
 
 /// An opened `pcmap_stackmaps` section: one flat table, or the tables of all
@@ -36,8 +37,6 @@ pub struct pcmap_stackmaps {
 /// Table headers a `pcmap_stackmaps` keeps (a fixed-size C struct): a single
 /// object's section has one table, a linked program one per object.
 pub const PCMAP_CACHED_TABLES: usize = 8;
-/// Entries of `pcmap_table_header.bounds`.
-pub const PCMAP_TABLE_BOUNDS: usize = 9;
 
 /// A table's header as `pcmap_open` checked it (for the library).
 #[allow(non_camel_case_types)]
@@ -201,42 +200,6 @@ pub struct pcmap_value {
     pub has_address: bool,
 }
 
-// The values below are the layout's (docs/stackmap-v2.md), written as
-// literals so that cbindgen can put them in the header; a test checks them
-// against pcmap-reader's.
-
-/// Frame record flags (`pcmap_function.flags`).
-pub const PCMAP_FUNCTION_HAS_FRAME_POINTER: u8 = 1 << 0;
-pub const PCMAP_FUNCTION_HAS_VARIABLE_SIZE_ALLOCA: u8 = 1 << 1;
-pub const PCMAP_FUNCTION_HAS_STACK_REALIGNMENT: u8 = 1 << 2;
-pub const PCMAP_FUNCTION_HAS_LIVE_OUT_INFO: u8 = 1 << 3;
-/// The frame registers and base register come from the function's CFI.
-pub const PCMAP_FUNCTION_HAS_FRAME_INFO: u8 = 1 << 4;
-/// `pcmap_function.stack_size` of a frame with a variable-sized alloca.
-pub const PCMAP_VARIABLE_STACK_SIZE: u32 = 0xFFFF_FFFF;
-
-/// Record flags (`pcmap_record.flags`).
-pub const PCMAP_RECORD_HAS_LIVE_OUT_INFO: u8 = 1 << 0;
-pub const PCMAP_RECORD_PATCHABLE_SIZE_KNOWN: u8 = 1 << 1;
-
-/// Record kinds (`pcmap_record.kind`).
-pub const PCMAP_KIND_UNKNOWN: u8 = 0;
-pub const PCMAP_KIND_STACKMAP: u8 = 1;
-pub const PCMAP_KIND_PATCHPOINT: u8 = 2;
-pub const PCMAP_KIND_STATEPOINT: u8 = 3;
-
-/// Location kinds (`pcmap_location.kind`).
-/// The value is in `dwarf_reg`.
-pub const PCMAP_LOCATION_REGISTER: u8 = 1;
-/// The value is `dwarf_reg + offset` (the address of a stack object).
-pub const PCMAP_LOCATION_DIRECT: u8 = 2;
-/// The value is in memory at `dwarf_reg + offset` (a spill slot).
-pub const PCMAP_LOCATION_INDIRECT: u8 = 3;
-/// The value is `offset`.
-pub const PCMAP_LOCATION_CONSTANT: u8 = 4;
-/// The value is the table's large constant number `offset`.
-pub const PCMAP_LOCATION_CONSTANT_INDEX: u8 = 5;
-
 pub(crate) type Table<'a> = FlatStackMap<'a, RunTimeEndian>;
 
 impl pcmap_table {
@@ -248,10 +211,7 @@ impl pcmap_table {
         }
         // SAFETY: filled by this library from a section the caller keeps alive.
         let bytes = unsafe { core::slice::from_raw_parts(self.data, self.size) };
-        Ok(FlatStackMap::parse(
-            bytes,
-            crate::section::endian_of(bytes),
-        )?)
+        Ok(FlatStackMap::parse(bytes, flat::section_endian(bytes))?)
     }
 }
 
@@ -316,49 +276,5 @@ impl From<LiveOut> for pcmap_live_out {
             dwarf_reg: l.dwarf_reg,
             size: l.size,
         }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use pcmap_reader::flat::RecordKind;
-    use pcmap_reader::LocationKind;
-
-    #[test]
-    fn header_constants_are_the_layouts() {
-        assert_eq!(PCMAP_TABLE_BOUNDS, flat::NUM_BOUNDS);
-        assert_eq!(PCMAP_FUNCTION_HAS_FRAME_POINTER, flat::HAS_FRAME_POINTER);
-        assert_eq!(
-            PCMAP_FUNCTION_HAS_VARIABLE_SIZE_ALLOCA,
-            flat::HAS_VARIABLE_SIZE_ALLOCA
-        );
-        assert_eq!(
-            PCMAP_FUNCTION_HAS_STACK_REALIGNMENT,
-            flat::HAS_STACK_REALIGNMENT
-        );
-        assert_eq!(PCMAP_FUNCTION_HAS_LIVE_OUT_INFO, flat::HAS_LIVE_OUT_INFO);
-        assert_eq!(PCMAP_FUNCTION_HAS_FRAME_INFO, flat::HAS_FRAME_INFO);
-        assert_eq!(PCMAP_VARIABLE_STACK_SIZE, flat::VARIABLE_STACK_SIZE);
-        assert_eq!(
-            PCMAP_RECORD_HAS_LIVE_OUT_INFO,
-            flat::RECORD_HAS_LIVE_OUT_INFO
-        );
-        assert_eq!(
-            PCMAP_RECORD_PATCHABLE_SIZE_KNOWN,
-            flat::RECORD_PATCHABLE_SIZE_KNOWN
-        );
-        assert_eq!(PCMAP_KIND_UNKNOWN, RecordKind::Unknown as u8);
-        assert_eq!(PCMAP_KIND_STACKMAP, RecordKind::StackMap as u8);
-        assert_eq!(PCMAP_KIND_PATCHPOINT, RecordKind::PatchPoint as u8);
-        assert_eq!(PCMAP_KIND_STATEPOINT, RecordKind::StatePoint as u8);
-        assert_eq!(PCMAP_LOCATION_REGISTER, LocationKind::Register as u8);
-        assert_eq!(PCMAP_LOCATION_DIRECT, LocationKind::Direct as u8);
-        assert_eq!(PCMAP_LOCATION_INDIRECT, LocationKind::Indirect as u8);
-        assert_eq!(PCMAP_LOCATION_CONSTANT, LocationKind::Constant as u8);
-        assert_eq!(
-            PCMAP_LOCATION_CONSTANT_INDEX,
-            LocationKind::ConstantIndex as u8
-        );
     }
 }

@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use pcmap_reader::flat::{FrameRegister, RecordKind};
-use pcmap_reader::write::{write_flat, Function, Record, Table};
+use pcmap_reader::stackmap::{write_flat, Function, Record, Table};
 use pcmap_reader::{LittleEndian, LiveOut, Location, LocationKind};
 
 /// Where the section is pretended to be loaded.

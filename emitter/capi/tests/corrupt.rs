@@ -4,7 +4,7 @@
 
 use pcmap_capi::{decode, pcmap_status, Section};
 use pcmap_reader::flat::RecordKind;
-use pcmap_reader::write::{write_flat, Function, Record, Table};
+use pcmap_reader::stackmap::{write_flat, Function, Record, Table};
 use pcmap_reader::{BigEndian, LittleEndian, Location, LocationKind};
 
 fn table() -> Table {

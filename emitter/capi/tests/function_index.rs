@@ -7,7 +7,7 @@ use std::mem::MaybeUninit;
 use pcmap_capi::ffi::{pcmap_find, pcmap_open, pcmap_validate};
 use pcmap_capi::{pcmap_record, pcmap_stackmaps, pcmap_status, Section};
 use pcmap_reader::flat::{FlatStackMap, RecordKind, PC_MAP_RECORDS_PER_BUCKET};
-use pcmap_reader::write::{write_flat_with, Function, Record, Table};
+use pcmap_reader::stackmap::{write_flat_with, Function, Record, Table};
 use pcmap_reader::LittleEndian;
 
 const FUNCTIONS: u64 = 100;

@@ -7,9 +7,14 @@
 //! * [`llvm`]: LLVM's `.llvm_stackmaps`, versions 1, 2 and 3.
 //! * [`flat`]: the flat stack map layout of `docs/stackmap-v2.md`.
 //! * [`pctable`]: PC tables (`!pcsections`), raw, native and compact.
+//! * [`sanmd`]: SanitizerBinaryMetadata's section names, versions and
+//!   feature bits.
+//! * [`pclayout`] (feature `alloc`): the plugin's layout description
+//!   `.pcmap.layout`, read and written.
 //!
-//! With feature `write`, [`write`] holds an owned model of a stack map table
-//! and the writers for both layouts, side by side with their readers.
+//! With feature `write`, [`stackmap`] holds an owned model of a stack map
+//! table, read from and written in either layout, and [`flat`] its writer,
+//! beside its reader.
 #![no_std]
 
 #[cfg(feature = "alloc")]
@@ -22,9 +27,12 @@ mod error;
 pub mod flat;
 pub mod llvm;
 mod location;
+#[cfg(feature = "alloc")]
+pub mod pclayout;
 pub mod pctable;
+pub mod sanmd;
 #[cfg(feature = "write")]
-pub mod write;
+pub mod stackmap;
 
 pub use endian::{BigEndian, Endian, LittleEndian, RunTimeEndian};
 pub use error::{Error, Result};

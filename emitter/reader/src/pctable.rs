@@ -33,15 +33,6 @@ pub const FUNCTION_SIZE_BYTES: u8 = 4;
 /// appends (an `i32` constant).
 pub const STACK_ARGS_BYTES: u8 = 4;
 
-/// SanitizerBinaryMetadata feature bits (`kSanitizerBinaryMetadata*`).
-pub const FEATURE_ATOMICS: u64 = 1 << 0;
-pub const FEATURE_UAR: u64 = 1 << 1;
-/// LLVM 19: a stack-arguments size follows the feature mask.
-pub const FEATURE_UAR_HAS_SIZE: u64 = 1 << 2;
-
-/// Set in a callback's version when PCs are pointer-sized.
-pub const VERSION_PTR_SIZE_REL: u32 = 1 << 16;
-
 /// Longest ULEB128 encoding of a `u64`.
 pub const MAX_ULEB128_LEN: usize = 10;
 
@@ -100,6 +91,78 @@ pub enum EntryKind {
     Function,
     /// One instruction.
     Instruction,
+}
+
+impl EntryKind {
+    /// Bytes of the function-size field as LLVM writes it without `!C`: 0
+    /// for instruction entries, which have none.
+    pub fn size_field_bytes(self) -> u8 {
+        match self {
+            EntryKind::Function => FUNCTION_SIZE_BYTES,
+            EntryKind::Instruction => 0,
+        }
+    }
+}
+
+/// LLVM's code models (the `Code Model` module flag), which decide the
+/// width of the PC fields.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CodeModel {
+    Tiny,
+    Small,
+    Kernel,
+    Medium,
+    Large,
+}
+
+impl CodeModel {
+    /// LLVM's name, as in `-code-model=`.
+    pub fn name(self) -> &'static str {
+        match self {
+            CodeModel::Tiny => "tiny",
+            CodeModel::Small => "small",
+            CodeModel::Kernel => "kernel",
+            CodeModel::Medium => "medium",
+            CodeModel::Large => "large",
+        }
+    }
+
+    pub fn from_name(name: &str) -> Option<CodeModel> {
+        [
+            CodeModel::Tiny,
+            CodeModel::Small,
+            CodeModel::Kernel,
+            CodeModel::Medium,
+            CodeModel::Large,
+        ]
+        .into_iter()
+        .find(|m| m.name() == name)
+    }
+
+    /// Whether LLVM writes pointer-sized PC fields (and SanitizerBinaryMetadata
+    /// sets `VERSION_PTR_SIZE_REL`).
+    pub const fn pointer_sized_pcs(self) -> bool {
+        matches!(self, CodeModel::Medium | CodeModel::Large)
+    }
+}
+
+/// Bytes of each PC field as LLVM's AsmPrinter writes it: 8 for the medium
+/// and large code models. Without a `Code Model` module flag the target's
+/// default model applies, which is medium on 64-bit PowerPC and small
+/// elsewhere (LLVM 16 and 19).
+pub const fn pc_width(code_model: Option<CodeModel>, powerpc64: bool) -> u8 {
+    match code_model {
+        Some(m) if m.pointer_sized_pcs() => 8,
+        Some(_) => 4,
+        None if powerpc64 => 8,
+        None => 4,
+    }
+}
+
+/// [`pc_width`] for a module's target triple.
+pub fn pc_width_for_triple(code_model: Option<CodeModel>, triple: &str) -> u8 {
+    let powerpc64 = triple.starts_with("powerpc64") || triple.starts_with("ppc64");
+    pc_width(code_model, powerpc64)
 }
 
 /// How constants (and the function size) are stored.
@@ -410,88 +473,6 @@ impl<E: Endian> Iterator for Entries<'_, E> {
     }
 }
 
-/// The two kinds of SanitizerBinaryMetadata section.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Sanmd {
-    /// `sanmd_covered*`: one function entry per analysed function.
-    Covered,
-    /// `sanmd_atomics*`: one instruction entry per atomic access.
-    Atomics,
-}
-
-/// What a SanitizerBinaryMetadata section's name says about its table.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct SanmdSection {
-    pub kind: Sanmd,
-    /// The version passed to the callbacks (1: LLVM 16, 2: LLVM 19), with
-    /// [`VERSION_PTR_SIZE_REL`] when the name carries it.
-    pub version: u32,
-    /// The name still has LLVM 16's literal `!C` suffix: fixed widths.
-    pub raw: bool,
-}
-
-impl SanmdSection {
-    /// Recognises `sanmd_covered`, `sanmd_atomics` (version 1) and
-    /// `sanmd_covered<V>`, `sanmd_atomics<V>` (LLVM 19), each optionally
-    /// followed by `!C`.
-    pub fn parse(name: &str) -> Option<SanmdSection> {
-        let (base, raw) = match name.strip_suffix("!C") {
-            Some(b) => (b, true),
-            None => (name, false),
-        };
-        let (kind, rest) = if let Some(r) = base.strip_prefix("sanmd_covered") {
-            (Sanmd::Covered, r)
-        } else if let Some(r) = base.strip_prefix("sanmd_atomics") {
-            (Sanmd::Atomics, r)
-        } else {
-            return None;
-        };
-        let version = if rest.is_empty() {
-            1
-        } else if rest.bytes().all(|b| b.is_ascii_digit()) && !rest.starts_with('0') {
-            rest.parse().ok()?
-        } else {
-            return None;
-        };
-        // LLVM 16 names version 1 sections without a number.
-        if version & 0xffff < 2 && !rest.is_empty() {
-            return None;
-        }
-        Some(SanmdSection { kind, version, raw })
-    }
-
-    /// PC width the version implies, if it implies one: pointer-sized with
-    /// [`VERSION_PTR_SIZE_REL`]; otherwise it depends on the code model
-    /// (LLVM 16 and 19 use 8 on PowerPC64 without a `Code Model` flag).
-    pub fn pc_width_from_version(&self) -> Option<u8> {
-        (self.version & VERSION_PTR_SIZE_REL != 0).then_some(8)
-    }
-
-    /// The entry layout, given the PC width.
-    pub fn layout(&self, pc_width: u8) -> Result<Layout> {
-        let v1 = self.version & 0xffff == 1;
-        let encoding = if v1 || self.raw {
-            ConstantEncoding::Fixed
-        } else {
-            ConstantEncoding::Uleb128
-        };
-        match self.kind {
-            Sanmd::Atomics => Layout::new(pc_width, EntryKind::Instruction, encoding, &[]),
-            // LLVM 16: i32 mask, MachineSanitizerBinaryMetadata adds the
-            // stack-arguments size to UAR functions of `sanmd_covered`.
-            Sanmd::Covered if v1 => Layout::new(pc_width, EntryKind::Function, encoding, &[4])
-                .map(|l| l.with_stack_args(FEATURE_UAR)),
-            // LLVM 16 never matches `sanmd_covered2!C`, so raw entries have
-            // none; LLVM 19 marks them with a bit.
-            Sanmd::Covered if self.raw => {
-                Layout::new(pc_width, EntryKind::Function, encoding, &[8])
-            }
-            Sanmd::Covered => Layout::new(pc_width, EntryKind::Function, encoding, &[8])
-                .map(|l| l.with_stack_args(FEATURE_UAR_HAS_SIZE)),
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -499,90 +480,19 @@ mod tests {
     use alloc::vec::Vec;
     use proptest::prelude::*;
 
-    fn covered_compact(pc: u8) -> Layout {
-        SanmdSection::parse("sanmd_covered2")
-            .unwrap()
-            .layout(pc)
-            .unwrap()
-    }
-
     #[test]
-    fn llvm19_covered_bytes() {
-        // From clang-19 -fexperimental-sanitize-metadata on x86_64: PC (0
-        // before relocation), ULEB size 0x0d, ULEB mask 1; then a UAR entry.
-        let data = [0, 0, 0, 0, 0x0d, 1, 0, 0, 0, 0, 0x19, 3];
-        let t = PcTable::new(&data, LittleEndian, covered_compact(4)).unwrap();
-        let e: Vec<Entry> = t.entries().collect::<Result<_>>().unwrap();
-        assert_eq!(e.len(), 2);
-        assert_eq!((e[0].size, e[0].constants()), (Some(13), &[1u64][..]));
-        assert_eq!((e[1].offset, e[1].size), (6, Some(25)));
-        assert_eq!(e[1].constants(), &[3]);
-        assert_eq!(e[1].stack_args, None);
-    }
-
-    #[test]
-    fn pc_is_entry_plus_stored_delta() {
-        let mut data = [0u8; 8];
-        data[4..].copy_from_slice(&(-0x40i32).to_be_bytes());
-        let l = SanmdSection::parse("sanmd_atomics2")
-            .unwrap()
-            .layout(4)
-            .unwrap();
-        let t = PcTable::new(&data, BigEndian, l).unwrap();
-        let e = t.entry_at(4).unwrap();
-        assert_eq!(e.pc(0x1000), 0x1000 + 4 - 0x40);
-    }
-
-    #[test]
-    fn native_uar_entries_carry_stack_args() {
-        let l = SanmdSection::parse("sanmd_covered")
-            .unwrap()
-            .layout(4)
-            .unwrap();
-        let mut data = Vec::new();
-        for (size, mask) in [(16u32, 1u32), (32, 3)] {
-            data.extend_from_slice(&0u32.to_le_bytes());
-            data.extend_from_slice(&size.to_le_bytes());
-            data.extend_from_slice(&mask.to_le_bytes());
-        }
-        data.extend_from_slice(&8u32.to_le_bytes());
-        let t = PcTable::new(&data, LittleEndian, l).unwrap();
-        let e: Vec<Entry> = t.entries().collect::<Result<_>>().unwrap();
-        assert_eq!(e[1].stack_args, Some(8));
-        assert_eq!(e[0].stack_args, None);
-    }
-
-    #[test]
-    fn names() {
-        let s = SanmdSection::parse("sanmd_covered65538!C").unwrap();
-        assert_eq!((s.kind, s.version, s.raw), (Sanmd::Covered, 65538, true));
-        assert_eq!(s.pc_width_from_version(), Some(8));
-        assert_eq!(SanmdSection::parse("sanmd_atomics").unwrap().version, 1);
-        for bad in [
-            "sanmd_coveredx",
-            "sanmd_covered1",
-            "sanmd_covered02",
-            "sanmd_",
-            "x",
-        ] {
-            assert_eq!(SanmdSection::parse(bad), None, "{bad}");
-        }
-    }
-
-    #[test]
-    fn not_a_whole_number_of_entries() {
-        let l = SanmdSection::parse("sanmd_covered2!C")
-            .unwrap()
-            .layout(8)
-            .unwrap();
-        assert_eq!(l.fixed_entry_size(), Some(20));
+    fn pc_widths() {
         assert_eq!(
-            PcTable::new(&[0; 30], LittleEndian, l).unwrap_err(),
-            Error::NotMultiple {
-                size: 30,
-                entry_size: 20
-            }
+            pc_width_for_triple(None, "powerpc64le-unknown-linux-gnu"),
+            8
         );
+        assert_eq!(pc_width_for_triple(None, "x86_64-unknown-linux-gnu"), 4);
+        assert_eq!(pc_width_for_triple(Some(CodeModel::Large), "x86_64"), 8);
+        assert_eq!(pc_width_for_triple(Some(CodeModel::Small), "ppc64"), 4);
+        for m in [CodeModel::Tiny, CodeModel::Kernel, CodeModel::Medium] {
+            assert_eq!(CodeModel::from_name(m.name()), Some(m));
+        }
+        assert_eq!(CodeModel::from_name("default"), None);
     }
 
     #[test]

@@ -3,7 +3,7 @@
 //! default, and rejected where the header makes it impossible.
 
 use pcmap_reader::flat::{self, FlatStackMap, RecordKind};
-use pcmap_reader::write::{write_flat, write_flat_with, Function, Record, Table};
+use pcmap_reader::stackmap::{write_flat, write_flat_with, Function, Record, Table};
 use pcmap_reader::{LittleEndian, Location, LocationKind};
 
 /// Three functions of two records; address fields hold self-relative values.

@@ -4,7 +4,7 @@
 //! linker moved functions apart, and whatever a corrupt map entry holds.
 
 use pcmap_reader::flat::{FlatStackMap, Found, Match, RecordKind};
-use pcmap_reader::write::{write_flat_with, Function, Record, Table};
+use pcmap_reader::stackmap::{write_flat_with, Function, Record, Table};
 use pcmap_reader::LittleEndian;
 use proptest::prelude::*;
 

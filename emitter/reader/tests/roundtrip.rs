@@ -3,7 +3,7 @@
 
 use pcmap_reader::flat::{FlatStackMap, FrameRegister, RecordKind};
 use pcmap_reader::llvm::LlvmStackMap;
-use pcmap_reader::write::{write_flat, write_llvm, Function, Record, Table};
+use pcmap_reader::stackmap::{write_flat, write_llvm, Function, Record, Table};
 use pcmap_reader::{
     BigEndian, Endian, LittleEndian, LiveOut, Location, LocationKind, RunTimeEndian,
 };
@@ -367,7 +367,7 @@ fn record_counts_follow_from_record_indices() {
 
 #[test]
 fn streaming_writer_checks_order_and_ownership() {
-    use pcmap_reader::write::{FlatWriter, FrameHead, RecordHead};
+    use pcmap_reader::flat::{FlatWriter, FrameHead, RecordHead};
     let head = |off| RecordHead {
         id: 1,
         instruction_offset: off,

@@ -10,7 +10,7 @@ use std::sync::OnceLock;
 
 use libfuzzer_sys::fuzz_target;
 use pcmap_reader::flat::{FlatStackMap, Match, RecordKind};
-use pcmap_reader::write::{write_flat_with, Function, Record, Table};
+use pcmap_reader::stackmap::{write_flat_with, Function, Record, Table};
 use pcmap_reader::LittleEndian;
 
 const FUNCTIONS: u64 = 80;

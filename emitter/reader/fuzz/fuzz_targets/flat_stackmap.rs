@@ -5,7 +5,7 @@
 #![no_main]
 use libfuzzer_sys::fuzz_target;
 use pcmap_reader::flat::{FlatStackMap, Match};
-use pcmap_reader::write::{write_flat, Table};
+use pcmap_reader::stackmap::{write_flat, Table};
 use pcmap_reader::LittleEndian;
 
 fuzz_target!(|data: &[u8]| {

@@ -3,7 +3,7 @@
 #![no_main]
 use libfuzzer_sys::fuzz_target;
 use pcmap_reader::llvm::LlvmStackMap;
-use pcmap_reader::write::Table;
+use pcmap_reader::stackmap::Table;
 use pcmap_reader::{BigEndian, LittleEndian};
 
 fuzz_target!(|data: &[u8]| {

@@ -1,0 +1,629 @@
+//! Finding the function and record of a PC in a flat table: through the PC
+//! map, the function index or the frame records, each answer checked
+//! against the frame records themselves.
+
+use super::table::{check_range, Fields, FlatStackMap, FrameRecord, KeptHeader, Record};
+use super::{
+    frame_record, pc_map_entry, record, ABSOLUTE_ADDRESSES, FRAME_RECORDS, FRAME_RECORD_SIZE,
+    FUNCTION_INDEX_ENTRY_SIZE, INDEX_ARRAY, MAP_ARRAY, PC_MAP_ENTRY_SIZE, RECORDS, RECORD_SIZE,
+};
+use crate::{Endian, Error, Result};
+
+/// Candidates a lookup compares one by one; more are binary searched first.
+const LINEAR_SEARCH: u32 = 8;
+
+/// What a lookup found, with the entries of the function's frame record
+/// and of the record in the table, decoded on request.
+#[derive(Debug, Clone, Copy)]
+pub struct Hit<'a, E: Endian> {
+    pub found: Found,
+    frame: &'a [u8; FRAME_RECORD_SIZE],
+    record: &'a [u8; RECORD_SIZE],
+    num_records: u32,
+    endian: E,
+}
+
+impl<'a, E: Endian> Hit<'a, E> {
+    #[inline(always)]
+    pub fn frame_record(&self) -> FrameRecord {
+        FrameRecord::decode(Fields::new(self.frame, self.endian), self.num_records)
+    }
+    /// The record (an error if its kind is not one of [`RecordKind`](super::RecordKind)).
+    #[inline(always)]
+    pub fn record(&self) -> Result<Record> {
+        Record::decode(Fields::new(self.record, self.endian))
+    }
+}
+
+/// Where a lookup found a PC: the function (frame record index and code
+/// address) and the record.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Found {
+    pub function: u32,
+    pub address: u64,
+    pub record: u32,
+}
+
+/// Which record of the function containing a PC a lookup returns.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Match {
+    /// The record at the PC.
+    Exact,
+    /// The first record at or after the PC: for a stack map placed after a
+    /// call, the return address may precede the record by the moves of the
+    /// call's result.
+    AtOrAfter,
+}
+
+impl<'a, E: Endian> FlatStackMap<'a, E> {
+    /// The index and record of `f` at `instruction_offset`, by binary search
+    /// (records are sorted). With several records at one offset, the first.
+    pub fn find_record(
+        &self,
+        f: &FrameRecord,
+        instruction_offset: u32,
+    ) -> Result<Option<(u32, Record)>> {
+        check_range("record", f.record_index, f.num_records, self.num_records())?;
+        let (mut lo, mut hi) = (f.record_index, f.record_index + f.num_records);
+        while lo < hi {
+            let mid = lo + (hi - lo) / 2;
+            if self.record_instruction_offset(mid)? < instruction_offset {
+                lo = mid + 1;
+            } else {
+                hi = mid;
+            }
+        }
+        if lo < f.record_index + f.num_records {
+            let r = self.record(lo)?;
+            if r.instruction_offset == instruction_offset {
+                return Ok(Some((lo, r)));
+            }
+        }
+        Ok(None)
+    }
+
+    /// The function containing `pc` and its record at `pc` (`Exact`) or its
+    /// first record at or after `pc` (`AtOrAfter`), given the table's
+    /// address: O(log functions + log records) reads, no memory.
+    ///
+    /// The search itself is in `Lookup`; a read it cannot make (a corrupt
+    /// table) is an error.
+    #[inline]
+    pub fn lookup(&self, pc: u64, table_address: u64, how: Match) -> Result<Option<Found>> {
+        let found = self.lookup_state(table_address)?.find(pc, how);
+        Ok(found.ok_or(LOOKUP_CORRUPT)?.map(|(found, _)| found))
+    }
+
+    /// [`lookup`](Self::lookup), with the frame record and record found,
+    /// decoded from the entries the search read.
+    #[inline(always)]
+    pub fn lookup_entries(
+        &self,
+        pc: u64,
+        table_address: u64,
+        how: Match,
+    ) -> Result<Option<(Found, FrameRecord, Record)>> {
+        let Some(hit) = self.lookup_hit(pc, table_address, how)? else {
+            return Ok(None);
+        };
+        Ok(Some((hit.found, hit.frame_record(), hit.record()?)))
+    }
+
+    /// [`lookup`](Self::lookup), with the frame record's and record's
+    /// entries, to decode what the caller needs of them.
+    #[inline(always)]
+    pub fn lookup_hit(
+        &self,
+        pc: u64,
+        table_address: u64,
+        how: Match,
+    ) -> Result<Option<Hit<'a, E>>> {
+        Self::lookup_kept(
+            self.bytes.data,
+            self.bytes.endian,
+            self.header.kept(),
+            pc,
+            table_address,
+            how,
+        )
+    }
+
+    /// [`lookup_hit`](Self::lookup_hit) in the table at the start of
+    /// `data`, whose header [`parse`](Self::parse) accepted and the caller
+    /// kept (`KeptHeader`): the header is read where the caller keeps it,
+    /// not parsed or copied again.
+    ///
+    /// If `kept` is not what `parse` returned for these bytes, results are
+    /// wrong or errors, but every read stays inside `data`.
+    #[inline(always)]
+    pub fn lookup_kept(
+        data: &'a [u8],
+        endian: E,
+        kept: KeptHeader<'_>,
+        pc: u64,
+        table_address: u64,
+        how: Match,
+    ) -> Result<Option<Hit<'a, E>>> {
+        let l = Lookup::new(data, endian, kept, table_address).ok_or(LOOKUP_CORRUPT)?;
+        match l.find_mapped(pc, how) {
+            Some(hit) => Ok(hit),
+            None => Self::lookup_searched(data, endian, kept, pc, table_address, how),
+        }
+    }
+
+    /// [`lookup_kept`](Self::lookup_kept) when the PC map cannot answer:
+    /// out of line, so that the map's path keeps its values in registers.
+    #[inline(never)]
+    fn lookup_searched(
+        data: &'a [u8],
+        endian: E,
+        kept: KeptHeader<'_>,
+        pc: u64,
+        table_address: u64,
+        how: Match,
+    ) -> Result<Option<Hit<'a, E>>> {
+        let l = Lookup::new(data, endian, kept, table_address).ok_or(LOOKUP_CORRUPT)?;
+        let Some((found, (start, end))) = l.search(pc, how).ok_or(LOOKUP_CORRUPT)? else {
+            return Ok(None);
+        };
+        l.hit(found, end.wrapping_sub(start))
+            .map(Some)
+            .ok_or(LOOKUP_CORRUPT)
+    }
+
+    /// The function containing `pc` (the last one starting at or below it,
+    /// if `pc` is inside it or at its end: a return address may equal the
+    /// end of a function whose last instruction is a call): its index and
+    /// address. See `Lookup`.
+    #[inline]
+    pub fn function_containing(&self, pc: u64, table_address: u64) -> Result<Option<(u32, u64)>> {
+        let l = self.lookup_state(table_address)?;
+        l.function_containing(pc).ok_or(LOOKUP_CORRUPT)
+    }
+
+    /// The state of a search of this table at `table_address`.
+    #[inline]
+    fn lookup_state(&self, table_address: u64) -> Result<Lookup<'a, E>> {
+        let kept = self.header.kept();
+        Lookup::new(self.bytes.data, self.bytes.endian, kept, table_address).ok_or(LOOKUP_CORRUPT)
+    }
+
+    /// What the PC map says of `pc`: see [`PcMapWindow`]. `None` without a
+    /// map, for a `pc` below function 0, or with impossible entries.
+    pub fn pc_map_window(&self, pc: u64, table_address: u64) -> Result<Option<PcMapWindow>> {
+        let l = self.lookup_state(table_address)?;
+        Ok(l.map_window(pc))
+    }
+}
+
+/// The functions and records a PC map entry and the next one name for a PC,
+/// as the code was laid out when the table was written. Unchecked: a lookup
+/// checks it against the frame records and records.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PcMapWindow {
+    /// Functions `first_function..=last_function` can contain the PC.
+    pub first_function: u32,
+    pub last_function: u32,
+    /// Records `first_record..last_record` are those in the PC's bucket;
+    /// `last_record` is the first after it (or the number of records).
+    pub first_record: u32,
+    pub last_record: u32,
+}
+
+/// The search of one table for a PC. Reads return `None` for a read outside
+/// its array (a corrupt table): no error value is built on the hot path.
+///
+/// With a PC map, the map's bucket for the PC names the few functions that
+/// can contain it, compared by the frame records' addresses: a lookup then
+/// reads the map, the candidates' frame records and the function's records,
+/// each depending on the one before. Without a map, or if the map does not
+/// fit the program (its linker moved the functions apart) or is corrupt
+/// (`validate` reports that), a binary search of the function index, whose
+/// answer is taken only if the frame records' addresses bracket the PC with
+/// it; without an index, of the frame records' address fields. Frame records
+/// and index are in address order, as LLVM emits functions. So the map and
+/// the index cost time when wrong but never change an answer. Within the
+/// function, its records are searched by instruction offset.
+///
+/// Searches end in a branch-free count over at most [`LINEAR_SEARCH`]
+/// candidates: their loads do not depend on each other, so cache misses
+/// overlap, and a random PC costs no mispredicted branches there.
+struct Lookup<'a, E: Endian> {
+    endian: E,
+    /// The arrays a lookup reads, cut out of the table once (empty if
+    /// absent), so that each read is one bounds check.
+    frames: &'a [u8],
+    records: &'a [u8],
+    index: &'a [u8],
+    map: &'a [u8],
+    /// Address of the frame records, to which their self-relative address
+    /// fields are added, and all ones; both 0 if the table's addresses are
+    /// absolute (a mask rather than a branch on the hot path).
+    frames_address: u64,
+    relative: u64,
+    index_address: u64,
+    functions: u32,
+    num_records: u32,
+    buckets: u32,
+    shift: u8,
+}
+
+/// A read a lookup could not make: the table is corrupt.
+const LOOKUP_CORRUPT: Error = Error::Inconsistent("lookup read outside its arrays");
+
+/// The first `N` bytes of entry `i` of `array`, whose entries are `SIZE`
+/// bytes.
+#[inline(always)]
+fn entry<const SIZE: usize, const N: usize>(array: &[u8], i: u32) -> Option<&[u8; N]> {
+    let at = i as usize * SIZE;
+    array.get(at..at + N)?.try_into().ok()
+}
+
+impl<'a, E: Endian> Lookup<'a, E> {
+    /// `None` if the header's bounds do not fit the table (possible only
+    /// for a header not from `parse`).
+    #[inline(always)]
+    fn new(data: &'a [u8], endian: E, kept: KeptHeader<'_>, table_address: u64) -> Option<Self> {
+        let b = kept.bounds;
+        let array = |i: usize| data.get(b[i] as usize..b[i + 1] as usize);
+        let frames = array(FRAME_RECORDS)?;
+        let records = array(RECORDS)?;
+        let map = array(MAP_ARRAY)?;
+        Some(Lookup {
+            endian,
+            frames,
+            records,
+            index: array(INDEX_ARRAY)?,
+            map,
+            frames_address: table_address.wrapping_add(b[FRAME_RECORDS].into()),
+            relative: if kept.flags & ABSOLUTE_ADDRESSES != 0 {
+                0
+            } else {
+                u64::MAX
+            },
+            index_address: table_address.wrapping_add(b[INDEX_ARRAY].into()),
+            functions: (frames.len() / FRAME_RECORD_SIZE) as u32,
+            num_records: (records.len() / RECORD_SIZE) as u32,
+            buckets: (map.len() / PC_MAP_ENTRY_SIZE) as u32,
+            shift: kept.pc_map_shift,
+        })
+    }
+
+    /// Field `field` (a u32) of frame record `i`.
+    #[inline(always)]
+    fn frame_u32(&self, i: u32, field: usize) -> Option<u32> {
+        let at = i as usize * FRAME_RECORD_SIZE + field;
+        let b = self.frames.get(at..at + 4)?.try_into().ok()?;
+        Some(self.endian.u32_from(b))
+    }
+    /// Function `i`'s address from its frame record (the entry's first 8
+    /// bytes).
+    #[inline(always)]
+    fn function_address(&self, i: u32) -> Option<u64> {
+        const _: () = assert!(frame_record::ADDRESS == 0);
+        let stored = self
+            .endian
+            .u64_from(*entry::<FRAME_RECORD_SIZE, 8>(self.frames, i)?);
+        Some(self.stored_address(i, stored))
+    }
+    /// Function `i`'s address, given its frame record's address field.
+    #[inline(always)]
+    fn stored_address(&self, i: u32, stored: u64) -> u64 {
+        let field = self
+            .frames_address
+            .wrapping_add(u64::from(i) * FRAME_RECORD_SIZE as u64);
+        stored.wrapping_add(field & self.relative)
+    }
+    /// Function `i`'s address from the function index.
+    #[inline(always)]
+    fn index_address(&self, i: u32) -> Option<u64> {
+        let b = *entry::<FUNCTION_INDEX_ENTRY_SIZE, 4>(self.index, i)?;
+        let stored = self.endian.u32_from(b) as i32;
+        Some(
+            self.index_address
+                .wrapping_add(u64::from(i) * FUNCTION_INDEX_ENTRY_SIZE as u64)
+                .wrapping_add(stored as i64 as u64),
+        )
+    }
+    /// The entries of `found`, a function with `num_records` records.
+    #[inline(always)]
+    fn hit(&self, found: Found, num_records: u32) -> Option<Hit<'a, E>> {
+        Some(Hit {
+            found,
+            frame: entry::<FRAME_RECORD_SIZE, FRAME_RECORD_SIZE>(self.frames, found.function)?,
+            record: entry::<RECORD_SIZE, RECORD_SIZE>(self.records, found.record)?,
+            num_records,
+            endian: self.endian,
+        })
+    }
+    /// Record `i`'s instruction offset.
+    #[inline(always)]
+    fn record_offset(&self, i: u32) -> Option<u32> {
+        let at = i as usize * RECORD_SIZE + record::INSTRUCTION_OFFSET;
+        let b = self.records.get(at..at + 4)?.try_into().ok()?;
+        Some(self.endian.u32_from(b))
+    }
+    /// Function `f`'s records: its record index and the next function's.
+    #[inline(always)]
+    fn record_range(&self, f: u32) -> Option<(u32, u32)> {
+        let start = self.frame_u32(f, frame_record::RECORD_INDEX)?;
+        let end = match f + 1 < self.functions {
+            true => self.frame_u32(f + 1, frame_record::RECORD_INDEX)?,
+            false => self.num_records,
+        };
+        Some((start, end))
+    }
+
+    /// The answer, with the function's records.
+    #[inline(always)]
+    fn find(&self, pc: u64, how: Match) -> Option<Option<(Found, (u32, u32))>> {
+        match self.find_mapped(pc, how) {
+            Some(hit) => Some(hit.map(|h| {
+                let start = h.frame_record().record_index;
+                (h.found, (start, start.wrapping_add(h.num_records)))
+            })),
+            None => self.search(pc, how),
+        }
+    }
+
+    /// [`find`](Self::find) without the PC map (none, or it does not hold
+    /// the answer): searches for the function, then its records. Inlined
+    /// into its callers, which are `FlatStackMap` methods and so compiled
+    /// in another codegen unit than this module's.
+    #[inline]
+    fn search(&self, pc: u64, how: Match) -> Option<Option<(Found, (u32, u32))>> {
+        let Some((function, address)) = self.function_containing(pc)? else {
+            return Some(None);
+        };
+        let Ok(offset) = u32::try_from(pc - address) else {
+            return Some(None);
+        };
+        let (start, end) = self.record_range(function)?;
+        // Lower bound over the function's records (sorted by offset).
+        let record = count_before(start, end, |i| Some(self.record_offset(i)? < offset))?;
+        if record >= end || (how == Match::Exact && self.record_offset(record)? != offset) {
+            return Some(None);
+        }
+        let found = Found {
+            function,
+            address,
+            record,
+        };
+        Some(Some((found, (start, end))))
+    }
+
+    /// The lookup through the PC map: the map entry, then the candidate
+    /// frame records and records, whose addresses do not depend on each
+    /// other, so their cache misses overlap. Returns the function's frame
+    /// record and the record's entry, read once. `None` if the map's window
+    /// does not hold the answer by the frame records and records themselves
+    /// (no map, a map that does not fit the code, a failed read): the caller
+    /// searches without the map.
+    #[inline(always)]
+    fn find_mapped(&self, pc: u64, how: Match) -> Option<Option<Hit<'a, E>>> {
+        // A PC map needs the function index, which never goes with absolute
+        // addresses (`parse` rejects both): on this path addresses are
+        // self-relative, a constant the compiler folds.
+        if self.map.is_empty() || self.relative != u64::MAX {
+            return None;
+        }
+        Lookup {
+            relative: u64::MAX,
+            ..*self
+        }
+        .find_relative(pc, how)
+    }
+
+    /// [`find_mapped`](Self::find_mapped) of a table with a PC map and
+    /// self-relative addresses.
+    #[inline(always)]
+    fn find_relative(&self, pc: u64, how: Match) -> Option<Option<Hit<'a, E>>> {
+        let origin = self.function_address(0)?;
+        if pc < origin {
+            return Some(None);
+        }
+        let w = self.map_window_from(pc, origin)?;
+        // The last candidate starting at or below `pc`; the frame records
+        // around it must bracket `pc` (they are sorted).
+        let mut function = w.first_function;
+        for i in w.first_function + 1..=w.last_function {
+            function += u32::from(self.function_address(i)? <= pc);
+        }
+        let frame = entry::<FRAME_RECORD_SIZE, FRAME_RECORD_SIZE>(self.frames, function)?;
+        let f = Fields::new(frame, self.endian);
+        let address = self.stored_address(function, f.u64(frame_record::ADDRESS));
+        let start = f.u32(frame_record::RECORD_INDEX);
+        let end = if function + 1 < self.functions {
+            let next = entry::<FRAME_RECORD_SIZE, FRAME_RECORD_SIZE>(self.frames, function + 1)?;
+            let next = Fields::new(next, self.endian);
+            if self.stored_address(function + 1, next.u64(frame_record::ADDRESS)) <= pc {
+                return None;
+            }
+            next.u32(frame_record::RECORD_INDEX)
+        } else {
+            self.num_records
+        };
+        let offset = pc.checked_sub(address)?;
+        // The size read where it is compared: read once before, it cost 13
+        // more instructions per lookup (register pressure).
+        let size = || f.u32(frame_record::SIZE);
+        if size() != 0 && offset > u64::from(size()) {
+            return Some(None);
+        }
+        let offset = u32::try_from(offset).ok()?;
+        // The function's records in the bucket.
+        let (lo, hi) = (w.first_record.max(start), w.last_record.min(end));
+        if lo > hi {
+            return None;
+        }
+        let record = if w.last_record - w.first_record <= LINEAR_SEARCH {
+            // Over the whole bucket, so that which records are read does not
+            // wait for the frame record: the records before the function's
+            // count as below `offset`, those after it as not.
+            let mut record = w.first_record;
+            for i in w.first_record..w.last_record {
+                let below = self.record_offset(i)? < offset;
+                record += u32::from(i < start || (i < end && below));
+            }
+            record
+        } else {
+            count_before(lo, hi, |i| Some(self.record_offset(i)? < offset))?
+        };
+        // The window's lower bound is the function's if the records just
+        // outside it are on the right sides of `offset`. Records are sorted
+        // by offset, so a lower bound past the window's first record means
+        // that record, and every one before it, is below `offset`: record
+        // `lo - 1` need not be read (nor record `hi` below `hi`).
+        let left = record > lo || lo == start || self.record_offset(lo - 1)? < offset;
+        let right = record < hi || hi == end || self.record_offset(hi)? >= offset;
+        if !(left && right) {
+            return None;
+        }
+        if record >= end {
+            return Some(None);
+        }
+        let r = entry::<RECORD_SIZE, RECORD_SIZE>(self.records, record)?;
+        if how == Match::Exact
+            && Fields::new(r, self.endian).u32(record::INSTRUCTION_OFFSET) != offset
+        {
+            return Some(None);
+        }
+        let found = Found {
+            function,
+            address,
+            record,
+        };
+        Some(Some(Hit {
+            found,
+            frame,
+            record: r,
+            num_records: end - start,
+            endian: self.endian,
+        }))
+    }
+
+    /// The number of functions starting at or below `pc`, if the frame
+    /// records agree that it is one of `first + 1..=last + 1`.
+    #[inline(always)]
+    fn function_among(&self, pc: u64, first: u32, last: u32) -> Option<u32> {
+        let below = self.function_address(first)? <= pc;
+        let above = last + 1 >= self.functions || self.function_address(last + 1)? > pc;
+        if !(below && above) {
+            return None;
+        }
+        let mut after = first + 1;
+        for i in first + 1..=last {
+            after += u32::from(self.function_address(i)? <= pc);
+        }
+        Some(after)
+    }
+
+    #[inline(always)]
+    fn function_containing(&self, pc: u64) -> Option<Option<(u32, u64)>> {
+        let n = self.functions;
+        if n == 0 || pc < self.function_address(0)? {
+            return Some(None);
+        }
+        let mut after = self
+            .map_window(pc)
+            .and_then(|w| self.function_among(pc, w.first_function, w.last_function));
+        if after.is_none() && !self.index.is_empty() {
+            let guess = count_before(0, n, |i| Some(self.index_address(i)? <= pc))?;
+            after = self.brackets(pc, guess)?.then_some(guess);
+        }
+        let after = match after {
+            Some(after) => after,
+            None => count_before(0, n, |i| Some(self.function_address(i)? <= pc))?,
+        };
+        let Some(index) = after.checked_sub(1) else {
+            return Some(None);
+        };
+        let address = self.function_address(index)?;
+        let size = self.frame_u32(index, frame_record::SIZE)?;
+        // `None` only if the frame records are out of order (corrupt).
+        let Some(offset) = pc.checked_sub(address) else {
+            return Some(None);
+        };
+        let inside = size == 0 || offset <= u64::from(size);
+        Some(inside.then_some((index, address)))
+    }
+
+    /// Whether exactly `after` functions start at or below `pc` by the frame
+    /// records' own addresses: then the index's answer is the frame
+    /// records' (they are sorted), whatever the index holds.
+    #[inline(always)]
+    fn brackets(&self, pc: u64, after: u32) -> Option<bool> {
+        let below = after == 0 || self.function_address(after - 1)? <= pc;
+        let above = after >= self.functions || self.function_address(after)? > pc;
+        Some(below && above)
+    }
+
+    /// See [`FlatStackMap::pc_map_window`]. `None` also for a failed read.
+    #[inline(always)]
+    fn map_window(&self, pc: u64) -> Option<PcMapWindow> {
+        self.map_window_from(pc, self.function_address(0)?)
+    }
+
+    /// [`map_window`](Self::map_window), given function 0's address.
+    #[inline(always)]
+    fn map_window_from(&self, pc: u64, origin: u64) -> Option<PcMapWindow> {
+        let buckets = self.buckets;
+        if buckets == 0 {
+            return None;
+        }
+        let bucket = (pc.checked_sub(origin)? >> self.shift).min(u64::from(buckets - 1)) as u32;
+        // The bucket's entry and the next one's, read together.
+        let (first_function, first_record, last_function, last_record) = if bucket + 1 < buckets {
+            let e = entry::<PC_MAP_ENTRY_SIZE, { 2 * PC_MAP_ENTRY_SIZE }>(self.map, bucket)?;
+            let f = Fields::new(e, self.endian);
+            let next = PC_MAP_ENTRY_SIZE;
+            (
+                f.u32(pc_map_entry::FUNCTION),
+                f.u32(pc_map_entry::RECORD),
+                f.u32(next + pc_map_entry::FUNCTION),
+                f.u32(next + pc_map_entry::RECORD),
+            )
+        } else {
+            let e = entry::<PC_MAP_ENTRY_SIZE, PC_MAP_ENTRY_SIZE>(self.map, bucket)?;
+            let f = Fields::new(e, self.endian);
+            (
+                f.u32(pc_map_entry::FUNCTION),
+                f.u32(pc_map_entry::RECORD),
+                self.functions - 1,
+                self.num_records,
+            )
+        };
+        let w = PcMapWindow {
+            first_function,
+            last_function,
+            first_record,
+            last_record,
+        };
+        let fits = first_function <= last_function
+            && last_function < self.functions
+            && first_record <= last_record
+            && last_record <= self.num_records;
+        fits.then_some(w)
+    }
+}
+
+/// The first index in `lo..hi` where `before` is false (it must be true
+/// then false over the range; on corrupt data the result is still in
+/// `lo..=hi`): a binary search down to [`LINEAR_SEARCH`] candidates, then a
+/// branch-free count of them.
+#[inline(always)]
+fn count_before(mut lo: u32, mut hi: u32, before: impl Fn(u32) -> Option<bool>) -> Option<u32> {
+    while hi.saturating_sub(lo) > LINEAR_SEARCH {
+        let mid = lo + (hi - lo) / 2;
+        if before(mid)? {
+            lo = mid + 1;
+        } else {
+            hi = mid;
+        }
+    }
+    let mut after = lo;
+    for i in lo..hi {
+        after += u32::from(before(i)?);
+    }
+    Some(after)
+}

@@ -1,0 +1,267 @@
+//! An owned, layout-neutral stack map table, read from and written in
+//! either layout.
+//!
+//! [`Table::from_llvm`] and [`Table::from_flat`] read a table into this
+//! model; [`write_flat`] and [`write_llvm`] write it. Reading back what was
+//! written gives the same [`Table`] (up to what a layout can say), which the
+//! round-trip tests check. The model knows both layouts; neither layout's
+//! module knows the model.
+
+use alloc::vec::Vec;
+
+use crate::flat::{
+    self, FlatStackMap, FlatTable, FlatWriter, FrameHead, FrameRegister, RecordHead, RecordKind,
+};
+use crate::llvm::LlvmStackMap;
+use crate::{Endian, Error, LiveOut, Location, Result};
+
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Table {
+    pub constants: Vec<u64>,
+    pub functions: Vec<Function>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Function {
+    /// The value stored in the address field (0 where a relocation fills it).
+    pub address: u64,
+    /// Function size in bytes (flat only).
+    pub size: u32,
+    /// UINT64_MAX for a variable-sized frame, as LLVM writes it.
+    pub stack_size: u64,
+    /// Flat frame flags other than those derived from the records and stack size.
+    pub flags: u8,
+    /// The CFA rule: CFA = `frame_base_register` + `cfa_offset` (flat only).
+    pub frame_base_register: u16,
+    pub cfa_offset: i32,
+    /// Saved registers, their slots relative to the CFA (flat only).
+    pub frame_registers: Vec<FrameRegister>,
+    pub records: Vec<Record>,
+    /// Offset of the function's code in the one code section all of the
+    /// table's functions are in, for the PC map (flat only; `None`: no map).
+    pub code_offset: Option<u64>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Record {
+    pub id: u64,
+    pub instruction_offset: u32,
+    /// `None` when not known.
+    pub patchable_size: Option<u32>,
+    pub kind: RecordKind,
+    pub has_live_out_info: bool,
+    pub locations: Vec<Location>,
+    pub live_outs: Vec<LiveOut>,
+}
+
+impl Table {
+    /// Reads an LLVM table, assigning records to functions in order (version
+    /// 1 has no record counts: all records go to a single function then,
+    /// which is only right for one-function tables; the caller may regroup).
+    pub fn from_llvm<E: Endian>(map: &LlvmStackMap<'_, E>) -> Result<Table> {
+        let constants = map.constants().collect::<Result<Vec<_>>>()?;
+        let mut functions = Vec::new();
+        let mut records = map.records();
+        let n = map.num_functions();
+        for i in 0..n {
+            let f = map.function(i)?;
+            let count = match f.record_count {
+                Some(c) => c,
+                None if i + 1 == n => u64::from(map.num_records()),
+                None => 0,
+            };
+            let mut out = Vec::new();
+            for _ in 0..count {
+                let r = records
+                    .next()
+                    .ok_or(Error::Inconsistent("fewer records than counted"))??;
+                let locations = r.locations().collect::<Result<Vec<_>>>()?;
+                let live_outs = r.live_outs().collect::<Result<Vec<_>>>()?;
+                out.push(Record {
+                    id: r.id,
+                    instruction_offset: r.instruction_offset,
+                    patchable_size: None,
+                    kind: RecordKind::Unknown,
+                    has_live_out_info: !live_outs.is_empty(),
+                    locations,
+                    live_outs,
+                });
+            }
+            functions.push(Function {
+                address: f.address,
+                stack_size: f.stack_size,
+                records: out,
+                ..Function::default()
+            });
+        }
+        Ok(Table {
+            constants,
+            functions,
+        })
+    }
+
+    /// Reads a flat table (checked with `validate` first).
+    pub fn from_flat<E: Endian>(t: &FlatStackMap<'_, E>) -> Result<Table> {
+        t.validate()?;
+        let constants = (0..t.num_constants())
+            .map(|i| t.constant(i))
+            .collect::<Result<Vec<_>>>()?;
+        let mut functions = Vec::new();
+        for i in 0..t.num_frame_records() {
+            let f = t.frame_record(i)?;
+            let mut records = Vec::new();
+            for r in t.records_of(&f)? {
+                let r = r?;
+                records.push(Record {
+                    id: r.id,
+                    instruction_offset: r.instruction_offset,
+                    patchable_size: (r.flags & flat::RECORD_PATCHABLE_SIZE_KNOWN != 0)
+                        .then_some(r.patchable_size),
+                    kind: r.kind,
+                    has_live_out_info: r.flags & flat::RECORD_HAS_LIVE_OUT_INFO != 0,
+                    locations: t.locations_of(&r)?.collect::<Result<Vec<_>>>()?,
+                    live_outs: t.live_outs_of(&r)?.collect::<Result<Vec<_>>>()?,
+                });
+            }
+            let derived = flat::HAS_VARIABLE_SIZE_ALLOCA | flat::HAS_LIVE_OUT_INFO;
+            functions.push(Function {
+                address: f.address,
+                size: f.size,
+                stack_size: if f.flags & flat::HAS_VARIABLE_SIZE_ALLOCA != 0 {
+                    u64::MAX
+                } else {
+                    f.stack_size.into()
+                },
+                flags: f.flags & !derived,
+                frame_base_register: f.frame_base_register,
+                cfa_offset: f.cfa_offset,
+                frame_registers: t.frame_registers_of(&f)?.collect::<Result<Vec<_>>>()?,
+                records,
+                code_offset: None,
+            });
+        }
+        Ok(Table {
+            constants,
+            functions,
+        })
+    }
+}
+
+/// Writes `table` in the flat layout. Each function's records are sorted by
+/// instruction offset (stably); function address fields hold
+/// `Function::address` as given.
+pub fn write_flat<E: Endian>(table: &Table, endian: E, absolute: bool) -> Result<FlatTable> {
+    write_flat_with(table, endian, absolute, false)
+}
+
+/// [`write_flat`], with a function index if `function_index` (see
+/// [`FlatWriter::function_index`]).
+pub fn write_flat_with<E: Endian>(
+    table: &Table,
+    endian: E,
+    absolute: bool,
+    function_index: bool,
+) -> Result<FlatTable> {
+    let mut w = FlatWriter::new(endian, absolute);
+    w.function_index(function_index);
+    w.pc_map(function_index && table.functions.iter().all(|f| f.code_offset.is_some()));
+    let nrecords = table.functions.iter().map(|f| f.records.len()).sum();
+    w.reserve(table.functions.len(), nrecords);
+    for &c in &table.constants {
+        w.constant(c);
+    }
+    let mut order: Vec<&Record> = Vec::new();
+    for f in &table.functions {
+        order.clear();
+        order.extend(&f.records);
+        order.sort_by_key(|r| r.instruction_offset);
+        for r in &order {
+            let head = RecordHead {
+                id: r.id,
+                instruction_offset: r.instruction_offset,
+                patchable_size: r.patchable_size,
+                kind: r.kind,
+                has_live_out_info: r.has_live_out_info,
+            };
+            w.record(
+                &head,
+                r.locations.iter().copied().map(Ok),
+                r.live_outs.iter().copied().map(Ok),
+            )?;
+        }
+        w.function(&FrameHead {
+            address: f.address,
+            size: f.size,
+            stack_size: f.stack_size,
+            flags: f.flags,
+            frame_base_register: f.frame_base_register,
+            cfa_offset: f.cfa_offset,
+            frame_registers: &f.frame_registers,
+            code: f.code_offset.map(|offset| (0, offset)),
+        })?;
+    }
+    w.finish()
+}
+
+/// Writes `table` in LLVM's layout `version` (1, 2 or 3), as LLVM's
+/// `StackMaps::serializeToStackMapSection` would. For tests and fuzzing:
+/// version 1 and 2 inputs are no longer made by any LLVM we can run.
+pub fn write_llvm<E: Endian>(table: &Table, endian: E, version: u8) -> Result<Vec<u8>> {
+    if !(1..=3).contains(&version) {
+        return Err(Error::UnsupportedVersion(version));
+    }
+    let e = endian;
+    let count = |n: usize| u32::try_from(n).map_err(|_| Error::TooLarge("count"));
+    let nrecords: usize = table.functions.iter().map(|f| f.records.len()).sum();
+    let mut out = Vec::new();
+    out.extend_from_slice(&[version, 0, 0, 0]);
+    out.extend_from_slice(&e.u32_bytes(count(table.functions.len())?));
+    out.extend_from_slice(&e.u32_bytes(count(table.constants.len())?));
+    out.extend_from_slice(&e.u32_bytes(count(nrecords)?));
+    for f in &table.functions {
+        out.extend_from_slice(&e.u64_bytes(f.address));
+        out.extend_from_slice(&e.u64_bytes(f.stack_size));
+        if version >= 2 {
+            out.extend_from_slice(&e.u64_bytes(f.records.len() as u64));
+        }
+    }
+    for c in &table.constants {
+        out.extend_from_slice(&e.u64_bytes(*c));
+    }
+    let pad8 =
+        |out: &mut Vec<u8>| out.resize(crate::align_up(out.len(), 8).unwrap_or(out.len()), 0);
+    for r in table.functions.iter().flat_map(|f| &f.records) {
+        out.extend_from_slice(&e.u64_bytes(r.id));
+        out.extend_from_slice(&e.u32_bytes(r.instruction_offset));
+        out.extend_from_slice(&[0, 0]);
+        let nloc =
+            u16::try_from(r.locations.len()).map_err(|_| Error::TooLarge("location count"))?;
+        out.extend_from_slice(&e.u16_bytes(nloc));
+        for l in &r.locations {
+            out.push(l.kind as u8);
+            if version >= 3 {
+                out.push(0);
+                out.extend_from_slice(&e.u16_bytes(l.size));
+                out.extend_from_slice(&e.u16_bytes(l.dwarf_reg));
+                out.extend_from_slice(&[0, 0]);
+            } else {
+                out.push(u8::try_from(l.size).map_err(|_| Error::TooLarge("location size"))?);
+                out.extend_from_slice(&e.u16_bytes(l.dwarf_reg));
+            }
+            out.extend_from_slice(&e.u32_bytes(l.offset as u32));
+        }
+        if version >= 3 {
+            pad8(&mut out);
+        }
+        out.extend_from_slice(&[0, 0]);
+        let nlo =
+            u16::try_from(r.live_outs.len()).map_err(|_| Error::TooLarge("live-out count"))?;
+        out.extend_from_slice(&e.u16_bytes(nlo));
+        for l in &r.live_outs {
+            out.extend_from_slice(&e.u16_bytes(l.dwarf_reg));
+            out.extend_from_slice(&[0, l.size]);
+        }
+        pad8(&mut out);
+    }
+    Ok(out)
+}
