@@ -2,13 +2,13 @@
 //! text, as JSON (`docs/dump-json.md`), or (stack maps only) exactly as
 //! `llvm-readobj --stackmap` prints them.
 
-use std::fmt::Write;
+use std::fmt::{self, Write};
 
 use pcmap_reader::flat;
 use pcmap_reader::{Location, LocationKind};
 use serde::Serialize;
 
-use crate::pcsection::PcSection;
+use crate::pctable::PcSection;
 use crate::stackmap::{DecodedTable, Format, StackMapSection};
 
 /// Schema version of the JSON output.
@@ -228,40 +228,39 @@ fn json_table(section: &str, t: &DecodedTable) -> JsonTable {
 
 /// `llvm-readobj --stackmap`'s text for an LLVM table, from
 /// "LLVM StackMap Version" on. Function addresses are printed as stored.
-pub fn readobj(t: &DecodedTable) -> String {
-    let mut o = String::new();
+pub fn readobj(o: &mut impl Write, t: &DecodedTable) -> fmt::Result {
     let version = match t.format {
         Format::V1 => 1,
         Format::V2 => 2,
         _ => 3,
     };
     let tab = &t.table;
-    let _ = writeln!(o, "LLVM StackMap Version: {version}");
-    let _ = writeln!(o, "Num Functions: {}", tab.functions.len());
+    writeln!(o, "LLVM StackMap Version: {version}")?;
+    writeln!(o, "Num Functions: {}", tab.functions.len())?;
     for f in &tab.functions {
-        let _ = writeln!(
+        writeln!(
             o,
             "  Function address: {}, stack size: {}, callsite record count: {}",
             f.address,
             f.stack_size,
             f.records.len()
-        );
+        )?;
     }
-    let _ = writeln!(o, "Num Constants: {}", tab.constants.len());
+    writeln!(o, "Num Constants: {}", tab.constants.len())?;
     for (i, c) in tab.constants.iter().enumerate() {
-        let _ = writeln!(o, "  #{}: {c}", i + 1);
+        writeln!(o, "  #{}: {c}", i + 1)?;
     }
     let n: usize = tab.functions.iter().map(|f| f.records.len()).sum();
-    let _ = writeln!(o, "Num Records: {n}");
+    writeln!(o, "Num Records: {n}")?;
     for r in tab.functions.iter().flat_map(|f| &f.records) {
-        let _ = writeln!(
+        writeln!(
             o,
             "  Record ID: {}, instruction offset: {}",
             r.id, r.instruction_offset
-        );
-        let _ = writeln!(o, "    {} locations:", r.locations.len());
+        )?;
+        writeln!(o, "    {} locations:", r.locations.len())?;
         for (i, l) in r.locations.iter().enumerate() {
-            let _ = write!(o, "      #{}: ", i + 1);
+            write!(o, "      #{}: ", i + 1)?;
             let _ = match l.kind {
                 LocationKind::Register => write!(o, "Register R#{}", l.dwarf_reg),
                 LocationKind::Direct => write!(o, "Direct R#{} + {}", l.dwarf_reg, l.offset),
@@ -277,38 +276,37 @@ pub fn readobj(t: &DecodedTable) -> String {
                     write!(o, "ConstantIndex #{} ({v})", l.offset as u32)
                 }
             };
-            let _ = writeln!(o, ", size: {}", l.size);
+            writeln!(o, ", size: {}", l.size)?;
         }
-        let _ = write!(o, "    {} live-outs: [ ", r.live_outs.len());
+        write!(o, "    {} live-outs: [ ", r.live_outs.len())?;
         for lo in &r.live_outs {
-            let _ = write!(o, "R#{} ({}-bytes) ", lo.dwarf_reg, lo.size);
+            write!(o, "R#{} ({}-bytes) ", lo.dwarf_reg, lo.size)?;
         }
-        let _ = writeln!(o, "]");
+        writeln!(o, "]")?;
     }
-    o
+    Ok(())
 }
 
 /// Human-readable summary.
-pub fn text(sections: &[StackMapSection]) -> String {
-    let mut o = String::new();
+pub fn text(o: &mut impl Write, sections: &[StackMapSection]) -> fmt::Result {
     for s in sections {
         for t in &s.tables {
-            let _ = writeln!(
+            writeln!(
                 o,
                 "{} ({:?}) at {:#x}, {} bytes:",
                 s.name, t.format, t.offset, t.size
-            );
+            )?;
             for (f, r) in t.table.functions.iter().zip(&t.functions) {
-                let _ = writeln!(
+                writeln!(
                     o,
                     "  function {}{}: stack size {}, {} records",
                     r.symbol.as_deref().unwrap_or("?"),
                     if r.opd { " (via .opd)" } else { "" },
                     f.stack_size,
                     f.records.len()
-                );
+                )?;
                 for rec in &f.records {
-                    let _ = writeln!(
+                    writeln!(
                         o,
                         "    ID {} at +{}: {}, patchable {}, {} locations, {} live-outs",
                         rec.id,
@@ -318,26 +316,25 @@ pub fn text(sections: &[StackMapSection]) -> String {
                             .map_or("?".to_string(), |p| p.to_string()),
                         rec.locations.len(),
                         rec.live_outs.len()
-                    );
+                    )?;
                 }
             }
         }
     }
-    o
+    Ok(())
 }
 
 /// Human-readable PC sections: one line per section, one per entry.
-pub fn pc_text(sections: &[PcSection]) -> String {
-    let mut o = String::new();
+pub fn pc_text(o: &mut impl Write, sections: &[PcSection]) -> fmt::Result {
     for s in sections {
-        let _ = write!(
+        write!(
             o,
             "{}: {} bytes, {} relocations",
             s.name, s.size, s.relocations
-        );
+        )?;
         match s.encoding {
             Some(enc) => {
-                let _ = writeln!(
+                writeln!(
                     o,
                     "; {}, version {}, {}-byte PCs, {} {} entries ({})",
                     serde_json::to_value(enc)
@@ -349,42 +346,42 @@ pub fn pc_text(sections: &[PcSection]) -> String {
                     s.entries.len(),
                     s.entry_kind.unwrap_or("?"),
                     s.note
-                );
+                )?;
             }
             None => {
-                let _ = writeln!(o, "; {}", s.note);
+                writeln!(o, "; {}", s.note)?;
             }
         }
         for e in &s.entries {
             let pc = &e.pc;
-            let _ = write!(o, "  ");
+            write!(o, "  ")?;
             match (&pc.function, pc.function_offset) {
                 (Some(f), Some(off)) => {
-                    let _ = write!(o, "{f}+{off:#x}");
+                    write!(o, "{f}+{off:#x}")?;
                 }
                 _ => {
-                    let _ = write!(
+                    write!(
                         o,
                         "{}+{:#x}",
                         pc.section.as_deref().unwrap_or("?"),
                         pc.section_offset.unwrap_or(0)
-                    );
+                    )?;
                 }
             }
             if let Some(a) = pc.address {
-                let _ = write!(o, " at {a:#x}");
+                write!(o, " at {a:#x}")?;
             }
             if let Some(size) = e.size {
-                let _ = write!(o, " size {size}");
+                write!(o, " size {size}")?;
             }
             if !e.constants.is_empty() {
-                let _ = write!(o, " constants {:?}", e.constants);
+                write!(o, " constants {:?}", e.constants)?;
             }
             if let Some(a) = e.stack_args {
-                let _ = write!(o, " stack-args {a}");
+                write!(o, " stack-args {a}")?;
             }
-            let _ = writeln!(o);
+            writeln!(o)?;
         }
     }
-    o
+    Ok(())
 }

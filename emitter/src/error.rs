@@ -1,6 +1,14 @@
 //! The emitter library's errors. Each says what is wrong and where in the
-//! object (section, record, relocation); the command adds the file name.
-//! No variant repeats its cause: `{:#}` prints each cause once.
+//! object (section, record, relocation, entry); the command adds the file
+//! name. No variant repeats its cause: `{:#}` prints each cause once (a
+//! field named `source` would be chained by thiserror and printed twice).
+
+use std::path::PathBuf;
+
+use pcmap_reader::flat::SECTION_NAME as FLAT_SECTION;
+use pcmap_reader::pclayout::SECTION_NAME as LAYOUT_SECTION;
+
+use crate::stackmap::LLVM_STACKMAPS;
 
 /// Errors of the library.
 #[derive(Debug, thiserror::Error)]
@@ -9,6 +17,12 @@ pub enum Error {
     UnsupportedArch(String),
     #[error("not a 64-bit ELF object (pcmap reads ELF64 for x86_64, AArch64 and PowerPC64)")]
     NotElf64,
+    #[error("emit needs a relocatable object (.o)")]
+    NotRelocatable,
+    #[error("nothing to emit: no {LLVM_STACKMAPS} and no {LAYOUT_SECTION} (PC sections of native mode or without a layout description are final as they are)")]
+    NothingToEmit,
+    #[error("already has a {FLAT_SECTION} section")]
+    AlreadyEmitted,
     /// A problem of one section of the object.
     #[error("{section}: {problem}")]
     Section { section: String, problem: String },
@@ -16,9 +30,29 @@ pub enum Error {
     #[error("{section}: {problem}")]
     StackMap {
         section: String,
-        /// Not `source`: thiserror would chain it, and `{:#}` print it twice.
         problem: pcmap_reader::Error,
     },
+    /// A PC table that does not decode.
+    #[error("{section}: {problem}")]
+    PcTable {
+        section: String,
+        problem: pcmap_reader::pctable::Error,
+    },
+    /// The plugin's layout description does not parse.
+    #[error(transparent)]
+    Layout(#[from] pcmap_reader::pclayout::LayoutError),
+    /// `.eh_frame` does not decode.
+    #[error(".eh_frame: {0}")]
+    Cfi(gimli::Error),
+    /// The IR given with `--ir` cannot be read.
+    #[error("{}: {problem}", path.display())]
+    Ir { path: PathBuf, problem: String },
+    /// A stack map record that the IR does not describe as the code has it.
+    #[error("{problem}")]
+    IrRecord { function: String, problem: String },
+    /// `pcmap verify --against`'s statistics do not parse.
+    #[error("{0}")]
+    Stats(String),
     #[error(transparent)]
     Object(#[from] object::Error),
     /// `object`'s builder could not read the object.
@@ -34,12 +68,6 @@ pub enum Error {
     Malformed(String),
     #[error("internal error: {0}")]
     Internal(&'static str),
-    #[error("{0}")]
-    Other(String),
 }
 
 pub type Result<T, E = Error> = std::result::Result<T, E>;
-
-pub(crate) fn other<T>(msg: impl Into<String>) -> Result<T> {
-    Err(Error::Other(msg.into()))
-}

@@ -1,21 +1,22 @@
-//! The object side of pcmap: read ELF objects, find the PC sections and stack
-//! maps LLVM 16 wrote, rewrite them, and describe them.
+//! The object side of pcmap: read ELF objects, find the PC sections and
+//! stack maps LLVM 16 wrote, rewrite them, and describe them. Modules in
+//! the order data flows through them (docs/architecture.md):
+//!
+//! ```text
+//!  object/    the object being read or rewritten: target, functions,
+//!             relocations, CFI, instructions, rewrite, structure checks
+//!  stackmap/  .llvm_stackmaps and pcmap_stackmaps: read, IR sites, emit, check
+//!  pctable/   SanitizerBinaryMetadata PC sections: read, emit
+//!  emit       both steps over one rewrite
+//!  dump, verify  what the command prints
+//! ```
 
-pub mod cfi;
-pub mod check;
-pub mod decode;
 pub mod dump;
-pub mod elf;
 pub mod emit;
 pub mod error;
-pub mod output;
-pub mod patch;
-pub mod pcemit;
-pub mod pcsection;
-pub mod rewrite;
+pub mod object;
+pub mod pctable;
 pub mod stackmap;
-pub mod target;
 pub mod verify;
 
-pub(crate) use error::other;
 pub use error::{Error, Result};

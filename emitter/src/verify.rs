@@ -2,13 +2,14 @@
 //! against its symbols, and optionally count them against the plugin's
 //! statistics (`PCMAP_STATS`, docs/plugin.md).
 
-use std::fmt::Write as _;
+use std::fmt::{self, Write};
 
 use pcmap_reader::sanmd::{Sanmd, SanmdSection};
 
-use crate::pcsection::{self, Functions, PcSection};
+use crate::error::{Error, Result};
+use crate::object::ObjectFile;
+use crate::pctable::{self, PcSection};
 use crate::stackmap;
-use crate::{Error, Result};
 
 /// Totals of the `pcmap-stats v1` lines of one or more compiles.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -27,7 +28,7 @@ impl IrStats {
                 continue;
             };
             let Some(fields) = rest.strip_prefix("v1 ") else {
-                return Err(Error::Other(format!(
+                return Err(Error::Stats(format!(
                     "unknown statistics version in '{line}' (expected pcmap-stats v1)"
                 )));
             };
@@ -36,14 +37,14 @@ impl IrStats {
                     .split(' ')
                     .find_map(|kv| kv.strip_prefix(key)?.strip_prefix('='))
                     .and_then(|v| v.parse().ok())
-                    .ok_or_else(|| Error::Other(format!("no {key}= in '{line}'")))
+                    .ok_or_else(|| Error::Stats(format!("no {key}= in '{line}'")))
             };
             s.modules += 1;
             s.covered += field("covered")?;
             s.atomics += field("atomics")?;
         }
         if s.modules == 0 {
-            return Err(Error::Other("no 'pcmap-stats v1' line".into()));
+            return Err(Error::Stats("no 'pcmap-stats v1' line".into()));
         }
         Ok(s)
     }
@@ -64,10 +65,9 @@ pub struct Verified {
     pub problems: Vec<String>,
 }
 
-/// Checks every PC of every PC section of `file`.
-pub fn verify(file: &object::File<'_>) -> Result<Verified> {
-    let sections = pcsection::sections(file)?;
-    let functions = Functions::new(file);
+/// Checks every PC of every PC section of `o`, and every stack map table.
+pub fn verify(o: &ObjectFile<'_>) -> Result<Verified> {
+    let sections = pctable::sections(o)?;
     let mut v = Verified::default();
     for s in &sections {
         if s.encoding.is_none() {
@@ -82,11 +82,11 @@ pub fn verify(file: &object::File<'_>) -> Result<Verified> {
             Some(Sanmd::Atomics) => v.atomics += s.entries.len() as u64,
             None => {}
         }
-        check_section(s, &functions, &mut v.problems);
+        check_section(o, s, &mut v.problems);
     }
     // Stack maps: every table decodes (as `dump` requires), and every record
     // fits its function and the target (as `emit` requires).
-    match stackmap::sections(file) {
+    match stackmap::sections(o) {
         Ok(sections) => {
             v.stack_map_tables = sections.iter().map(|s| s.tables.len()).sum();
             v.records = sections
@@ -95,21 +95,23 @@ pub fn verify(file: &object::File<'_>) -> Result<Verified> {
                 .flat_map(|t| &t.table.functions)
                 .map(|f| f.records.len())
                 .sum();
-            v.problems.extend(stackmap::check_tables(file, &sections)?);
+            v.problems
+                .extend(stackmap::check::check_tables(o, &sections)?);
         }
         Err(e) => v.problems.push(e.to_string()),
     }
     Ok(v)
 }
 
-fn check_section(s: &PcSection, functions: &Functions, problems: &mut Vec<String>) {
+fn check_section(o: &ObjectFile<'_>, s: &PcSection, problems: &mut Vec<String>) {
     for e in &s.entries {
         let at = format!("{}: entry at offset {:#x}", s.name, e.offset);
-        let Some((sec, off)) = e.loc else {
+        let Some(loc) = e.loc else {
             problems.push(format!("{at}: PC is outside every section"));
             continue;
         };
-        let Some((start, size, name)) = functions.containing(sec, off) else {
+        let off = loc.offset;
+        let Some(f) = o.functions.containing(loc) else {
             problems.push(format!(
                 "{at}: PC {} lies outside any function's code",
                 e.pc.address.map_or_else(
@@ -119,13 +121,14 @@ fn check_section(s: &PcSection, functions: &Functions, problems: &mut Vec<String
             ));
             continue;
         };
+        let (start, size, name) = (f.offset, f.size, &f.name);
         if let Some(fsize) = e.size {
-            if off != *start {
+            if off != start {
                 problems.push(format!(
                     "{at}: function entry points into {name} at +{:#x}, not at its start",
                     off - start
                 ));
-            } else if *size != 0 && fsize != *size {
+            } else if size != 0 && fsize != size {
                 problems.push(format!(
                     "{at}: function {name} has size {fsize} in the table but {size} in its symbol"
                 ));
@@ -135,56 +138,55 @@ fn check_section(s: &PcSection, functions: &Functions, problems: &mut Vec<String
 }
 
 /// The report `pcmap verify` prints.
-pub fn text(v: &Verified, stats: Option<&IrStats>) -> String {
-    let mut o = String::new();
-    let _ = writeln!(
+pub fn text(o: &mut impl Write, v: &Verified, stats: Option<&IrStats>) -> fmt::Result {
+    writeln!(
         o,
         "{} PC sections, {} entries: {} covered functions, {} atomics PCs",
         v.sections, v.entries, v.covered, v.atomics
-    );
+    )?;
     if v.stack_map_tables > 0 {
-        let _ = writeln!(
+        writeln!(
             o,
             "{} stack map tables, {} records",
             v.stack_map_tables, v.records
-        );
+        )?;
     }
     if let Some(st) = stats {
-        let _ = writeln!(
+        writeln!(
             o,
             "IR ({} modules): {} covered functions, {} tagged atomic instructions",
             st.modules, st.covered, st.atomics
-        );
+        )?;
         // A PC cannot be traced back to its IR instruction, and one IR
         // instruction may have several PCs (AtomicExpandPass tags every
         // instruction of an LL/SC loop): only a lower bound on loss exists.
         if v.atomics < st.atomics {
-            let _ = writeln!(
+            writeln!(
                 o,
                 "atomics: at least {} of {} tagged IR instructions lost their PC ({} PCs; each belongs to one IR instruction)",
                 st.atomics - v.atomics,
                 st.atomics,
                 v.atomics
-            );
+            )?;
         } else {
-            let _ = writeln!(
+            writeln!(
                 o,
                 "atomics: no loss detected: {} PCs for {} tagged IR instructions (a bound, not a proof: one IR instruction may have several PCs)",
                 v.atomics, st.atomics
-            );
+            )?;
         }
         if v.covered != st.covered {
-            let _ = writeln!(
+            writeln!(
                 o,
                 "covered: {} entries for {} covered IR functions",
                 v.covered, st.covered
-            );
+            )?;
         }
     }
     for p in &v.problems {
-        let _ = writeln!(o, "problem: {p}");
+        writeln!(o, "problem: {p}")?;
     }
-    let _ = writeln!(
+    writeln!(
         o,
         "{}",
         if v.problems.is_empty() {
@@ -192,8 +194,8 @@ pub fn text(v: &Verified, stats: Option<&IrStats>) -> String {
         } else {
             "FAILED"
         }
-    );
-    o
+    )?;
+    Ok(())
 }
 
 #[cfg(test)]
@@ -217,6 +219,12 @@ mod tests {
         assert!(IrStats::parse("pcmap-stats v1 covered=1 module=x").is_err());
     }
 
+    fn report(v: &Verified, stats: Option<&IrStats>) -> String {
+        let mut o = String::new();
+        text(&mut o, v, stats).unwrap();
+        o
+    }
+
     #[test]
     fn loss_is_a_lower_bound() {
         let v = Verified {
@@ -228,10 +236,9 @@ mod tests {
             covered: 0,
             atomics,
         };
-        assert!(
-            text(&v, Some(&st(4))).contains("at least 1 of 4 tagged IR instructions lost their PC")
-        );
-        assert!(text(&v, Some(&st(3))).contains("no loss detected: 3 PCs for 3"));
-        assert!(text(&v, Some(&st(2))).contains("no loss detected: 3 PCs for 2"));
+        assert!(report(&v, Some(&st(4)))
+            .contains("at least 1 of 4 tagged IR instructions lost their PC"));
+        assert!(report(&v, Some(&st(3))).contains("no loss detected: 3 PCs for 3"));
+        assert!(report(&v, Some(&st(2))).contains("no loss detected: 3 PCs for 2"));
     }
 }

@@ -33,7 +33,7 @@ fn compile(triple: &str, dir: &Path) -> Vec<u8> {
 #[test]
 fn flat_describes_the_v3_records_on_every_target() {
     let dir = tempfile::tempdir().unwrap();
-    let ir = pcmap::patch::IrSites::parse(&std::fs::read_to_string(input()).unwrap());
+    let ir = pcmap::stackmap::ir::IrSites::parse(&std::fs::read_to_string(input()).unwrap());
     for triple in TRIPLES {
         let obj = compile(triple, dir.path());
         let opts = pcmap::emit::Options {
@@ -41,7 +41,7 @@ fn flat_describes_the_v3_records_on_every_target() {
             ..Default::default()
         };
         let (out, report) = pcmap::emit::emit(&obj, &opts).unwrap();
-        let file = object::File::parse(&*out).unwrap();
+        let file = pcmap::object::ObjectFile::parse(&out).unwrap();
         let sections = stackmap::sections(&file).unwrap();
         let v3 = &sections
             .iter()
@@ -111,7 +111,7 @@ fn flat_is_no_larger_than_v3_on_the_lit_inputs() {
     // llc-16 crashes on statepoints for PowerPC (in ISel), so the lit suite
     // uses gc.ll on x86_64 and AArch64 only.
     for (ir, triples) in [(inputs.join("sm.ll"), &TRIPLES[..]), (gc, &TRIPLES[..2])] {
-        let sites = pcmap::patch::IrSites::parse(&std::fs::read_to_string(&ir).unwrap());
+        let sites = pcmap::stackmap::ir::IrSites::parse(&std::fs::read_to_string(&ir).unwrap());
         for triple in triples {
             let out = dir.path().join(format!("{triple}.o"));
             let status = Command::new("llc-16")

@@ -53,7 +53,7 @@ fn put_u32(data: &mut [u8], at: usize, v: u32) {
 fn cxx_groups_survive_and_the_check_catches_broken_indices() {
     let raw = cxx_object("x86_64-unknown-linux-gnu");
     let (out, _) = pcmap::emit::emit(&raw, &Default::default()).unwrap();
-    pcmap::check::written(&out).unwrap();
+    pcmap::object::check::written(&out).unwrap();
 
     // Every group keeps its members, by name.
     let members = |data: &[u8]| -> Vec<Vec<String>> {
@@ -96,7 +96,7 @@ fn cxx_groups_survive_and_the_check_catches_broken_indices() {
         header_field(&out, ".rela.text.startup", 44),
         rela as u32,
     );
-    let e = pcmap::check::written(&bad).unwrap_err().to_string();
+    let e = pcmap::object::check::written(&bad).unwrap_err().to_string();
     assert!(e.contains(".rela.text.startup"), "{e}");
 
     // A group member index that names no section.
@@ -104,19 +104,19 @@ fn cxx_groups_survive_and_the_check_catches_broken_indices() {
     let at = header_field(&out, ".group", 24); // sh_offset
     let offset = u64::from_le_bytes(bad[at..at + 8].try_into().unwrap()) as usize;
     put_u32(&mut bad, offset + 4, 0xffff);
-    assert!(pcmap::check::written(&bad).is_err());
+    assert!(pcmap::object::check::written(&bad).is_err());
 
     // A group member that is not in a group.
     let mut bad = out.clone();
     put_u32(&mut bad, offset + 4, 2);
-    assert!(pcmap::check::written(&bad).is_err());
+    assert!(pcmap::object::check::written(&bad).is_err());
 
     // A relocation naming a symbol that does not exist.
     let mut bad = out.clone();
     let at = header_field(&out, ".rela.text.startup", 24);
     let offset = u64::from_le_bytes(bad[at..at + 8].try_into().unwrap()) as usize;
     put_u32(&mut bad, offset + 12, 0xfff_ffff);
-    assert!(pcmap::check::written(&bad).is_err());
+    assert!(pcmap::object::check::written(&bad).is_err());
 }
 
 #[test]
@@ -124,6 +124,6 @@ fn cxx_objects_emit_on_every_target() {
     for triple in ["aarch64-unknown-linux-gnu", "powerpc64le-unknown-linux-gnu"] {
         let raw = cxx_object(triple);
         let (out, _) = pcmap::emit::emit(&raw, &Default::default()).unwrap();
-        pcmap::check::written(&out).unwrap();
+        pcmap::object::check::written(&out).unwrap();
     }
 }

@@ -93,9 +93,11 @@ mod tests {
             PCMAP_ERR_NOT_SORTED,
             PCMAP_ERR_NO_REGISTER,
         ];
+        // SAFETY: pcmap_strerror returns a static NUL-terminated string.
         let unknown = unsafe { core::ffi::CStr::from_ptr(pcmap_strerror(99)) };
         let mut seen = std::collections::HashSet::new();
         for s in all {
+            // SAFETY: as above.
             let m = unsafe { core::ffi::CStr::from_ptr(pcmap_strerror(s as c_int)) };
             assert_ne!(m, unknown, "{s:?} has no message");
             assert!(seen.insert(m.to_owned()), "{s:?} shares a message");

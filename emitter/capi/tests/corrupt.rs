@@ -145,7 +145,8 @@ mod pctables {
 
     fn open(bytes: &[u8], kind: u32, version: u32, width: u8) -> Option<pcmap_pctable> {
         let mut t = core::mem::MaybeUninit::uninit();
-        // A dangling but non-NULL pointer for the empty slice.
+        // SAFETY: `t` is writable and `bytes` readable for its length (a
+        // dangling but non-NULL pointer for the empty slice).
         let s = unsafe {
             pcmap_pctable_open(
                 t.as_mut_ptr(),
@@ -157,6 +158,7 @@ mod pctables {
                 width,
             )
         };
+        // SAFETY: written when the status is OK.
         (s == PCMAP_OK).then(|| unsafe { t.assume_init() })
     }
 
@@ -167,6 +169,8 @@ mod pctables {
         let mut cursor = 0;
         let mut e = pcmap_pctable_entry::default();
         let last = loop {
+            // SAFETY: `t` was opened on bytes alive for this call; the
+            // outputs are locals.
             let s = unsafe { pcmap_pctable_next(t, &mut cursor, &mut e) };
             if s != PCMAP_OK {
                 break s;
@@ -175,10 +179,12 @@ mod pctables {
             got.push(e);
         };
         let mut n = 0;
+        // SAFETY: as above.
         let counted = unsafe { pcmap_pctable_count(t, &mut n) };
         assert_eq!(counted == PCMAP_OK, last == PCMAP_NOT_FOUND);
         let mut index = vec![pcmap_pctable_entry::default(); got.len()];
         let mut indexed = 0;
+        // SAFETY: `index` holds `index.len()` writable entries.
         let s = unsafe { pcmap_pctable_index(t, index.as_mut_ptr(), index.len(), &mut indexed) };
         if s == PCMAP_OK {
             assert_eq!(indexed, got.len());
@@ -187,7 +193,9 @@ mod pctables {
                 for pc in [g.pc, g.pc.wrapping_add(1), g.pc.wrapping_sub(1)] {
                     let mut a = pcmap_pctable_entry::default();
                     let mut b = pcmap_pctable_entry::default();
+                    // SAFETY: as above.
                     let sa = unsafe { pcmap_pctable_find(t, pc, &mut a) };
+                    // SAFETY: `index` holds `indexed` entries.
                     let sb =
                         unsafe { pcmap_pctable_index_find(index.as_ptr(), indexed, pc, &mut b) };
                     // Corrupt sizes may make ranges overlap; then the two
@@ -239,6 +247,7 @@ mod pctables {
         let bytes = covered();
         let status = |kind, version, width| {
             let mut t = core::mem::MaybeUninit::uninit();
+            // SAFETY: `t` is writable and `bytes` holds at least 10 bytes.
             unsafe {
                 pcmap_pctable_open(
                     t.as_mut_ptr(),

@@ -72,8 +72,8 @@ fn ids(b: &[u8]) -> Vec<Option<u64>> {
 fn ids_in(b: &[u8], pcs: std::ops::Range<u64>) -> Vec<Option<u64>> {
     let s = Section::new(b, 0);
     let mut m = MaybeUninit::<pcmap_stackmaps>::uninit();
-    // SAFETY: `b` is readable, `m` writable.
     assert_eq!(
+        // SAFETY: `b` is readable, `m` writable.
         unsafe { pcmap_open(m.as_mut_ptr(), b.as_ptr().cast(), b.len(), 0) },
         pcmap_status::PCMAP_OK
     );

@@ -12,11 +12,12 @@ use object::{Object, ObjectSection};
 use pcmap_reader::pctable::{self, EntryKind, PcTable, MAX_ULEB128_LEN};
 use pcmap_reader::sanmd;
 
-use crate::pcsection::{self, Functions};
-use crate::rewrite::Rewrite;
-use crate::target::Target;
-use crate::{Error, Result};
 use pcmap_reader::pclayout::{SectionLayout, SECTION_NAME as LAYOUT_SECTION};
+
+use super::read::{check_relocations, layouts};
+use crate::error::{Error, Result};
+use crate::object::rewrite::Rewrite;
+use crate::object::ObjectFile;
 
 /// One section to rewrite.
 #[derive(Debug)]
@@ -51,12 +52,11 @@ pub struct PcReport {
 
 /// Plans the rewrite of `file`'s compact PC sections; `None` when the object
 /// has no layout description (nothing for this step to do).
-pub fn plan(file: &object::File<'_>) -> Result<Option<PcPlan>> {
-    let Some(described) = pcsection::layouts(file)? else {
+pub fn plan(o: &ObjectFile<'_>) -> Result<Option<PcPlan>> {
+    let file = &o.file;
+    let Some(described) = layouts(file)? else {
         return Ok(None);
     };
-    let target = Target::of(file)?;
-    let functions = Functions::new(file);
     let mut report = PcReport::default();
     let mut rewrites = Vec::new();
     let mut layout_sections = Vec::new();
@@ -68,7 +68,7 @@ pub fn plan(file: &object::File<'_>) -> Result<Option<PcPlan>> {
         }
         match described.iter().find(|l| l.requested == name) {
             Some(l) if l.compact() => {
-                let r = rewrite(file, &section, l, target, &functions)?;
+                let r = rewrite(o, &section, l)?;
                 report.sections += 1;
                 report.raw_bytes += section.size();
                 report.final_bytes += r.bytes.len() as u64;
@@ -94,49 +94,54 @@ pub fn plan(file: &object::File<'_>) -> Result<Option<PcPlan>> {
 
 /// Re-encodes one raw section; checks every entry's relocation and PC.
 fn rewrite(
-    file: &object::File<'_>,
+    o: &ObjectFile<'_>,
     section: &object::Section<'_, '_>,
     l: &SectionLayout,
-    target: Target,
-    functions: &Functions,
 ) -> Result<SectionRewrite> {
     let name = &l.requested;
-    let err = |e: pctable::Error| Error::Other(format!("{name}: {e}"));
+    let err = |problem| Error::PcTable {
+        section: name.to_string(),
+        problem,
+    };
+    let bad = |problem: String| Error::Section {
+        section: name.to_string(),
+        problem,
+    };
     let raw = l.raw().map_err(err)?;
     let fin = l.final_layout().map_err(err)?;
     let data = section.data()?;
-    let relocs = pcsection::relocations(file, section);
-    pcsection::check_relocations(target, name, l.pc_width, &relocs)?;
-    let table = PcTable::new(data, pcsection::endian(file), raw).map_err(err)?;
+    let relocs = o.relocations(section);
+    check_relocations(o.target, name, l.pc_width, &relocs)?;
+    let table = PcTable::new(data, o.endian, raw).map_err(err)?;
     let mut bytes = Vec::with_capacity(data.len());
     let mut moved = HashMap::new();
     for e in table.entries() {
         let e = e.map_err(err)?;
         let at = e.offset as u64;
         let r = relocs.get(&at).ok_or_else(|| {
-            Error::Other(format!(
-                "{name}: no relocation for the PC of the entry at offset {at:#x}"
+            bad(format!(
+                "no relocation for the PC of the entry at offset {at:#x}"
             ))
         })?;
-        let (sec, off) = r.target.ok_or_else(|| {
-            Error::Other(format!(
-                "{name}: the PC relocation at offset {at:#x} does not point into a section"
+        let pc = r.target.ok_or_else(|| {
+            bad(format!(
+                "the PC relocation at offset {at:#x} does not point into a section"
             ))
         })?;
-        let inside = functions.containing(sec, off);
-        match (inside, l.entries) {
+        match (o.functions.containing(pc), l.entries) {
             (None, _) => {
-                return Err(Error::Other(format!(
-                    "{name}: the PC of the entry at offset {at:#x} ({}+{off:#x}) is outside any function",
-                    section_name(file, sec)
+                return Err(bad(format!(
+                    "the PC of the entry at offset {at:#x} ({}+{:#x}) is outside any function",
+                    o.section_name(pc.section),
+                    pc.offset
                 )))
             }
-            (Some(f), EntryKind::Function) if f.0 != off => {
-                return Err(Error::Other(format!(
-                    "{name}: the function entry at offset {at:#x} points into {} at +{:#x}, not at its start",
-                    f.2,
-                    off - f.0
-                )))
+            (Some(f), EntryKind::Function) if f.offset != pc.offset => {
+                return Err(bad(format!(
+                "the function entry at offset {at:#x} points into {} at +{:#x}, not at its start",
+                f.name,
+                pc.offset - f.offset
+            )))
             }
             _ => {}
         }
@@ -165,8 +170,8 @@ fn rewrite(
         debug_assert_eq!(from, e.offset + e.len);
     }
     if moved.len() != relocs.len() {
-        return Err(Error::Other(format!(
-            "{name}: {} relocations for {} entries (every PC field, and nothing else, has one)",
+        return Err(bad(format!(
+            "{} relocations for {} entries (every PC field, and nothing else, has one)",
             relocs.len(),
             moved.len()
         )));
@@ -177,13 +182,6 @@ fn rewrite(
         bytes,
         moved,
     })
-}
-
-fn section_name(file: &object::File<'_>, index: object::SectionIndex) -> String {
-    file.section_by_index(index)
-        .ok()
-        .and_then(|s| s.name().ok().map(str::to_string))
-        .unwrap_or_else(|| format!("section {}", index.0))
 }
 
 /// Applies `plan` to the object being rewritten.

@@ -3,7 +3,7 @@
 
 use iced_x86::{Code, Decoder, DecoderOptions, FlowControl, Instruction, OpKind, Register};
 
-use crate::target::Target;
+use super::Target;
 
 /// Size of the call instruction of `code` (a function's bytes) that ends at
 /// `end`, if the instruction there is a call.

@@ -5,8 +5,9 @@ use object::elf;
 use object::read::elf::{FileHeader, Rel as _, Rela as _, SectionHeader};
 use object::Endianness;
 
+use super::rewrite::SHT_LLVM_ADDRSIG;
+use super::section_name;
 use crate::error::{Error, Result};
-use crate::rewrite::section_name;
 
 /// Every section header of `file` (the ELF64 object in `data`): contents
 /// inside the file, `sh_link` naming a section, a relocation section
@@ -192,7 +193,7 @@ pub fn written(data: &[u8]) -> Result<()> {
         if sh.sh_flags(endian).contains(elf::SHF_GROUP) && group_of[i] == 0 {
             return Err(bad(format!("{}: SHF_GROUP but in no group", name(i))));
         }
-        if sh.sh_type(endian).0 == crate::rewrite::SHT_LLVM_ADDRSIG {
+        if sh.sh_type(endian).0 == SHT_LLVM_ADDRSIG {
             let bytes = sh.data(endian, data).map_err(|e| bad(e.to_string()))?;
             let mut at = 0;
             while at < bytes.len() {

@@ -2,19 +2,13 @@
 //! `pcmap_reader::pctable` and tied to the functions their PCs point into
 //! (relocations in a relocatable object, addresses in a linked file).
 
-use std::collections::HashMap;
-
-use object::{
-    Object, ObjectSection, ObjectSymbol, RelocationFlags, RelocationTarget, SectionIndex,
-    SymbolKind,
-};
-use pcmap_reader::pctable::{EntryKind, Layout, PcTable};
-use pcmap_reader::sanmd::SanmdSection;
-use pcmap_reader::RunTimeEndian;
-
-use crate::target::Target;
-use crate::{Error, Result};
+use object::{Object, ObjectSection, SectionIndex};
 use pcmap_reader::pclayout::{self, SectionLayout, SECTION_NAME as LAYOUT_SECTION};
+use pcmap_reader::pctable::{EntryKind, Layout, PcTable};
+use pcmap_reader::sanmd::{SanmdSection, VERSION_BASE_MASK, VERSION_NATIVE};
+
+use crate::error::{Error, Result};
+use crate::object::{CodeLoc, ObjectFile, Relocations, Target};
 
 /// How a PC section's entries are stored.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
@@ -60,7 +54,7 @@ pub struct PcEntry {
     pub stack_args: Option<u64>,
     /// Internal: where the PC is, for the verifier.
     #[serde(skip)]
-    pub loc: Option<(SectionIndex, u64)>,
+    pub loc: Option<CodeLoc>,
 }
 
 #[derive(Debug, Clone, serde::Serialize)]
@@ -98,15 +92,17 @@ pub fn check_relocations(
     target: Target,
     name: &str,
     width: u8,
-    relocs: &HashMap<u64, PcReloc>,
+    relocs: &Relocations,
 ) -> Result<()> {
     let want = pc_relocation(target, width);
-    let mut bad: Vec<(&u64, &PcReloc)> = relocs.iter().filter(|(_, r)| r.r_type != want).collect();
+    let mut bad: Vec<_> = relocs.iter().filter(|(_, r)| r.r_type != want).collect();
     bad.sort_by_key(|(o, _)| **o);
     match bad.first() {
         None => Ok(()),
-        Some((off, r)) => Err(Error::Other(format!(
-            "{name}: relocation of unexpected type {} at offset {off:#x} (expected {} for {width}-byte PCs{})",
+        Some((off, r)) => Err(Error::Section {
+            section: name.to_string(),
+            problem: format!(
+            "relocation of unexpected type {} at offset {off:#x} (expected {} for {width}-byte PCs{})",
             target.relocation_name(r.r_type),
             target.relocation_name(want),
             if pc_relocation_width(target, r.r_type).is_some() {
@@ -114,7 +110,8 @@ pub fn check_relocations(
             } else {
                 ""
             }
-        ))),
+            ),
+        }),
     }
 }
 
@@ -125,107 +122,10 @@ fn pc_relocation_width(target: Target, r_type: u32) -> Option<u8> {
         .find(|&w| pc_relocation(target, w) == r_type)
 }
 
-/// PC width of a linked file's section whose version does not say: LLVM's
-/// default code model is medium on PowerPC64 (pointer-sized PCs), small
-/// elsewhere.
+/// PC width of a linked file's section whose version does not say: the
+/// default code model's.
 fn default_pc_width(target: Target) -> u8 {
-    match target {
-        Target::PowerPc64 { .. } => 8,
-        _ => 4,
-    }
-}
-
-/// Function symbols by code section, sorted by start.
-pub struct Functions {
-    by_section: HashMap<SectionIndex, Vec<(u64, u64, String)>>,
-}
-
-impl Functions {
-    pub fn new(file: &object::File<'_>) -> Functions {
-        let relocatable = file.kind() == object::ObjectKind::Relocatable;
-        let opd = file.section_by_name(".opd");
-        let mut by_section: HashMap<SectionIndex, Vec<(u64, u64, String)>> = HashMap::new();
-        for sym in file.symbols() {
-            let (Some(section), SymbolKind::Text) = (sym.section_index(), sym.kind()) else {
-                continue;
-            };
-            let Ok(name) = sym.name() else { continue };
-            let Ok(sec) = file.section_by_index(section) else {
-                continue;
-            };
-            let mut loc = Some((section, sym.address().wrapping_sub(sec.address())));
-            // ELFv1: the symbol names a descriptor whose first word is the code.
-            if opd.as_ref().map(|o| o.index()) == Some(section) {
-                loc = opd
-                    .as_ref()
-                    .and_then(|o| opd_code(file, o, loc?.1, relocatable));
-            }
-            if let Some((s, off)) = loc {
-                by_section
-                    .entry(s)
-                    .or_default()
-                    .push((off, sym.size(), name.to_string()));
-            }
-        }
-        for v in by_section.values_mut() {
-            v.sort();
-            v.dedup_by_key(|f| f.0);
-        }
-        Functions { by_section }
-    }
-
-    /// The function whose code `[start, start + size)` holds `offset`.
-    pub fn containing(&self, section: SectionIndex, offset: u64) -> Option<&(u64, u64, String)> {
-        let v = self.by_section.get(&section)?;
-        let i = v.partition_point(|f| f.0 <= offset).checked_sub(1)?;
-        let f = &v[i];
-        (offset < f.0.saturating_add(f.1.max(1))).then_some(f)
-    }
-}
-
-/// The code an ELFv1 descriptor at `offset` in `.opd` points to.
-fn opd_code(
-    file: &object::File<'_>,
-    opd: &object::Section<'_, '_>,
-    offset: u64,
-    relocatable: bool,
-) -> Option<(SectionIndex, u64)> {
-    if relocatable {
-        let (_, r) = opd.relocations().find(|(o, _)| *o == offset)?;
-        let RelocationTarget::Symbol(i) = r.target() else {
-            return None;
-        };
-        let sym = file.symbol_by_index(i).ok()?;
-        Some((
-            sym.section_index()?,
-            sym.address().wrapping_add(r.addend() as u64),
-        ))
-    } else {
-        let data = opd.data().ok()?;
-        let at = usize::try_from(offset.checked_sub(opd.address())?).ok()?;
-        let b: [u8; 8] = data.get(at..at.checked_add(8)?)?.try_into().ok()?;
-        let addr = if file.is_little_endian() {
-            u64::from_le_bytes(b)
-        } else {
-            u64::from_be_bytes(b)
-        };
-        section_at(file, addr)
-    }
-}
-
-/// The section and offset of `address` in a linked file.
-fn section_at(file: &object::File<'_>, address: u64) -> Option<(SectionIndex, u64)> {
-    file.sections()
-        .find(|s| s.address() <= address && address < s.address() + s.size() && s.size() > 0)
-        .map(|s| (s.index(), address - s.address()))
-}
-
-pub fn endian(file: &object::File<'_>) -> RunTimeEndian {
-    if file.is_little_endian() {
-        RunTimeEndian::Little
-    } else {
-        RunTimeEndian::Big
-    }
+    pcmap_reader::pctable::pc_width(None, matches!(target, Target::PowerPc64 { .. }))
 }
 
 /// The layout description of `file`, if it has one.
@@ -235,43 +135,9 @@ pub fn layouts(file: &object::File<'_>) -> Result<Option<Vec<SectionLayout>>> {
         if s.name().ok() != Some(LAYOUT_SECTION) {
             continue;
         }
-        pclayout::parse_into(all.get_or_insert_with(Vec::new), s.data()?)
-            .map_err(|e| Error::Other(e.to_string()))?;
+        pclayout::parse_into(all.get_or_insert_with(Vec::new), s.data()?)?;
     }
     Ok(all)
-}
-
-/// A relocation of a PC section, resolved to the code it points at.
-#[derive(Debug, Clone, Copy)]
-pub struct PcReloc {
-    pub r_type: u32,
-    pub target: Option<(SectionIndex, u64)>,
-}
-
-/// The relocations of `section` by offset.
-pub fn relocations(
-    file: &object::File<'_>,
-    section: &object::Section<'_, '_>,
-) -> HashMap<u64, PcReloc> {
-    section
-        .relocations()
-        .map(|(off, r)| {
-            let r_type = match r.flags() {
-                RelocationFlags::Elf { r_type } => r_type.0,
-                _ => 0,
-            };
-            let target = match r.target() {
-                RelocationTarget::Symbol(i) => file.symbol_by_index(i).ok().and_then(|s| {
-                    Some((
-                        s.section_index()?,
-                        s.address().wrapping_add(r.addend() as u64),
-                    ))
-                }),
-                _ => None,
-            };
-            (off, PcReloc { r_type, target })
-        })
-        .collect()
 }
 
 /// How to read a section, and what to say about it.
@@ -283,11 +149,9 @@ struct Plan {
 }
 
 /// Every PC section of `file`: `sanmd_*` and those the layout describes.
-pub fn sections(file: &object::File<'_>) -> Result<Vec<PcSection>> {
-    let target = Target::of(file)?;
-    let relocatable = file.kind() == object::ObjectKind::Relocatable;
+pub fn sections(o: &ObjectFile<'_>) -> Result<Vec<PcSection>> {
+    let (file, target, relocatable) = (&o.file, o.target, o.relocatable);
     let described = layouts(file)?.unwrap_or_default();
-    let functions = Functions::new(file);
     let mut out = Vec::new();
     for section in file.sections() {
         let Ok(name) = section.name() else { continue };
@@ -296,7 +160,7 @@ pub fn sections(file: &object::File<'_>) -> Result<Vec<PcSection>> {
         if layout.is_none() && sanmd.is_none() {
             continue;
         }
-        let relocs = relocations(file, &section);
+        let relocs = o.relocations(&section);
         let mut s = PcSection {
             name: name.to_string(),
             size: section.size(),
@@ -343,7 +207,7 @@ pub fn sections(file: &object::File<'_>) -> Result<Vec<PcSection>> {
                     .pc_width_from_version()
                     .or(reloc_width)
                     .unwrap_or(default_pc_width(target));
-                let (encoding, note) = if k.version & 0xffff == 1 {
+                let (encoding, note) = if k.version & VERSION_BASE_MASK == VERSION_NATIVE {
                     (
                         Encoding::Native,
                         "native (LLVM 16): final as written; emit leaves it",
@@ -391,36 +255,35 @@ pub fn sections(file: &object::File<'_>) -> Result<Vec<PcSection>> {
             EntryKind::Instruction => "instruction",
         });
         s.note = plan.note;
-        let err = |e: pcmap_reader::pctable::Error| Error::Other(format!("{name}: {e}"));
+        let err = |problem| Error::PcTable {
+            section: name.to_string(),
+            problem,
+        };
         let data = section.data()?;
-        let table = PcTable::new(data, endian(file), plan.layout).map_err(err)?;
+        let table = PcTable::new(data, o.endian, plan.layout).map_err(err)?;
         for e in table.entries() {
             let e = e.map_err(err)?;
             let field = e.offset as u64;
             let loc = if relocatable {
-                let r = relocs.get(&field).ok_or_else(|| {
-                    Error::Other(format!(
-                        "{name}: no relocation for the PC of the entry at offset {field:#x}"
-                    ))
+                let r = relocs.get(&field).ok_or_else(|| Error::Section {
+                    section: name.to_string(),
+                    problem: format!("no relocation for the PC of the entry at offset {field:#x}"),
                 })?;
                 r.target
             } else {
-                section_at(file, e.pc(section.address()))
+                o.loc_of_address(e.pc(section.address()))
             };
             let mut pc = CodePoint::default();
-            if let Some((sec, off)) = loc {
-                pc.section = file
-                    .section_by_index(sec)
-                    .ok()
-                    .and_then(|s| s.name().ok().map(str::to_string));
+            if let Some(l) = loc {
+                pc.section = Some(o.section_name(l.section));
                 if relocatable {
-                    pc.section_offset = Some(off);
+                    pc.section_offset = Some(l.offset);
                 } else {
                     pc.address = Some(e.pc(section.address()));
                 }
-                if let Some(f) = functions.containing(sec, off) {
-                    pc.function = Some(f.2.clone());
-                    pc.function_offset = Some(off - f.0);
+                if let Some(f) = o.functions.containing(l) {
+                    pc.function = Some(f.name.clone());
+                    pc.function_offset = Some(l.offset - f.offset);
                 }
             } else if !relocatable {
                 pc.address = Some(e.pc(section.address()));

@@ -2,7 +2,7 @@
 
 use object::{elf, Architecture, Endianness, Object};
 
-use crate::Error;
+use crate::error::Error;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Target {

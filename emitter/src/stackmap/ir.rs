@@ -1,4 +1,5 @@
-//! Patchable sizes from the IR an object was compiled from.
+//! Kinds and patchable sizes from the IR an object was compiled from
+//! (`pcmap emit --ir`).
 //!
 //! `.llvm_stackmaps` does not record a stackmap's shadow, a patchpoint's
 //! `numBytes` or a statepoint's `numPatchBytes`; the IR does. We read the
@@ -10,14 +11,15 @@
 //! each hit a look back for the `define` line of the function it is in. No
 //! per-line work, no allocation per site.
 
-use std::collections::HashMap;
-use std::hash::{BuildHasherDefault, Hasher};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::{Mutex, OnceLock};
 use std::thread::JoinHandle;
 
+use hashbrown::HashMap;
 use memchr::{memchr, memmem, memrchr};
 use pcmap_reader::flat::RecordKind;
+
+use crate::error::{Error, Result};
 
 /// One call of a stack map intrinsic in the IR.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -35,7 +37,7 @@ pub struct FunctionId(u32);
 /// Sites by function, in textual order, indexed by (function, ID).
 #[derive(Debug, Default, Clone)]
 pub struct IrSites {
-    functions: FastMap<String, FunctionId>,
+    functions: HashMap<String, FunctionId>,
     /// Every site, in textual order.
     sites: Vec<Site>,
     /// (function, ID, site) for every site, sorted: a function's entries
@@ -58,7 +60,8 @@ enum IrState {
     /// The reading thread until it is joined, then what it returned (an
     /// error as its message, returned to every caller).
     Reading(
-        Mutex<Option<JoinHandle<crate::Result<IrSites>>>>,
+        PathBuf,
+        Mutex<Option<JoinHandle<Result<IrSites>>>>,
         OnceLock<Result<IrSites, String>>,
     ),
 }
@@ -73,24 +76,34 @@ impl IrInput {
     /// Starts [`IrSites::read_file`] of `path` on another thread.
     pub fn read_in_background(path: &Path) -> IrInput {
         let path = path.to_path_buf();
-        let reading = std::thread::spawn(move || IrSites::read_file(&path));
-        IrInput(IrState::Reading(Mutex::new(Some(reading)), OnceLock::new()))
+        let thread_path = path.clone();
+        let reading = std::thread::spawn(move || IrSites::read_file(&thread_path));
+        IrInput(IrState::Reading(
+            path,
+            Mutex::new(Some(reading)),
+            OnceLock::new(),
+        ))
     }
 
     /// The sites, once read: the reading thread's error if it failed.
-    pub fn sites(&self) -> crate::Result<&IrSites> {
-        let (reading, read) = match &self.0 {
+    pub fn sites(&self) -> Result<&IrSites> {
+        let (path, reading, read) = match &self.0 {
             IrState::Given(sites) => return Ok(sites),
-            IrState::Reading(reading, read) => (reading, read),
+            IrState::Reading(path, reading, read) => (path, reading, read),
         };
         let read = read.get_or_init(|| {
             let thread = reading.lock().ok().and_then(|mut t| t.take());
             match thread.map(|t| t.join()) {
-                Some(Ok(result)) => result.map_err(|e| e.to_string()),
+                Some(Ok(Ok(sites))) => Ok(sites),
+                Some(Ok(Err(Error::Ir { problem, .. }))) => Err(problem),
+                Some(Ok(Err(e))) => Err(e.to_string()),
                 _ => Err("the IR reading thread failed".into()),
             }
         });
-        read.as_ref().map_err(|e| crate::Error::Other(e.clone()))
+        read.as_ref().map_err(|problem| Error::Ir {
+            path: path.clone(),
+            problem: problem.clone(),
+        })
     }
 }
 
@@ -114,9 +127,10 @@ impl IrSites {
     /// copied: the IR of a big module is tens of megabytes and only the
     /// lines around intrinsic calls are looked at. (As with any mapping, the
     /// file must not be truncated while it is read.)
-    pub fn read_file(path: &Path) -> crate::Result<IrSites> {
-        let cannot = |e: &dyn std::fmt::Display| {
-            crate::Error::Other(format!("{}: cannot read IR: {e}", path.display()))
+    pub fn read_file(path: &Path) -> Result<IrSites> {
+        let cannot = |e: &dyn std::fmt::Display| Error::Ir {
+            path: path.to_path_buf(),
+            problem: format!("cannot read IR: {e}"),
         };
         let file = std::fs::File::open(path).map_err(|e| cannot(&e))?;
         let len = file.metadata().map_err(|e| cannot(&e))?.len();
@@ -129,10 +143,10 @@ impl IrSites {
         let map =
             unsafe { memmap2::MmapOptions::new().populate().map(&file) }.map_err(|e| cannot(&e))?;
         if map.starts_with(b"BC") {
-            return Err(crate::Error::Other(format!(
-                "{}: bitcode; pass textual IR (.ll)",
-                path.display()
-            )));
+            return Err(Error::Ir {
+                path: path.to_path_buf(),
+                problem: "bitcode; pass textual IR (.ll)".into(),
+            });
         }
         // Each half is checked on the thread that scans it.
         let (head, tail) = map.split_at(split_point(&map));
@@ -379,38 +393,6 @@ fn last_scope(text: &str, from: usize, to: usize) -> Option<Scope<'_>> {
     }
     None
 }
-
-/// A fast hash for the small integer and name keys above (no DoS concern:
-/// the input is the user's own IR).
-#[derive(Debug, Default, Clone, Copy)]
-pub struct FastHasher(u64);
-
-impl Hasher for FastHasher {
-    fn write(&mut self, bytes: &[u8]) {
-        for chunk in bytes.chunks(8) {
-            let mut b = [0u8; 8];
-            b[..chunk.len()].copy_from_slice(chunk);
-            self.write_u64(u64::from_le_bytes(b));
-        }
-    }
-    fn write_u64(&mut self, v: u64) {
-        self.0 = (self.0.rotate_left(5) ^ v).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
-    }
-    fn write_u32(&mut self, v: u32) {
-        self.write_u64(v.into());
-    }
-    fn write_usize(&mut self, v: usize) {
-        self.write_u64(v as u64);
-    }
-    fn write_u8(&mut self, v: u8) {
-        self.write_u64(v.into());
-    }
-    fn finish(&self) -> u64 {
-        self.0
-    }
-}
-
-pub type FastMap<K, V> = HashMap<K, V, BuildHasherDefault<FastHasher>>;
 
 /// `i64 ID, i32 N, ...` at the start of an argument list.
 fn parse_args(kind: RecordKind, args: &str) -> Option<Site> {

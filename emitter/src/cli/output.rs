@@ -153,7 +153,7 @@ impl Output {
         let target = resolve(&self.path).map_err(create)?;
         let existing = match std::fs::metadata(&target) {
             Ok(m) if !m.is_file() => {
-                let kind = crate::elf::file_kind(m.file_type());
+                let kind = crate::input::file_kind(m.file_type());
                 return Err(Error::NotRegular(self.path.clone(), kind));
             }
             Ok(m) => Some(m),

@@ -12,8 +12,8 @@ use gimli::{
 };
 use object::{Object, ObjectSection};
 
-use crate::stackmap::{CodeLoc, Symbols};
-use crate::Result;
+use super::{CodeLoc, ObjectFile};
+use crate::error::{Error, Result};
 
 /// What the CFI says about a function at one of its instructions.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -39,18 +39,18 @@ pub struct Cfi {
 }
 
 impl Cfi {
-    pub fn new(file: &object::File<'_>, symbols: &Symbols<'_, '_>) -> Result<Option<Cfi>> {
+    pub fn new(o: &ObjectFile<'_>) -> Result<Option<Cfi>> {
+        let file = &o.file;
         let Some(eh) = file.section_by_name(".eh_frame") else {
             return Ok(None);
         };
-        let endian = if file.is_little_endian() {
-            RunTimeEndian::Little
-        } else {
-            RunTimeEndian::Big
+        let endian = match o.endian {
+            pcmap_reader::RunTimeEndian::Little => RunTimeEndian::Little,
+            pcmap_reader::RunTimeEndian::Big => RunTimeEndian::Big,
         };
         let mut data = eh.data()?.to_vec();
         let mut layout = HashMap::new();
-        let eh_frame_address = if symbols.relocatable {
+        let eh_frame_address = if o.relocatable {
             // .eh_frame at 0, every other section after it, 16-aligned.
             let mut next = (eh.size() + 15) & !15;
             for s in file.sections() {
@@ -60,18 +60,19 @@ impl Cfi {
                 }
             }
             for (offset, r) in eh.relocations() {
-                let Some(t) = symbols.resolve(&r) else {
+                let t = o.resolve(&r);
+                let Some(target) = t.target else {
                     continue;
                 };
-                let Some(base) = layout.get(&t.loc.section) else {
+                let Some(base) = layout.get(&target.section) else {
                     continue;
                 };
                 // FDE addresses: 32-bit PC-relative (object does not classify
                 // every target's types, so match them by number).
-                if t.r_type != symbols.target.pc_relative32().0 {
+                if t.r_type != o.target.pc_relative32().0 {
                     continue;
                 }
-                let value = (base + t.loc.offset).wrapping_sub(offset) as u32;
+                let value = (base + target.offset).wrapping_sub(offset) as u32;
                 let at = offset as usize;
                 if let Some(field) = data.get_mut(at..at + 4) {
                     field.copy_from_slice(&if endian == RunTimeEndian::Little {
@@ -90,14 +91,11 @@ impl Cfi {
             let eh = EhFrame::new(&data, endian);
             let bases = BaseAddresses::default().set_eh_frame(eh_frame_address);
             let mut entries = eh.entries(&bases);
-            while let Some(entry) = entries
-                .next()
-                .map_err(|e| crate::Error::Other(format!(".eh_frame: {e}")))?
-            {
+            while let Some(entry) = entries.next().map_err(Error::Cfi)? {
                 if let gimli::CieOrFde::Fde(partial) = entry {
                     let fde = partial
                         .parse(EhFrame::cie_from_offset)
-                        .map_err(|e| crate::Error::Other(format!(".eh_frame: {e}")))?;
+                        .map_err(Error::Cfi)?;
                     fdes.push((fde.initial_address(), fde.end_address(), fde.offset()));
                 }
             }
@@ -108,7 +106,7 @@ impl Cfi {
             endian,
             eh_frame_address,
             layout,
-            relocatable: symbols.relocatable,
+            relocatable: o.relocatable,
             fdes,
         }))
     }
@@ -123,7 +121,8 @@ impl Cfi {
     }
 
     /// The CFI row in force at `loc`, if an FDE covers it.
-    pub fn frame_at(&self, file: &object::File<'_>, loc: CodeLoc) -> Result<Option<FrameInfo>> {
+    pub fn frame_at(&self, o: &ObjectFile<'_>, loc: CodeLoc) -> Result<Option<FrameInfo>> {
+        let file = &o.file;
         let Some(pc) = self.address(loc, file) else {
             return Ok(None);
         };
@@ -143,11 +142,11 @@ impl Cfi {
                 gimli::EhFrameOffset(offset),
                 EhFrame::cie_from_offset,
             )
-            .map_err(|e| crate::Error::Other(format!(".eh_frame: {e}")))?;
+            .map_err(Error::Cfi)?;
         let row = match fde.unwind_info_for_address(&eh, &bases, &mut ctx, pc) {
             Ok(row) => row.clone(),
             Err(gimli::Error::NoUnwindInfoForAddress) => return Ok(None),
-            Err(e) => return Err(crate::Error::Other(format!(".eh_frame: {e}"))),
+            Err(e) => return Err(Error::Cfi(e)),
         };
         let CfaRule::RegisterAndOffset { register, offset } = *row.cfa() else {
             return Ok(None);

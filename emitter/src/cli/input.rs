@@ -1,8 +1,9 @@
-//! Opening ELF files; errors name the file.
+//! Opening the command's input files; errors name the file.
 
 use std::path::Path;
 
 use anyhow::{bail, Context, Result};
+use pcmap::object::ObjectFile;
 
 /// Maps `path` read-only (an object can be tens of megabytes; mapping
 /// spares copying it); errors name the file. `emit --in-place` renames a new
@@ -27,14 +28,13 @@ pub fn read_file(path: &Path) -> Result<memmap2::Mmap> {
 }
 
 /// Parses `data` as an ELF object; the error names `path` and the problem.
-pub fn parse<'d>(path: &Path, data: &'d [u8]) -> Result<object::File<'d>> {
+pub fn parse<'d>(path: &Path, data: &'d [u8]) -> Result<ObjectFile<'d>> {
     let file = object::File::parse(data)
         .with_context(|| format!("{}: not a readable object file", path.display()))?;
     if file.format() != object::BinaryFormat::Elf {
         bail!("{}: not an ELF file ({:?})", path.display(), file.format());
     }
-    crate::check::section_headers(data, &file).with_context(|| path.display().to_string())?;
-    Ok(file)
+    ObjectFile::parse(data).with_context(|| path.display().to_string())
 }
 
 /// What a file that is not a regular file is, in words.

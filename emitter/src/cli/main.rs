@@ -7,6 +7,9 @@ use std::process::ExitCode;
 use anyhow::{bail, Context, Result};
 use clap::{Parser, Subcommand, ValueEnum};
 
+mod input;
+mod output;
+
 #[derive(Parser)]
 #[command(
     name = "pcmap",
@@ -104,9 +107,9 @@ fn main() -> ExitCode {
                 output.expect("required by clap")
             };
             let temp = if named_temp {
-                pcmap::output::TempKind::Named
+                output::TempKind::Named
             } else {
-                pcmap::output::TempKind::Unnamed
+                output::TempKind::Unnamed
             };
             emit(
                 &input,
@@ -130,11 +133,10 @@ fn main() -> ExitCode {
 }
 
 fn dump(path: &Path, format: DumpFormat) -> Result<()> {
-    let data = pcmap::elf::read_file(path)?;
-    let file = pcmap::elf::parse(path, &data)?;
-    let sections = pcmap::stackmap::sections(&file).with_context(|| path.display().to_string())?;
-    let pc_sections =
-        pcmap::pcsection::sections(&file).with_context(|| path.display().to_string())?;
+    let data = input::read_file(path)?;
+    let o = input::parse(path, &data)?;
+    let sections = pcmap::stackmap::sections(&o).with_context(|| path.display().to_string())?;
+    let pc_sections = pcmap::pctable::sections(&o).with_context(|| path.display().to_string())?;
     let mut out = String::new();
     match format {
         DumpFormat::Json => {
@@ -150,14 +152,14 @@ fn dump(path: &Path, format: DumpFormat) -> Result<()> {
             for s in &sections {
                 for t in &s.tables {
                     if t.format != pcmap::stackmap::Format::Flat {
-                        out.push_str(&pcmap::dump::readobj(t));
+                        pcmap::dump::readobj(&mut out, t)?;
                     }
                 }
             }
         }
         DumpFormat::Text => {
-            out.push_str(&pcmap::dump::pc_text(&pc_sections));
-            out.push_str(&pcmap::dump::text(&sections));
+            pcmap::dump::pc_text(&mut out, &pc_sections)?;
+            pcmap::dump::text(&mut out, &sections)?;
         }
     }
     std::io::stdout().write_all(out.as_bytes())?;
@@ -171,24 +173,24 @@ fn emit(
     strip_v3: bool,
     absolute: bool,
     stats: bool,
-    temp: pcmap::output::TempKind,
+    temp: output::TempKind,
 ) -> Result<()> {
     // The IR is read on other threads while the object is. They never take
     // SIGINT/SIGTERM/SIGHUP: blocking them here keeps them out of the
     // output's commit.
     let ir = {
-        let _blocked = pcmap::output::SignalsBlocked::new();
-        ir.map(pcmap::patch::IrInput::read_in_background)
+        let _blocked = output::SignalsBlocked::new();
+        ir.map(pcmap::stackmap::ir::IrInput::read_in_background)
     };
-    let data = pcmap::elf::read_file(input)?;
-    pcmap::elf::parse(input, &data)?;
+    let data = input::read_file(input)?;
+    let object = input::parse(input, &data)?;
     let opts = pcmap::emit::Options {
         absolute,
         strip_v3,
         ir,
     };
-    let mut out = pcmap::output::Output::new(output, input, temp);
-    let emitted = pcmap::emit::emit_all(&data, &opts, &mut out);
+    let mut out = output::Output::new(output, input, temp);
+    let emitted = pcmap::emit::emit_object(&object, &opts, &mut out);
     // An IR that cannot be read is the error, whether or not it was needed.
     if let Some(ir) = &opts.ir {
         ir.sites()?;
@@ -199,9 +201,11 @@ fn emit(
     let emitted = emitted.with_context(|| input.display().to_string())?;
     let written = out.finish()?;
     // A bug of the rewrite is an error here, never a corrupt object.
-    pcmap::check::written_file(written.file()).with_context(|| input.display().to_string())?;
+    pcmap::object::check::written_file(written.file())
+        .with_context(|| input.display().to_string())?;
     // In place, the output may be copied into the input's inode: no reading
     // through the mapping after this.
+    drop(object);
     drop(data);
     written.commit()?;
     if stats {
@@ -234,8 +238,8 @@ fn emit(
 }
 
 fn verify(path: &Path, against: Option<&Path>) -> Result<()> {
-    let data = pcmap::elf::read_file(path)?;
-    let file = pcmap::elf::parse(path, &data)?;
+    let data = input::read_file(path)?;
+    let o = input::parse(path, &data)?;
     let stats = match against {
         Some(p) => {
             let text = std::fs::read_to_string(p)
@@ -244,8 +248,10 @@ fn verify(path: &Path, against: Option<&Path>) -> Result<()> {
         }
         None => None,
     };
-    let v = pcmap::verify::verify(&file).with_context(|| path.display().to_string())?;
-    print!("{}", pcmap::verify::text(&v, stats.as_ref()));
+    let v = pcmap::verify::verify(&o).with_context(|| path.display().to_string())?;
+    let mut report = String::new();
+    pcmap::verify::text(&mut report, &v, stats.as_ref())?;
+    print!("{report}");
     if !v.problems.is_empty() {
         bail!(
             "{}: {} problem{}",

@@ -1,26 +1,28 @@
 //! Rewriting a relocatable ELF object faithfully through `object`'s builder.
 //!
-//! `object::build::elf::Builder` (0.40) reads an object into tables of
-//! sections and symbols, lets us delete and add, and writes it back with
+//! `object::build::elf::Builder` (object 0.40) reads an object into tables
+//! of sections and symbols, lets us delete and add, and writes it back with
 //! every section and symbol renumbered. Three of its limitations would
-//! corrupt the objects LLVM writes, silently:
+//! corrupt the objects LLVM writes, silently (`src/build/elf.rs` in
+//! object 0.40.0):
 //!
-//! - it cannot read `SHT_GROUP` (COMDAT groups: C++ inline functions and
-//!   variables, the plugin's structors) nor `SHT_LLVM_ADDRSIG`, nor
-//!   other types it does not know, and stops with "Unsupported section
-//!   type";
-//! - it reads a relocation section's `sh_info` as a section only when
-//!   `SHF_INFO_LINK` is set, which LLVM leaves clear on relocation
-//!   sections inside groups, so their `sh_info` would keep the input's
-//!   index and point at the wrong section after a deletion;
-//! - `write` silently drops relocations against deleted symbols.
+//! - `Builder::read` cannot read `SHT_GROUP` (COMDAT groups: C++ inline
+//!   functions and variables, the plugin's structors), LLVM's
+//!   `SHT_LLVM_ADDRSIG`, nor other types it does not list, and stops with
+//!   "Unsupported section type" (the `match` on `sh_type`, line 314);
+//! - it reads `sh_info` as a section only when `SHF_INFO_LINK` is set
+//!   (line 331), which LLVM leaves clear on relocation sections inside
+//!   groups, so their `sh_info` would keep the input's index and point at
+//!   the wrong section after a deletion;
+//! - `Builder::write` calls `delete_orphan_relocations`, which silently
+//!   drops relocations against deleted symbols.
 //!
 //! So [`Rewrite::read`] presents the sections the builder cannot read as
 //! data and resolves every relocation section's `sh_info`;
 //! [`Rewrite::write`] checks that nothing kept refers to anything deleted,
 //! restores those sections with every section and symbol index in them
 //! renumbered (group members and signatures, address-significance
-//! tables), and bounds the output's size; [`check_written`] then reads the
+//! tables), and bounds the output's size; [`super::check::written`] reads the
 //! written object back and checks every index it holds. Sections of types
 //! that may hold indices we do not know how to renumber are refused.
 
@@ -28,9 +30,10 @@ use object::build::elf::{Builder, SectionData, SectionId, SymbolId};
 use object::build::Id;
 use object::elf;
 use object::read::elf::{FileHeader, SectionHeader};
-use object::{Endianness, Object, ObjectSection};
+use object::Endianness;
 use pcmap_reader::pctable::{read_uleb128, write_uleb128, MAX_ULEB128_LEN};
 
+use super::section_name;
 use crate::error::{Error, Result};
 
 /// LLVM's address-significance table: ULEB128 symbol indices.
@@ -121,17 +124,9 @@ pub struct Rewrite<'d> {
     input_size: u64,
 }
 
-/// The name of input section `index`, for messages.
-pub fn section_name(file: &object::File<'_>, index: usize) -> String {
-    file.section_by_index(object::SectionIndex(index))
-        .ok()
-        .and_then(|s| s.name().ok().map(str::to_string))
-        .unwrap_or_else(|| format!("section {index}"))
-}
-
 impl<'d> Rewrite<'d> {
     /// Reads `data` (an ELF64 relocatable object, already parsed as
-    /// `file` and its headers checked by [`crate::check::section_headers`]):
+    /// `file` and its headers checked by [`super::check::section_headers`]):
     /// a type whose indices we cannot renumber and an alignment that is not
     /// a power of two or that would pad the output beyond any real object
     /// are errors that name the section. `scratch` holds a patched copy of the input when
@@ -150,7 +145,6 @@ impl<'d> Rewrite<'d> {
         let machine = header.e_machine(endian);
         let table = elf.elf_section_table();
         let mut restored = Vec::new();
-        let mut patch = Vec::new();
         for (i, sh) in table.iter().enumerate().skip(1) {
             let name = || section_name(file, i);
             let sh_type = sh.sh_type(endian).0;
@@ -184,21 +178,28 @@ impl<'d> Rewrite<'d> {
             }
             if how != Carry::Builder {
                 restored.push((i, sh_type, how));
-                // Where this header's sh_type field is in the file.
-                let at = header.e_shoff(endian) as usize
-                    + i * usize::from(header.e_shentsize(endian))
-                    + 4;
-                patch.push(at);
             }
         }
-        let bytes: &'d [u8] = if patch.is_empty() {
+        let bytes: &'d [u8] = if restored.is_empty() {
             data
         } else {
+            // A copy whose headers give those sections type PROGBITS.
             scratch.clear();
             scratch.extend_from_slice(data);
-            let progbits = endian_u32(elf::SHT_PROGBITS.0, endian);
-            for at in patch {
-                scratch[at..at + 4].copy_from_slice(&progbits);
+            let headers = usize::try_from(header.e_shoff(endian))
+                .ok()
+                .and_then(|at| scratch.get_mut(at..))
+                .and_then(|b| {
+                    object::pod::slice_from_bytes_mut::<elf::SectionHeader64<Endianness>>(
+                        b,
+                        table.len(),
+                    )
+                    .ok()
+                })
+                .ok_or(Error::Internal("section headers moved"))?
+                .0;
+            for &(i, _, _) in &restored {
+                headers[i].sh_type.set(endian, elf::SHT_PROGBITS);
             }
             scratch
         };
@@ -460,13 +461,6 @@ impl<'d> Rewrite<'d> {
             }
         }
         Ok(())
-    }
-}
-
-fn endian_u32(v: u32, e: Endianness) -> [u8; 4] {
-    match e {
-        Endianness::Little => v.to_le_bytes(),
-        Endianness::Big => v.to_be_bytes(),
     }
 }
 

@@ -1,0 +1,83 @@
+//! The object's functions: every `STT_FUNC` symbol as a place in its code
+//! section (an ELFv1 descriptor's through `.opd`), with its size and name,
+//! sorted per section so that "the function at" and "the function
+//! containing" a place are binary searches. Of several symbols at one
+//! place (aliases), the first in the symbol table names it.
+
+use std::collections::HashMap;
+
+use object::{Object, ObjectSymbol, SectionIndex, SymbolKind};
+
+use super::{CodeLoc, ObjectFile};
+
+/// One function's code.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Function {
+    /// Offset of its first byte in its section.
+    pub offset: u64,
+    /// `st_size` of its symbol (0: unknown).
+    pub size: u64,
+    pub name: String,
+}
+
+/// Functions by code section, sorted by offset, one per offset.
+#[derive(Debug, Default)]
+pub struct Functions {
+    by_section: HashMap<SectionIndex, Vec<Function>>,
+}
+
+impl Functions {
+    pub(super) fn new(o: &ObjectFile<'_>) -> Functions {
+        // (place, symbol table position, size, name)
+        let mut all: HashMap<SectionIndex, Vec<(u64, usize, u64, String)>> = HashMap::new();
+        for (n, sym) in o.file.symbols().enumerate() {
+            let (Some(section), SymbolKind::Text) = (sym.section_index(), sym.kind()) else {
+                continue;
+            };
+            let Ok(name) = sym.name_bytes() else { continue };
+            let mut loc = Some(o.loc_in(section, sym.address()));
+            if o.is_opd(section) {
+                loc = loc.and_then(|l| o.resolve_opd(l));
+            }
+            if let Some(l) = loc {
+                all.entry(l.section).or_default().push((
+                    l.offset,
+                    n,
+                    sym.size(),
+                    String::from_utf8_lossy(name).into_owned(),
+                ));
+            }
+        }
+        let by_section = all
+            .into_iter()
+            .map(|(section, mut v)| {
+                v.sort_unstable_by_key(|f| (f.0, f.1));
+                v.dedup_by_key(|f| f.0);
+                let v = v
+                    .into_iter()
+                    .map(|(offset, _, size, name)| Function { offset, size, name })
+                    .collect();
+                (section, v)
+            })
+            .collect();
+        Functions { by_section }
+    }
+
+    /// The function starting at `loc`.
+    pub fn at(&self, loc: CodeLoc) -> Option<&Function> {
+        let v = self.by_section.get(&loc.section)?;
+        let i = v.binary_search_by_key(&loc.offset, |f| f.offset).ok()?;
+        Some(&v[i])
+    }
+
+    /// The function whose code `[offset, offset + size)` holds `loc` (a
+    /// function of size 0 holds its first byte).
+    pub fn containing(&self, loc: CodeLoc) -> Option<&Function> {
+        let v = self.by_section.get(&loc.section)?;
+        let i = v
+            .partition_point(|f| f.offset <= loc.offset)
+            .checked_sub(1)?;
+        let f = &v[i];
+        (loc.offset < f.offset.saturating_add(f.size.max(1))).then_some(f)
+    }
+}

@@ -1,0 +1,228 @@
+//! The object being read or rewritten: one parse of an ELF64 file with what
+//! both pipelines (stack maps, PC tables) ask of it — its byte order and
+//! target, its function symbols (ELFv1 `.opd` descriptors resolved to code),
+//! where an address of a linked file is, and what a relocation points at.
+//!
+//! ```text
+//!  bytes ─▶ check::section_headers ─▶ object::File ─▶ ObjectFile
+//!                                                     ├ target, endian, relocatable
+//!                                                     ├ functions   (functions.rs)
+//!                                                     ├ loc_of_address, resolve_opd
+//!                                                     └ relocations (per section, resolved)
+//! ```
+//!
+//! Its neighbours: `cfi` (frame facts from `.eh_frame`), `instructions` (the
+//! instruction rules pcmap needs), `rewrite` (writing a changed copy through
+//! `object`'s builder) and `check` (the structure of inputs and outputs).
+
+pub mod cfi;
+pub mod check;
+pub mod functions;
+pub mod instructions;
+pub mod rewrite;
+pub mod target;
+
+use std::collections::HashMap;
+
+use object::{
+    Object, ObjectSection, ObjectSymbol, RelocationFlags, RelocationTarget, SectionIndex,
+    SymbolKind,
+};
+use pcmap_reader::RunTimeEndian;
+
+pub use functions::{Function, Functions};
+pub use target::Target;
+
+use crate::error::Result;
+
+/// ELFv1 function descriptors.
+pub const OPD: &str = ".opd";
+
+/// A place in the object's code: section and offset in it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct CodeLoc {
+    pub section: SectionIndex,
+    pub offset: u64,
+}
+
+/// A relocation, resolved: its type, the symbol it names, and the place that
+/// symbol plus the addend is (when the symbol is defined in a section).
+#[derive(Debug, Clone, Copy)]
+pub struct Reloc {
+    pub r_type: u32,
+    pub symbol: Option<object::SymbolIndex>,
+    pub target: Option<CodeLoc>,
+}
+
+/// The relocations of one section by the offset they apply to.
+pub type Relocations = HashMap<u64, Reloc>;
+
+/// An ELF64 object or linked file, parsed once.
+pub struct ObjectFile<'d> {
+    pub file: object::File<'d>,
+    pub data: &'d [u8],
+    pub target: Target,
+    pub endian: RunTimeEndian,
+    /// A `.o` (relocations say where things are) rather than a linked file
+    /// (addresses do).
+    pub relocatable: bool,
+    pub functions: Functions,
+    opd: Option<SectionIndex>,
+    /// `.opd`'s relocations, in an object (each descriptor's code).
+    opd_relocs: Relocations,
+}
+
+impl<'d> ObjectFile<'d> {
+    /// Parses `data`, checking its section headers first (errors name the
+    /// section), and indexes its functions.
+    pub fn parse(data: &'d [u8]) -> Result<ObjectFile<'d>> {
+        let file = object::File::parse(data)?;
+        check::section_headers(data, &file)?;
+        let target = Target::of(&file)?;
+        let endian = if file.is_little_endian() {
+            RunTimeEndian::Little
+        } else {
+            RunTimeEndian::Big
+        };
+        let relocatable = file.kind() == object::ObjectKind::Relocatable;
+        let opd = file.section_by_name(OPD).map(|s| s.index());
+        let mut o = ObjectFile {
+            file,
+            data,
+            target,
+            endian,
+            relocatable,
+            functions: Functions::default(),
+            opd,
+            opd_relocs: Relocations::new(),
+        };
+        if let (Some(opd), true) = (o.file.section_by_name(OPD), relocatable) {
+            o.opd_relocs = o.relocations(&opd);
+        }
+        o.functions = Functions::new(&o);
+        Ok(o)
+    }
+
+    /// The name of section `index`, for messages.
+    pub fn section_name(&self, index: SectionIndex) -> String {
+        section_name(&self.file, index.0)
+    }
+
+    /// Whether `section` is `.opd` (ELFv1: its "functions" are descriptors).
+    pub fn is_opd(&self, section: SectionIndex) -> bool {
+        Some(section) == self.opd
+    }
+
+    /// `address` (a symbol's value, or an address of a linked file) as a
+    /// place in `section`.
+    pub fn loc_in(&self, section: SectionIndex, address: u64) -> CodeLoc {
+        let base = self
+            .file
+            .section_by_index(section)
+            .map(|s| s.address())
+            .unwrap_or(0);
+        CodeLoc {
+            section,
+            offset: address.wrapping_sub(base),
+        }
+    }
+
+    /// The non-empty section holding `address` in a linked file.
+    pub fn loc_of_address(&self, address: u64) -> Option<CodeLoc> {
+        self.file
+            .sections()
+            .find(|s| s.size() > 0 && s.address() <= address && address - s.address() < s.size())
+            .map(|s| CodeLoc {
+                section: s.index(),
+                offset: address - s.address(),
+            })
+    }
+
+    /// The code the ELFv1 descriptor at `loc` (in `.opd`) points to: the
+    /// relocation of its first word in an object; in a linked file, that
+    /// word, or (a shared object, whose `.opd` is relocated at load time)
+    /// the addend of the dynamic relocation there.
+    pub fn resolve_opd(&self, loc: CodeLoc) -> Option<CodeLoc> {
+        if self.relocatable {
+            return self.opd_relocs.get(&loc.offset)?.target;
+        }
+        let opd = self.file.section_by_index(loc.section).ok()?;
+        let data = opd.data().ok()?;
+        let at = usize::try_from(loc.offset).ok()?;
+        let bytes: [u8; 8] = data.get(at..at.checked_add(8)?)?.try_into().ok()?;
+        let word = match self.endian {
+            RunTimeEndian::Little => u64::from_le_bytes(bytes),
+            RunTimeEndian::Big => u64::from_be_bytes(bytes),
+        };
+        let code = match word {
+            0 => self.dynamic_addend(opd.address().checked_add(loc.offset)?)?,
+            w => w,
+        };
+        self.loc_of_address(code)
+    }
+
+    /// The addend of the dynamic relocation applying to `address` (RELA).
+    fn dynamic_addend(&self, address: u64) -> Option<u64> {
+        let (_, r) = self
+            .file
+            .dynamic_relocations()?
+            .find(|(offset, _)| *offset == address)?;
+        Some(r.addend() as u64)
+    }
+
+    /// Every relocation of `section`, resolved, by offset.
+    pub fn relocations(&self, section: &object::Section<'d, '_>) -> Relocations {
+        section
+            .relocations()
+            .map(|(offset, r)| (offset, self.resolve(&r)))
+            .collect()
+    }
+
+    /// What a relocation points at.
+    pub fn resolve(&self, r: &object::Relocation) -> Reloc {
+        let r_type = match r.flags() {
+            RelocationFlags::Elf { r_type } => r_type.0,
+            _ => 0,
+        };
+        let (symbol, target) = match r.target() {
+            RelocationTarget::Symbol(i) => {
+                let target = self.file.symbol_by_index(i).ok().and_then(|s| {
+                    Some(CodeLoc {
+                        section: s.section_index()?,
+                        offset: s.address().wrapping_add(r.addend() as u64),
+                    })
+                });
+                (Some(i), target)
+            }
+            _ => (None, None),
+        };
+        Reloc {
+            r_type,
+            symbol,
+            target,
+        }
+    }
+
+    /// The name a relocation's symbol goes by: its section's for a section
+    /// symbol (lossily, if not UTF-8).
+    pub fn symbol_name(&self, index: object::SymbolIndex) -> Option<String> {
+        let sym = self.file.symbol_by_index(index).ok()?;
+        if sym.kind() == SymbolKind::Section {
+            let s = self.file.section_by_index(sym.section_index()?).ok()?;
+            return Some(String::from_utf8_lossy(s.name_bytes().ok()?).into_owned());
+        }
+        Some(String::from_utf8_lossy(sym.name_bytes().ok()?).into_owned())
+    }
+}
+
+/// The name of section `index` of `file`, for messages.
+pub fn section_name(file: &object::File<'_>, index: usize) -> String {
+    file.section_by_index(SectionIndex(index))
+        .ok()
+        .and_then(|s| {
+            s.name_bytes()
+                .ok()
+                .map(|n| String::from_utf8_lossy(n).into_owned())
+        })
+        .unwrap_or_else(|| format!("section {index}"))
+}

@@ -1,0 +1,111 @@
+//! What a stack map record must satisfy whatever wrote it: its offset
+//! inside its function, sizes that are not 0, DWARF registers the target
+//! has. `emit` refuses a table that breaks these; `verify` reports it.
+
+use object::{Object, ObjectSection};
+use pcmap_reader::LocationKind;
+
+use super::StackMapSection;
+use crate::error::Result;
+use crate::object::{ObjectFile, Target};
+
+/// Checks what a record says against its function's code and the target:
+/// the problem, if any, in words.
+pub fn check_record(
+    target: Target,
+    instruction_offset: u32,
+    locations: impl Iterator<Item = pcmap_reader::Result<pcmap_reader::Location>>,
+    live_outs: impl Iterator<Item = pcmap_reader::Result<pcmap_reader::LiveOut>>,
+    code_size: u64,
+) -> std::result::Result<(), String> {
+    if u64::from(instruction_offset) > code_size {
+        return Err(format!(
+            "instruction offset {instruction_offset:#x} is past the end of its function ({code_size:#x} bytes)"
+        ));
+    }
+    let max = target.max_dwarf_register();
+    let register = |what: String, reg: u16| {
+        if reg > max {
+            Err(format!(
+                "{what}: DWARF register {reg} is not a register of {} (at most {max})",
+                target.name()
+            ))
+        } else {
+            Ok(())
+        }
+    };
+    for (k, l) in locations.enumerate() {
+        let l = l.map_err(|e| format!("location {k}: {e}"))?;
+        if l.size == 0 {
+            return Err(format!("location {k} has size 0"));
+        }
+        if matches!(
+            l.kind,
+            LocationKind::Register | LocationKind::Direct | LocationKind::Indirect
+        ) {
+            register(format!("location {k}"), l.dwarf_reg)?;
+        }
+    }
+    for (k, l) in live_outs.enumerate() {
+        let l = l.map_err(|e| format!("live-out {k}: {e}"))?;
+        if l.size == 0 {
+            return Err(format!("live-out {k} has size 0"));
+        }
+        register(format!("live-out {k}"), l.dwarf_reg)?;
+    }
+    Ok(())
+}
+
+/// Checks every record of every stack map table of `sections` against its
+/// function and the target, as `emit` does: each problem, one line.
+pub fn check_tables(o: &ObjectFile<'_>, sections: &[StackMapSection]) -> Result<Vec<String>> {
+    let target = o.target;
+    let mut problems = Vec::new();
+    for s in sections {
+        for (k, t) in s.tables.iter().enumerate() {
+            for (f, fref) in t.table.functions.iter().zip(&t.functions) {
+                let name = fref.symbol.as_deref().unwrap_or("?");
+                let Some(code) = fref.code else {
+                    problems.push(format!(
+                        "{} (table {}): function {name}: its address is not in code",
+                        s.name,
+                        k + 1
+                    ));
+                    continue;
+                };
+                let section_size = o.file.section_by_index(code.section)?.size();
+                let code_size = match fref.size {
+                    Some(size) if size > 0 => size,
+                    _ => section_size.saturating_sub(code.offset),
+                };
+                if code.offset >= section_size {
+                    problems.push(format!(
+                        "{} (table {}): function {name} at offset {:#x} of a section of {section_size:#x} bytes",
+                        s.name,
+                        k + 1,
+                        code.offset
+                    ));
+                    continue;
+                }
+                for r in &f.records {
+                    if let Err(p) = check_record(
+                        target,
+                        r.instruction_offset,
+                        r.locations.iter().copied().map(Ok),
+                        r.live_outs.iter().copied().map(Ok),
+                        code_size,
+                    ) {
+                        problems.push(format!(
+                            "{} (table {}): function {name}, record ID {} at offset {:#x}: {p}",
+                            s.name,
+                            k + 1,
+                            r.id,
+                            r.instruction_offset
+                        ));
+                    }
+                }
+            }
+        }
+    }
+    Ok(problems)
+}

@@ -1,0 +1,498 @@
+//! The stack map step of `pcmap emit`: a flat table (`docs/stackmap-v2.md`)
+//! for every LLVM table of a relocatable object, each record checked
+//! against its function and the target, with the frame facts of `.eh_frame`
+//! and the kinds and patchable sizes of the IR.
+
+use std::collections::HashMap;
+
+use object::build::elf::{SectionData, SectionId, SymbolId};
+use object::build::{ByteString, Id};
+use object::elf;
+use object::{Object, ObjectSection};
+use pcmap_reader::flat::{
+    self, FlatTable, FlatWriter, FrameHead, FrameRegister, RecordHead, RecordKind,
+};
+use pcmap_reader::llvm::{LlvmRecord, LlvmStackMap};
+use pcmap_reader::RunTimeEndian;
+
+use super::check::check_record;
+use super::ir::{FunctionId, IrInput, IrSites};
+use super::{function_ref, AddressField, LLVM_STACKMAPS};
+use crate::error::{Error, Result};
+use crate::object::cfi::Cfi;
+use crate::object::rewrite::Rewrite;
+use crate::object::{instructions, CodeLoc, ObjectFile, Relocations, Target};
+
+/// The flat tables `emit` adds: one per LLVM table, back to back in one
+/// `pcmap_stackmaps` section (each 8-aligned, as readers expect), and where
+/// each function's address fields are.
+pub struct FlatSection {
+    pub bytes: Vec<u8>,
+    /// Offset in `bytes` of each function's address field, and its code.
+    pub addresses: Vec<(usize, CodeLoc)>,
+    /// Offset in `bytes` of each function index entry, and its code.
+    pub index_entries: Vec<(usize, CodeLoc)>,
+    pub report: Report,
+}
+
+/// What the stack map step did, for the command and the benchmark.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Report {
+    pub v3_size: u64,
+    pub flat_size: u64,
+    pub functions: usize,
+    pub records: usize,
+}
+
+/// How to write the flat tables.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct EmitOptions<'a> {
+    /// Absolute function addresses instead of self-relative ones.
+    pub absolute: bool,
+    /// Stack map intrinsic calls of the IR the object was built from
+    /// (perhaps still being read on other threads: waited for once the
+    /// object's symbols, relocations and CFI are ready).
+    pub ir: Option<&'a IrInput>,
+}
+
+/// The flat tables for every table of every `.llvm_stackmaps` section of a
+/// relocatable object (`ld -r` concatenates tables into one section, or
+/// keeps several sections with `--unique`), written straight from the
+/// zero-copy reader, each record checked against its function and target.
+pub fn flat_tables(o: &ObjectFile<'_>, opts: EmitOptions<'_>) -> Result<FlatSection> {
+    let file = &o.file;
+    if !o.relocatable {
+        return Err(Error::NotRelocatable);
+    }
+    if file.section_by_name(flat::SECTION_NAME).is_some() {
+        return Err(Error::AlreadyEmitted);
+    }
+    let cfi = Cfi::new(o)?;
+    // The IR (read on other threads so far) is needed from here on.
+    let ir = opts.ir.map(IrInput::sites).transpose()?;
+    let e = o.endian;
+    let mut out = FlatSection {
+        bytes: Vec::new(),
+        addresses: Vec::new(),
+        index_entries: Vec::new(),
+        report: Report::default(),
+    };
+    let sections: Vec<_> = file
+        .sections()
+        .filter(|s| s.name() == Ok(LLVM_STACKMAPS))
+        .collect();
+    let several = sections.len() > 1;
+    for (n, section) in sections.iter().enumerate() {
+        let data = section.data()?;
+        let relocs = o.relocations(section);
+        out.report.v3_size += section.size();
+        let tables: Vec<_> = LlvmStackMap::tables(data, e).collect();
+        let many = several || tables.len() > 1;
+        let mut at = 0u64;
+        for (k, map) in tables.into_iter().enumerate() {
+            // Name the table in messages when there is more than one.
+            let name = if many {
+                format!("{LLVM_STACKMAPS} (section {}, table {})", n + 1, k + 1)
+            } else {
+                LLVM_STACKMAPS.to_string()
+            };
+            let map = map.map_err(|source| Error::StackMap {
+                section: name.clone(),
+                problem: source,
+            })?;
+            let t = TableInput {
+                o,
+                cfi: cfi.as_ref(),
+                ir,
+                opts,
+                section,
+                relocs: &relocs,
+                name: &name,
+                offset: at,
+            };
+            let (table, locs) = t.flat_table(&map)?;
+            at += map.size() as u64;
+            let base = out.bytes.len().next_multiple_of(flat::TABLE_ALIGN);
+            out.bytes.resize(base, 0);
+            out.bytes.extend_from_slice(&table.bytes);
+            out.addresses.extend(
+                table
+                    .address_offsets
+                    .iter()
+                    .map(|o| base + o)
+                    .zip(locs.iter().copied()),
+            );
+            out.index_entries.extend(
+                table
+                    .index_offsets
+                    .iter()
+                    .map(|o| base + o)
+                    .zip(locs.iter().copied()),
+            );
+            out.report.functions += map.num_functions() as usize;
+            out.report.records += map.num_records() as usize;
+        }
+        if at == 0 {
+            return Err(Error::Section {
+                section: LLVM_STACKMAPS.into(),
+                problem: "holds no stack map table".into(),
+            });
+        }
+    }
+    out.report.flat_size = out.bytes.len() as u64;
+    Ok(out)
+}
+
+/// Adds `flat` and its relocations to the object being rewritten (and
+/// removes LLVM's section with `strip_v3`).
+pub fn apply(
+    rw: &mut Rewrite<'_>,
+    target: Target,
+    absolute: bool,
+    strip_v3: bool,
+    flat: FlatSection,
+) -> Result<()> {
+    let symtab = rw
+        .builder
+        .sections
+        .iter()
+        .find(|s| matches!(s.data, SectionData::Symbol))
+        .map(|s| s.id())
+        .ok_or(Error::Section {
+            section: ".symtab".into(),
+            problem: "the object has no symbol table".into(),
+        })?;
+
+    // A local section symbol for each code section: not preemptible, so
+    // a self-relative reference needs no dynamic relocation. (One whose
+    // value is not 0, legal if odd, would move every address by it.)
+    let mut section_symbols: HashMap<usize, SymbolId> = HashMap::new();
+    for s in rw.builder.symbols.iter() {
+        if let (Some(sec), elf::STT_SECTION, 0) = (s.section, s.st_type(), s.st_value) {
+            section_symbols.entry(sec.index()).or_insert(s.id());
+        }
+    }
+    let mut relocs = Vec::with_capacity(flat.addresses.len() + flat.index_entries.len());
+    let fields = flat
+        .addresses
+        .iter()
+        .map(|&(at, loc)| (at, loc, target.address_relocation(absolute)))
+        // The function index: the same targets, 32-bit PC-relative.
+        .chain(
+            flat.index_entries
+                .iter()
+                .map(|&(at, loc)| (at, loc, target.pc_relative32())),
+        );
+    for (at, loc, r_type) in fields {
+        let sec = rw.section(loc.section)?;
+        let sym = match section_symbols.get(&sec.index()) {
+            Some(&id) => id,
+            None => {
+                let s = rw.builder.symbols.add();
+                s.section = Some(sec);
+                s.set_st_info(elf::STB_LOCAL, elf::STT_SECTION);
+                section_symbols.insert(sec.index(), s.id());
+                s.id()
+            }
+        };
+        relocs.push(object::build::elf::Relocation {
+            r_offset: at as u64,
+            symbol: Some(sym),
+            r_type,
+            r_addend: loc.offset as i64,
+        });
+    }
+
+    if strip_v3 {
+        let v3: Vec<SectionId> = rw
+            .builder
+            .sections
+            .iter()
+            .filter(|s| s.name.as_slice() == LLVM_STACKMAPS.as_bytes())
+            .map(|s| s.id())
+            .collect();
+        for id in v3 {
+            rw.delete_section(id);
+        }
+    }
+
+    let b = &mut rw.builder;
+    let new = b.sections.add();
+    new.name = ByteString::from(flat::SECTION_NAME.as_bytes());
+    new.sh_type = elf::SHT_PROGBITS;
+    new.sh_flags = elf::SHF_ALLOC;
+    new.sh_addralign = flat::TABLE_ALIGN as u64;
+    new.data = SectionData::Data(flat.bytes.into());
+    let new_id = new.id();
+    let rela = b.sections.add();
+    rela.name = ByteString::from(format!(".rela{}", flat::SECTION_NAME).into_bytes());
+    rela.sh_type = elf::SHT_RELA;
+    rela.sh_flags = elf::SHF_INFO_LINK;
+    rela.sh_link_section = Some(symtab);
+    rela.sh_info_section = Some(new_id);
+    rela.sh_addralign = 8;
+    rela.sh_entsize = 24;
+    rela.data = SectionData::Relocation(relocs);
+    Ok(())
+}
+
+/// One LLVM table and what its flat table is made from.
+struct TableInput<'a, 'd, 'f> {
+    o: &'a ObjectFile<'d>,
+    cfi: Option<&'a Cfi>,
+    ir: Option<&'a IrSites>,
+    opts: EmitOptions<'a>,
+    section: &'a object::Section<'d, 'f>,
+    relocs: &'a Relocations,
+    /// The table's name in messages.
+    name: &'a str,
+    /// The table's offset in its section.
+    offset: u64,
+}
+
+impl TableInput<'_, '_, '_> {
+    fn err(&self, problem: String) -> Error {
+        Error::Section {
+            section: self.name.to_string(),
+            problem,
+        }
+    }
+
+    /// The flat table for `map`, with the code location of each function.
+    fn flat_table(
+        &self,
+        map: &LlvmStackMap<'_, RunTimeEndian>,
+    ) -> Result<(FlatTable, Vec<CodeLoc>)> {
+        let (o, file, target) = (self.o, &self.o.file, self.o.target);
+        let err = |source| Error::StackMap {
+            section: self.name.to_string(),
+            problem: source,
+        };
+        let nfun = map.num_functions();
+        if map.version() == 1 && nfun > 1 {
+            return Err(self.err(format!(
+                "version 1 has no per-function record counts; cannot assign records of {nfun} functions"
+            )));
+        }
+        let mut w = FlatWriter::new(o.endian, self.opts.absolute);
+        // The function index pays from this many functions (docs/stackmap-v2.md);
+        // `emit::add_stack_maps` relocates its entries. Never with --absolute.
+        w.function_index(nfun as usize >= flat::FUNCTION_INDEX_MIN_FUNCTIONS);
+        // A PC map speeds lookups up when the functions share one code section
+        // (no -ffunction-sections); linkers keep a section's layout.
+        w.pc_map(true);
+        w.reserve(nfun as usize, map.num_records() as usize);
+        for c in map.constants() {
+            w.constant(c.map_err(err)?);
+        }
+        let mut records = map.records();
+        let mut batch: Vec<LlvmRecord<'_, RunTimeEndian>> = Vec::new();
+        // (ID, position) of a function's records, to number records sharing an ID.
+        let mut by_id: Vec<(u64, u32)> = Vec::new();
+        let mut nths: Vec<u32> = Vec::new();
+        let mut locs = Vec::with_capacity(nfun as usize);
+        let mut frame_registers: Vec<FrameRegister> = Vec::new();
+        for i in 0..nfun {
+            let f = map.function(i).map_err(err)?;
+            let field = self.offset + map.function_address_offset(i) as u64;
+            let fref = function_ref(
+                o,
+                self.section,
+                field,
+                f.address,
+                AddressField::Llvm,
+                self.relocs,
+            )?;
+            let name = fref.symbol.as_deref().unwrap_or_default();
+            let code_loc = fref.code.ok_or_else(|| {
+                self.err(format!("address of function {i} ({name}) is not in code"))
+            })?;
+            let code_section = file.section_by_index(code_loc.section)?;
+            let data = code_section.data()?;
+            let in_code = usize::try_from(code_loc.offset)
+                .ok()
+                .filter(|&o| o < data.len());
+            let Some(start) = in_code else {
+                return Err(self.err(format!(
+                    "function {i} ({name}) at offset {:#x} of {}, which is {:#x} bytes long",
+                    code_loc.offset,
+                    code_section.name().unwrap_or("?"),
+                    data.len()
+                )));
+            };
+            let count = match f.record_count {
+                Some(c) => c,
+                None if i + 1 == nfun => u64::from(map.num_records()),
+                None => 0,
+            };
+            batch.clear();
+            for _ in 0..count {
+                let r = records
+                    .next()
+                    .ok_or(pcmap_reader::Error::Inconsistent(
+                        "fewer records than counted",
+                    ))
+                    .map_err(err)?
+                    .map_err(err)?;
+                batch.push(r);
+            }
+            batch.sort_by_key(|r| r.instruction_offset);
+
+            let end = match fref.size {
+                Some(size) if size > 0 => start.saturating_add(size as usize).min(data.len()),
+                _ => data.len(),
+            };
+            let code = &data[start..end];
+            let size = u32::try_from(fref.size.unwrap_or(0))
+                .map_err(|_| self.err(format!("function {name} larger than 4 GiB")))?;
+            for r in &batch {
+                check_record(
+                    target,
+                    r.instruction_offset,
+                    r.locations(),
+                    r.live_outs(),
+                    code.len() as u64,
+                )
+                .map_err(|problem| {
+                    self.err(format!(
+                        "function {name}, record ID {} at offset {:#x}: {problem}",
+                        r.id, r.instruction_offset
+                    ))
+                })?;
+            }
+
+            let ir_function = self.ir.and_then(|ir| ir.function(name));
+            // nth: how many records before this one (in offset order) share its ID.
+            by_id.clear();
+            by_id.extend(batch.iter().zip(0..).map(|(r, j)| (r.id, j)));
+            by_id.sort_unstable();
+            nths.clear();
+            nths.resize(batch.len(), 0);
+            for (k, &(id, j)) in by_id.iter().enumerate() {
+                if k > 0 && by_id[k - 1].0 == id {
+                    nths[j as usize] = nths[by_id[k - 1].1 as usize] + 1;
+                }
+            }
+            // Records are in offset order: one decoding pass finds their calls.
+            let mut calls = instructions::Calls::new(target, code);
+            for (r, &nth) in batch.iter().zip(&nths) {
+                let (kind, patchable_size) =
+                    patchable(r, nth as usize, name, ir_function, self.ir, &mut calls)?;
+                let head = RecordHead {
+                    id: r.id,
+                    instruction_offset: r.instruction_offset,
+                    patchable_size,
+                    kind,
+                    has_live_out_info: kind == RecordKind::PatchPoint || r.num_live_outs() > 0,
+                };
+                w.record(&head, r.locations(), r.live_outs())
+                    .map_err(|source| Error::StackMap {
+                        section: flat::SECTION_NAME.into(),
+                        problem: source,
+                    })?;
+            }
+
+            let mut flags = 0;
+            if instructions::realigns_stack(target, code) {
+                flags |= flat::HAS_STACK_REALIGNMENT;
+            }
+            let probe = batch.first().map_or(0, |r| u64::from(r.instruction_offset));
+            let at = CodeLoc {
+                section: code_loc.section,
+                offset: code_loc.offset + probe,
+            };
+            let (mut base, mut cfa_offset) = (0, 0);
+            frame_registers.clear();
+            if let Some(info) = match self.cfi {
+                Some(c) => c.frame_at(o, at)?,
+                None => None,
+            } {
+                flags |= flat::HAS_FRAME_INFO;
+                if info.cfa_register != target.stack_pointer() {
+                    flags |= flat::HAS_FRAME_POINTER;
+                }
+                base = info.cfa_register;
+                cfa_offset = i32::try_from(info.cfa_offset)
+                    .map_err(|_| self.err(format!("function {name}: CFA offset too large")))?;
+                for &(reg, off) in &info.saved {
+                    let offset = i32::from(i16::try_from(off).map_err(|_| {
+                        self.err(format!(
+                            "function {name}: register {reg} saved {off} bytes from the CFA (more than an i16)"
+                        ))
+                    })?);
+                    frame_registers.push(FrameRegister {
+                        dwarf_reg: reg,
+                        offset,
+                    });
+                }
+            }
+            // The relocation's addend carries the code offset.
+            w.function(&FrameHead {
+                address: 0,
+                size,
+                stack_size: f.stack_size,
+                flags,
+                frame_base_register: base,
+                cfa_offset,
+                frame_registers: &frame_registers,
+                code: Some((code_loc.section.0, code_loc.offset)),
+            })
+            .map_err(|source| Error::StackMap {
+                section: flat::SECTION_NAME.into(),
+                problem: source,
+            })?;
+            locs.push(code_loc);
+        }
+        if records.next().is_some() {
+            return Err(self.err(format!(
+                "{} records, more than its functions count",
+                map.num_records()
+            )));
+        }
+        let out = w.finish().map_err(|source| Error::StackMap {
+            section: flat::SECTION_NAME.into(),
+            problem: source,
+        })?;
+        Ok((out, locs))
+    }
+}
+
+/// A record's kind and patchable size: from the IR when given (exact), else
+/// a statepoint when a call instruction ends at its offset.
+fn patchable(
+    r: &LlvmRecord<'_, RunTimeEndian>,
+    nth: usize,
+    function: &str,
+    ir_function: Option<FunctionId>,
+    ir: Option<&IrSites>,
+    calls: &mut instructions::Calls<'_>,
+) -> Result<(RecordKind, Option<u32>)> {
+    let mut call = || calls.ending_at(r.instruction_offset.into());
+    match ir {
+        Some(ir) => {
+            let site = ir
+                .lookup_in(ir_function, function, r.id, nth)
+                .map_err(|problem| Error::IrRecord {
+                    function: function.to_string(),
+                    problem,
+                })?;
+            let size = match site.kind {
+                RecordKind::StatePoint if site.bytes == 0 => {
+                    call().ok_or_else(|| Error::IrRecord {
+                        function: function.to_string(),
+                        problem: format!(
+                            "no call instruction ends at statepoint ID {} (offset {})",
+                            r.id, r.instruction_offset
+                        ),
+                    })?
+                }
+                _ => site.bytes,
+            };
+            Ok((site.kind, Some(size)))
+        }
+        None => Ok(match call() {
+            Some(size) => (RecordKind::StatePoint, Some(size)),
+            None => (RecordKind::Unknown, None),
+        }),
+    }
+}

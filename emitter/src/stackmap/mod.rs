@@ -1,0 +1,138 @@
+//! Stack maps in an object: LLVM's `.llvm_stackmaps` (versions 1–3) and the
+//! flat `pcmap_stackmaps` tables, decoded with `pcmap-reader` and tied to the
+//! functions they describe.
+//!
+//! ```text
+//!  .llvm_stackmaps ─┬─ read  ─▶ StackMapSection (dump, verify)
+//!                   └─ emit  ─▶ pcmap_stackmaps (+ kinds and sizes: ir)
+//!                      check ─▶ each record against its function and target
+//! ```
+
+pub mod check;
+pub mod emit;
+pub mod ir;
+pub mod read;
+
+use object::{Object, ObjectSection};
+
+pub use read::{sections, DecodedTable, StackMapSection};
+
+use crate::error::{Error, Result};
+use crate::object::{CodeLoc, ObjectFile, Relocations};
+
+/// Where LLVM writes stack maps on ELF.
+pub const LLVM_STACKMAPS: &str = ".llvm_stackmaps";
+
+/// A stack map table's layout.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Format {
+    V1,
+    V2,
+    V3,
+    Flat,
+}
+
+/// What a function address field holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AddressField {
+    /// LLVM's tables: an absolute address.
+    Llvm,
+    /// A flat table's self-relative address.
+    FlatRelative,
+    /// A flat table's absolute address (`--absolute`).
+    FlatAbsolute,
+}
+
+/// The function a frame record / LLVM function entry describes.
+#[derive(Debug, Clone)]
+pub struct FunctionRef {
+    /// The function's symbol name (the descriptor's on ELFv1).
+    pub symbol: Option<String>,
+    /// Where its code is, when found.
+    pub code: Option<CodeLoc>,
+    /// Name of the code section.
+    pub code_section: Option<String>,
+    /// Absolute address of the code (linked files only).
+    pub address: Option<u64>,
+    /// st_size of the function's symbol.
+    pub size: Option<u64>,
+    /// The address named an ELFv1 descriptor in `.opd`, resolved to code.
+    pub opd: bool,
+}
+
+/// Describes the function whose address field is at `field` (offset in
+/// `section`), holding `stored`; in a relocatable object the field's
+/// relocation must be the one `kind` of field takes.
+pub fn function_ref(
+    o: &ObjectFile<'_>,
+    section: &object::Section<'_, '_>,
+    field: u64,
+    stored: u64,
+    kind: AddressField,
+    relocs: &Relocations,
+) -> Result<FunctionRef> {
+    let relative = kind == AddressField::FlatRelative;
+    let section_name = || o.section_name(section.index());
+    let mut f = FunctionRef {
+        symbol: None,
+        code: None,
+        code_section: None,
+        address: None,
+        size: None,
+        opd: false,
+    };
+    let mut loc;
+    if o.relocatable {
+        let r = relocs.get(&field).ok_or_else(|| Error::Section {
+            section: section_name(),
+            problem: format!("no relocation for the function address at offset {field:#x}"),
+        })?;
+        let want = o.target.address_relocation(!relative);
+        if r.r_type != want.0 {
+            return Err(Error::Section {
+                section: section_name(),
+                problem: format!(
+                    "the function address at offset {field:#x} has a relocation of type {}, not {} (the 64-bit {} address a stack map takes)",
+                    o.target.relocation_name(r.r_type),
+                    o.target.relocation_name(want.0),
+                    if relative { "self-relative" } else { "absolute" },
+                ),
+            });
+        }
+        loc = r.target;
+        if loc.is_none() {
+            return Err(Error::Section {
+                section: section_name(),
+                problem: format!("unresolvable relocation at offset {field:#x}"),
+            });
+        }
+        f.symbol = r.symbol.and_then(|s| o.symbol_name(s));
+    } else {
+        let address = if relative {
+            (section.address() + field).wrapping_add(stored)
+        } else {
+            stored
+        };
+        loc = o.loc_of_address(address);
+    }
+    if let Some(l) = loc {
+        if o.is_opd(l.section) {
+            f.opd = true;
+            loc = o.resolve_opd(l);
+        }
+    }
+    if let Some(l) = loc {
+        if let Some(func) = o.functions.at(l) {
+            f.symbol = Some(func.name.clone());
+            f.size = Some(func.size);
+        }
+        f.code_section = Some(o.section_name(l.section));
+        if !o.relocatable {
+            let s = o.file.section_by_index(l.section)?;
+            f.address = Some(s.address() + l.offset);
+        }
+    }
+    f.code = loc;
+    Ok(f)
+}
