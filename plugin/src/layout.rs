@@ -9,9 +9,6 @@
 
 use std::fmt::Write as _;
 
-use llvm_sys::core::*;
-use llvm_sys::LLVMLinkage;
-
 use crate::llvm::{CodeModel, Module};
 use crate::md;
 
@@ -101,21 +98,12 @@ fn dash_if_empty(s: &str) -> &str {
 }
 
 /// Adds the record to the module as `@__pcmap_layout` in `.pcmap.layout`.
-pub fn emit(m: Module, text: &str) {
-    // SAFETY: all refs belong to `m`; the string outlives the calls.
-    unsafe {
-        let ctx = m.context();
-        let init = LLVMConstStringInContext(ctx, text.as_ptr().cast(), text.len() as u32, 1);
-        let gv = m.add_global(GLOBAL_NAME, LLVMTypeOf(init));
-        LLVMSetInitializer(gv.0, init);
-        LLVMSetGlobalConstant(gv.0, 1);
-        LLVMSetLinkage(gv.0, LLVMLinkage::LLVMPrivateLinkage);
-        let section = std::ffi::CString::new(LAYOUT_SECTION).unwrap_or_default();
-        LLVMSetSection(gv.0, section.as_ptr());
-        LLVMSetAlignment(gv.0, 1);
-        LLVMGlobalSetMetadata(gv.0, m.metadata_kind("exclude"), md::empty_tuple(ctx).0);
-        m.append_to_compiler_used(gv);
-    }
+pub fn emit(m: Module<'_>, text: &str) {
+    let init = m.const_bytes(text.as_bytes());
+    let gv = m.add_global(GLOBAL_NAME, init.type_of());
+    gv.make_private_constant(init, LAYOUT_SECTION);
+    gv.set_metadata(m.metadata_kind("exclude"), md::empty_tuple(m));
+    m.append_to_compiler_used(gv);
 }
 
 #[cfg(test)]
