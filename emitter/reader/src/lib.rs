@@ -23,6 +23,7 @@ pub mod flat;
 pub mod llvm;
 mod location;
 pub mod pctable;
+pub mod sites;
 #[cfg(feature = "write")]
 pub mod write;
 
