@@ -2,15 +2,15 @@
 //! of every PC section the pass requested, so that `pcmap emit` rewrites
 //! sections without guessing their layout. Format: docs/pcsections-layout.md.
 //!
-//! It lives in `.pcmap.layout`, a private constant marked `!exclude`: LLVM
-//! gives the section SHF_EXCLUDE and no SHF_ALLOC, so any linker drops it from
-//! executables and shared objects even if `pcmap emit` never ran, while
-//! `ld -r` concatenates it (each record is self-delimiting).
+//! It lives in `.pcmap.layout`, a private constant marked `!exclude`
+//! (description.rs): any linker drops it from executables and shared objects
+//! even if `pcmap emit` never ran, while `ld -r` concatenates it (each record
+//! is self-delimiting).
 
 use std::fmt::Write as _;
 
+use crate::description;
 use crate::llvm::{CodeModel, Module};
-use crate::md;
 
 pub const LAYOUT_SECTION: &str = ".pcmap.layout";
 pub const FORMAT_VERSION: u32 = 1;
@@ -99,11 +99,7 @@ fn dash_if_empty(s: &str) -> &str {
 
 /// Adds the record to the module as `@__pcmap_layout` in `.pcmap.layout`.
 pub fn emit(m: Module<'_>, text: &str) {
-    let init = m.const_bytes(text.as_bytes());
-    let gv = m.add_global(GLOBAL_NAME, init.type_of());
-    gv.make_private_constant(init, LAYOUT_SECTION);
-    gv.set_metadata(m.metadata_kind("exclude"), md::empty_tuple(m));
-    m.append_to_compiler_used(gv);
+    description::emit(m, GLOBAL_NAME, LAYOUT_SECTION, text);
 }
 
 #[cfg(test)]

@@ -17,6 +17,7 @@
 
 mod analysis;
 pub mod config;
+mod description;
 pub mod encoding;
 pub mod ignorelist;
 pub mod layout;
@@ -25,6 +26,7 @@ mod llvm;
 mod md;
 mod pass;
 pub mod record;
+mod sites;
 pub mod stats;
 mod structors;
 

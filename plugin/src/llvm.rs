@@ -64,7 +64,49 @@ mod ffi {
             message: *const std::ffi::c_char,
             len: usize,
         );
+        pub fn pcmap_has_deopt_bundle(call: LLVMValueRef) -> bool;
+        pub fn pcmap_statepoint_directives(
+            call: LLVMValueRef,
+            id: *mut u64,
+            num_patch_bytes: *mut u32,
+        ) -> u32;
+        pub fn pcmap_deopt_bundle_statepoint_id() -> u64;
+        pub fn pcmap_symbol_name(gv: LLVMValueRef, buf: *mut std::ffi::c_char, cap: usize)
+            -> usize;
     }
+}
+
+/// The ID LLVM gives the statepoint of a call with a `"deopt"` bundle and no
+/// `"statepoint-id"` (`StatepointDirectives::DeoptBundleStatepointID`).
+pub fn deopt_bundle_statepoint_id() -> u64 {
+    // SAFETY: the shim returns a constant of LLVM's header.
+    unsafe { ffi::pcmap_deopt_bundle_statepoint_id() }
+}
+
+/// The ID the running LLVM gives the intrinsic `name` (its base name for an
+/// overloaded one), 0 if it knows none.
+pub fn intrinsic_id(name: &str) -> u32 {
+    // SAFETY: `name` is `name.len()` readable bytes; LLVM keeps none.
+    unsafe { LLVMLookupIntrinsicID(name.as_ptr().cast(), name.len()) }
+}
+
+/// What a call or invoke calls, as SelectionDAG tells its lowerings apart.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Callee {
+    InlineAsm,
+    /// A function that is an intrinsic, by ID ([`intrinsic_id`]).
+    Intrinsic(u32),
+    /// Anything else: a function, or a pointer.
+    Other,
+}
+
+/// `parseStatepointDirectivesFromAttrs` of a call's own attributes.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct StatepointDirectives {
+    /// `"statepoint-id"`, when it parses as a `u64`.
+    pub id: Option<u64>,
+    /// `"statepoint-num-patch-bytes"`, when it parses as a `u32`.
+    pub num_patch_bytes: Option<u32>,
 }
 
 /// Copies an LLVM (pointer, length) string.
@@ -604,6 +646,11 @@ impl<'m> Instruction<'m> {
         !unsafe { LLVMIsACallInst(self.raw()) }.is_null()
     }
 
+    pub fn is_invoke(self) -> bool {
+        // SAFETY: `raw` is a live value; the query accepts any value.
+        !unsafe { LLVMIsAInvokeInst(self.raw()) }.is_null()
+    }
+
     /// A `CallBase`: call, invoke or callbr.
     fn is_call_base(self) -> bool {
         matches!(
@@ -631,6 +678,76 @@ impl<'m> Instruction<'m> {
             LLVMGlobalGetValueType(callee.raw()) == LLVMGetCalledFunctionType(self.raw())
         };
         same_type.then_some(callee)
+    }
+
+    /// What a call or invoke calls; [`Callee::Other`] for other instructions
+    /// too.
+    pub fn callee(self) -> Callee {
+        if !self.is_call_base() {
+            return Callee::Other;
+        }
+        // SAFETY: `raw` is a live call, invoke or callbr.
+        let callee = Value::from_raw(unsafe { LLVMGetCalledValue(self.raw()) });
+        // SAFETY: `callee` is a live value; the query accepts any value.
+        if !unsafe { LLVMIsAInlineAsm(callee.raw) }.is_null() {
+            return Callee::InlineAsm;
+        }
+        match callee.as_function() {
+            // SAFETY: `f` is a live function.
+            Some(f) => match unsafe { LLVMGetIntrinsicID(f.raw()) } {
+                0 => Callee::Other,
+                id => Callee::Intrinsic(id),
+            },
+            None => Callee::Other,
+        }
+    }
+
+    /// Call argument `index`, when it is an integer constant of at most 64
+    /// bits: its value, zero-extended.
+    pub fn const_int_arg(self, index: u32) -> Option<u64> {
+        if !self.is_call_base() {
+            return None;
+        }
+        // SAFETY: `raw` is a live call base.
+        if index >= unsafe { LLVMGetNumArgOperands(self.raw()) } {
+            return None;
+        }
+        // Arguments are the first operands of a call base.
+        let arg = self.operand(index)?;
+        // SAFETY: `arg` is a live value; the query accepts any value.
+        if unsafe { LLVMIsAConstantInt(arg.raw) }.is_null() {
+            return None;
+        }
+        let ty = arg.type_of();
+        // SAFETY: `ty` is the integer type of a ConstantInt.
+        if unsafe { LLVMGetIntTypeWidth(ty.raw) } > 64 {
+            return None;
+        }
+        // SAFETY: `arg` is a ConstantInt of at most 64 bits.
+        Some(unsafe { LLVMConstIntGetZExtValue(arg.raw) })
+    }
+
+    /// Whether a call or invoke has a `"deopt"` operand bundle.
+    pub fn has_deopt_bundle(self) -> bool {
+        // SAFETY: `raw` is a live call base when `is_call_base` holds, as the
+        // routine requires.
+        self.is_call_base() && unsafe { ffi::pcmap_has_deopt_bundle(self.raw()) }
+    }
+
+    /// The statepoint directives of a call or invoke's own attributes (none
+    /// for other instructions).
+    pub fn statepoint_directives(self) -> StatepointDirectives {
+        if !self.is_call_base() {
+            return StatepointDirectives::default();
+        }
+        let (mut id, mut bytes) = (0, 0);
+        // SAFETY: `raw` is a live call base; the shim writes only through the
+        // two pointers, to locals that outlive the call.
+        let found = unsafe { ffi::pcmap_statepoint_directives(self.raw(), &mut id, &mut bytes) };
+        StatepointDirectives {
+            id: (found & 1 != 0).then_some(id),
+            num_patch_bytes: (found & 2 != 0).then_some(bytes),
+        }
     }
 
     /// The address operand of a load or store.
@@ -675,6 +792,28 @@ impl<'m> Function<'m> {
 
     pub fn name(self) -> String {
         self.value.name()
+    }
+
+    /// The name of the function's symbol in an object file, as LLVM writes
+    /// it (`Mangler::getNameWithPrefix`: `\1` prefix dropped, `.L` for private
+    /// functions on ELF); `None` for a function without a name, which LLVM
+    /// numbers while it writes the object.
+    pub fn symbol_name(self) -> Option<Vec<u8>> {
+        if self.value.name_bytes().is_empty() {
+            return None;
+        }
+        let mut buf = vec![0u8; 64];
+        loop {
+            // SAFETY: `raw` is a live function, a global value; the shim
+            // writes at most `buf.len()` bytes to `buf`.
+            let len =
+                unsafe { ffi::pcmap_symbol_name(self.raw(), buf.as_mut_ptr().cast(), buf.len()) };
+            if len <= buf.len() {
+                buf.truncate(len);
+                return Some(buf);
+            }
+            buf.resize(len, 0);
+        }
     }
 
     pub fn is_declaration(self) -> bool {

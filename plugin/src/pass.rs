@@ -12,6 +12,7 @@ use crate::encoding::{Encoding, MetadataKind, FEATURE_ATOMICS, FEATURE_UAR};
 use crate::layout::{self, EntryKind, SectionLayout};
 use crate::llvm::{AtomicScope, Function, Instruction, Linkage, Metadata, Module, Value};
 use crate::md::{self, PcSection};
+use crate::sites;
 use crate::stats::Stats;
 use crate::structors;
 
@@ -46,13 +47,20 @@ impl LlvmModulePass for PcmapPass {
 /// [`Module::emit_error`]) and is left untouched.
 pub fn run(config: &Config, m: Module<'_>) -> bool {
     let source = m.source_file_name();
-    let (encoding, lto) = match check_module(config, m) {
+    let Checked {
+        encoding,
+        lto,
+        sites,
+    } = match check_module(config, m) {
         Ok(checked) => checked,
         Err(problem) => {
             m.emit_error(&format!("pcmap: {source}: {problem}"));
             return false;
         }
     };
+    // Sites describe the code, whatever gets instrumented: every function,
+    // ignorelisted or not.
+    let described_sites = sites && describe_sites(m);
     if config
         .ignorelist
         .as_ref()
@@ -61,7 +69,7 @@ pub fn run(config: &Config, m: Module<'_>) -> bool {
         if config.stats {
             eprintln!("{}", Stats::default().line(encoding, &source));
         }
-        return false;
+        return described_sites;
     }
     let mut inst = Instrumenter::new(config, encoding, m);
     for f in m.functions() {
@@ -79,16 +87,35 @@ pub fn run(config: &Config, m: Module<'_>) -> bool {
         let text = layout::describe(&m.target_triple(), m.code_model(), &sections);
         layout::emit(m, &text);
     }
-    !sections.is_empty()
+    described_sites || !sections.is_empty()
+}
+
+/// Writes the module's stack map sites, if it has any; returns whether it
+/// did.
+fn describe_sites(m: Module<'_>) -> bool {
+    let found = sites::collect(m);
+    if found.is_empty() {
+        return false;
+    }
+    sites::emit(m, &sites::describe(&found));
+    true
 }
 
 /// Module flags clang sets on bitcode for an LTO link: `ThinLTO` (0) for
 /// full LTO, `EnableSplitLTOUnit` for both full and thin LTO.
 const LTO_MODULE_FLAGS: [&str; 2] = ["ThinLTO", "EnableSplitLTOUnit"];
 
-/// What makes a module impossible to instrument correctly, or the encoding
-/// it gets and whether it is bitcode for an LTO link.
-fn check_module(config: &Config, m: Module<'_>) -> Result<(Encoding, bool), String> {
+/// What the checks decided for a module.
+struct Checked {
+    encoding: Encoding,
+    /// Bitcode for an LTO link.
+    lto: bool,
+    /// Describe its stack map sites.
+    sites: bool,
+}
+
+/// What makes a module impossible to instrument correctly, or what it gets.
+fn check_module(config: &Config, m: Module<'_>) -> Result<Checked, String> {
     // LLVM 16's AsmPrinter::emitPCSections asks the object file lowering for
     // the PC section, which only ELF provides: Mach-O, COFF and Wasm
     // dereference null, XCOFF aborts. Refusing here keeps clang from crashing.
@@ -114,14 +141,26 @@ fn check_module(config: &Config, m: Module<'_>) -> Result<(Encoding, bool), Stri
             lto_flag.unwrap_or_default()
         )
     })?;
-    Ok((encoding, lto))
+    let sites = config.sites_for(lto).ok_or_else(|| {
+        format!(
+            "compiled for LTO (module flag '{}'): the link's optimizer changes the stack map sites after the pass ran, so they cannot be described; drop 'sites' (PCMAP_FEATURES, pcmap<…>)",
+            lto_flag.unwrap_or_default()
+        )
+    })?;
+    Ok(Checked {
+        encoding,
+        lto,
+        sites,
+    })
 }
 
-/// The name of a structor or layout description a SanitizerBinaryMetadata
-/// pass (this one or LLVM's) left in `m`, if any.
+/// The name of a structor or description a SanitizerBinaryMetadata pass
+/// (this one or LLVM's) left in `m`, if any.
 fn instrumented_by(m: Module<'_>) -> Option<String> {
-    if m.has_global(layout::GLOBAL_NAME) {
-        return Some(layout::GLOBAL_NAME.to_string());
+    for global in [layout::GLOBAL_NAME, pcmap_reader::sites::GLOBAL_NAME] {
+        if m.has_global(global) {
+            return Some(global.to_string());
+        }
     }
     m.functions().map(|f| f.name()).find(|name| {
         name.starts_with("__sanitizer_metadata_")
