@@ -646,11 +646,6 @@ impl<'m> Instruction<'m> {
         !unsafe { LLVMIsACallInst(self.raw()) }.is_null()
     }
 
-    pub fn is_invoke(self) -> bool {
-        // SAFETY: `raw` is a live value; the query accepts any value.
-        !unsafe { LLVMIsAInvokeInst(self.raw()) }.is_null()
-    }
-
     /// A `CallBase`: call, invoke or callbr.
     fn is_call_base(self) -> bool {
         matches!(

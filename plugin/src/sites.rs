@@ -32,7 +32,7 @@
 use pcmap_reader::sites::{SiteKind, Writer, GLOBAL_NAME, SECTION};
 
 use crate::description;
-use crate::llvm::{self, Callee, Function, Instruction, Linkage, Module};
+use crate::llvm::{self, Callee, Function, Instruction, Linkage, Module, Opcode};
 
 /// One site, in IR order.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -109,8 +109,9 @@ fn symbol(f: Function<'_>) -> Vec<u8> {
 
 /// (kind, ID, bytes) of `inst`, if it becomes a record.
 fn site_of(inst: Instruction<'_>, intrinsics: &Intrinsics) -> Option<(SiteKind, u64, u32)> {
-    // Only calls and invokes: callbr calls inline asm only.
-    if !inst.is_call() && !inst.is_invoke() {
+    // Only calls and invokes: callbr calls inline asm only. (One query per
+    // instruction: this runs on every instruction of the module.)
+    if !matches!(inst.opcode(), Opcode::LLVMCall | Opcode::LLVMInvoke) {
         return None;
     }
     // The immediate ID and size operands (verified `immarg` constants).
