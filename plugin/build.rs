@@ -11,13 +11,18 @@ fn main() {
         .output()
         .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
         .unwrap_or_else(|e| panic!("cannot run {llvm_config}: {e}"));
+    // LLVM's headers are system headers: their unused parameters are not
+    // ours to fix, and -isystem keeps them from hiding warnings of our own,
+    // which fail the build.
     cc::Build::new()
         .cpp(true)
         .file("cpp/llvm_queries.cc")
-        .include(includedir)
+        .flag(format!("-isystem{includedir}"))
         .flag("-std=c++17")
         .flag("-fno-rtti")
-        .warnings(false)
+        .warnings(true)
+        .extra_warnings(true)
+        .warnings_into_errors(true)
         .compile("pcmap-llvm-queries");
     println!("cargo:rerun-if-changed=cpp/llvm_queries.cc");
     println!("cargo:rerun-if-env-changed=LLVM_SYS_160_PREFIX");

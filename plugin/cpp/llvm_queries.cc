@@ -6,6 +6,7 @@
 // plugin, so the answers are exactly those of the running opt/clang.
 
 #include "llvm-c/Core.h"
+#include "llvm/ADT/SmallString.h"
 #include "llvm/Analysis/CaptureTracking.h"
 #include "llvm/Analysis/ValueTracking.h"
 #include "llvm/IR/DiagnosticInfo.h"
@@ -13,11 +14,16 @@
 #include "llvm/IR/Function.h"
 #include "llvm/IR/Instructions.h"
 #include "llvm/IR/LLVMContext.h"
+#include "llvm/IR/Mangler.h"
 #include "llvm/IR/Module.h"
+#include "llvm/IR/Statepoint.h"
 #include "llvm/Support/Signals.h"
 #include "llvm/Support/raw_ostream.h"
 #include "llvm/TargetParser/Triple.h"
 #include "llvm/Transforms/Utils/ModuleUtils.h"
+
+#include <algorithm>
+#include <cstring>
 
 using namespace llvm;
 
@@ -80,7 +86,6 @@ int pcmap_module_code_model(LLVMModuleRef M) {
   std::optional<CodeModel::Model> CM = unwrap(M)->getCodeModel();
   return CM ? static_cast<int>(*CM) : -1;
 }
-
 
 // A `void()` function with the module's default attributes (uwtable,
 // frame-pointer, ...) and nounwind, registered in llvm.used: what
@@ -156,6 +161,50 @@ void pcmap_emit_error(LLVMModuleRef M, const char *Message, size_t Len) {
   errs() << "error: " << StringRef(Message, Len) << "\n";
   sys::RunInterruptHandlers();
   exit(1);
+}
+
+// Whether a call or invoke has a "deopt" operand bundle, which LLVM 16's
+// SelectionDAGBuilder lowers as a statepoint (LowerCallSiteWithDeoptBundle).
+bool pcmap_has_deopt_bundle(LLVMValueRef Call) {
+  return unwrap<CallBase>(Call)->countOperandBundlesOfType(
+             LLVMContext::OB_deopt) != 0;
+}
+
+// parseStatepointDirectivesFromAttrs over the call's own attributes, as
+// LowerCallSiteWithDeoptBundleImpl reads them. Bit 0 of the result: the
+// "statepoint-id" parsed, into *ID; bit 1: "statepoint-num-patch-bytes"
+// parsed, into *NumPatchBytes.
+unsigned pcmap_statepoint_directives(LLVMValueRef Call, uint64_t *ID,
+                                     uint32_t *NumPatchBytes) {
+  StatepointDirectives SD =
+      parseStatepointDirectivesFromAttrs(unwrap<CallBase>(Call)->getAttributes());
+  unsigned Found = 0;
+  if (SD.StatepointID) {
+    *ID = *SD.StatepointID;
+    Found |= 1;
+  }
+  if (SD.NumPatchBytes) {
+    *NumPatchBytes = *SD.NumPatchBytes;
+    Found |= 2;
+  }
+  return Found;
+}
+
+// The ID of such a statepoint without "statepoint-id".
+uint64_t pcmap_deopt_bundle_statepoint_id(void) {
+  return StatepointDirectives::DeoptBundleStatepointID;
+}
+
+// The symbol name LLVM gives GV in an object file: TargetMachine::getSymbol
+// asks the Mangler, which TargetLoweringObjectFile calls this way on ELF.
+// Copies at most Cap bytes to Buf; returns the name's length.
+size_t pcmap_symbol_name(LLVMValueRef GV, char *Buf, size_t Cap) {
+  SmallString<128> Name;
+  Mangler().getNameWithPrefix(Name, unwrap<GlobalValue>(GV),
+                              /*CannotUsePrivateLabel=*/false);
+  if (Cap != 0)
+    std::memcpy(Buf, Name.data(), std::min(Cap, size_t(Name.size())));
+  return Name.size();
 }
 
 } // extern "C"

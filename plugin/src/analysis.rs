@@ -2,9 +2,7 @@
 //! are safe for use-after-return, which stack addresses escape, which
 //! accesses touch shared mutable memory.
 
-use llvm_sys::LLVMOpcode;
-
-use crate::llvm::Value;
+use crate::llvm::{Instruction, Opcode, Value};
 
 /// Runtimes whose entry points neither leak their arguments nor return into
 /// freed frames.
@@ -20,7 +18,7 @@ const GCOV_GLOBAL_PREFIXES: [&str; 2] = ["__llvm_gcov", "__llvm_gcda"];
 /// A call after which a stack address cannot be used: intrinsics leak
 /// nothing, a non-returning callee never returns, sanitizer runtimes are
 /// trusted. Such calls may also be tail calls.
-pub fn is_uar_safe_call(call: Value) -> bool {
+pub fn is_uar_safe_call(call: Instruction<'_>) -> bool {
     let Some(callee) = call.called_function() else {
         return false;
     };
@@ -34,21 +32,21 @@ pub fn is_uar_safe_call(call: Value) -> bool {
 }
 
 /// Whether some use of the stack address `v` may keep it alive past return.
-fn has_use_after_return_unsafe_uses(v: Value) -> bool {
+fn has_use_after_return_unsafe_uses(v: Value<'_>) -> bool {
     v.users().any(|user| {
-        let Some(opcode) = user.opcode() else {
+        let Some(user) = user.as_instruction() else {
             return true; // Used by a constant or metadata: assume the worst.
         };
         if user.is_lifetime_marker_or_droppable() {
             return false;
         }
-        match opcode {
-            LLVMOpcode::LLVMCall if is_uar_safe_call(user) => false,
-            LLVMOpcode::LLVMLoad => false,
+        match user.opcode() {
+            Opcode::LLVMCall if is_uar_safe_call(user) => false,
+            Opcode::LLVMLoad => false,
             // Storing *to* the slot does not take its address.
-            LLVMOpcode::LLVMStore if user.operand(1) == v => false,
-            LLVMOpcode::LLVMGetElementPtr | LLVMOpcode::LLVMBitCast => {
-                has_use_after_return_unsafe_uses(user)
+            Opcode::LLVMStore if user.operand(1) == Some(v) => false,
+            Opcode::LLVMGetElementPtr | Opcode::LLVMBitCast => {
+                has_use_after_return_unsafe_uses(user.as_value())
             }
             _ => true,
         }
@@ -58,16 +56,16 @@ fn has_use_after_return_unsafe_uses(v: Value) -> bool {
 /// Whether `inst` makes its function a use-after-return candidate: an
 /// escaping alloca, or a tail call (no call instruction a runtime could
 /// intercept) to anything but a UAR-safe callee.
-pub fn use_after_return_unsafe(inst: Value) -> bool {
+pub fn use_after_return_unsafe(inst: Instruction<'_>) -> bool {
     match inst.opcode() {
-        Some(LLVMOpcode::LLVMAlloca) => has_use_after_return_unsafe_uses(inst),
-        Some(LLVMOpcode::LLVMCall) => inst.is_tail_call() && !is_uar_safe_call(inst),
+        Opcode::LLVMAlloca => has_use_after_return_unsafe_uses(inst.as_value()),
+        Opcode::LLVMCall => inst.is_tail_call() && !is_uar_safe_call(inst),
         _ => false,
     }
 }
 
 /// Compiler-generated counters whose races are intended.
-pub fn pretend_atomic_access(addr: Option<Value>) -> bool {
+pub fn pretend_atomic_access(addr: Option<Value<'_>>) -> bool {
     let Some(gv) = addr.and_then(|a| a.strip_in_bounds_offsets().as_global_variable()) else {
         return false;
     };
@@ -83,7 +81,7 @@ pub fn pretend_atomic_access(addr: Option<Value>) -> bool {
 
 /// Whether memory at `addr` may be written by one thread and seen by
 /// another. Unknown addresses (calls, atomics other than load/store) may.
-pub fn maybe_shared_mutable(addr: Option<Value>) -> bool {
+pub fn maybe_shared_mutable(addr: Option<Value<'_>>) -> bool {
     let Some(addr) = addr else {
         return true;
     };
@@ -91,7 +89,7 @@ pub fn maybe_shared_mutable(addr: Option<Value>) -> bool {
         return false; // On the stack and never escapes.
     }
     match addr.strip_in_bounds_offsets().as_global_variable() {
-        Some(gv) if gv.is_global_constant() => false, // Shared, but immutable.
+        Some(gv) if gv.is_constant() => false, // Shared, but immutable.
         _ => true,
     }
 }

@@ -4,6 +4,7 @@
 //! | parameter         | environment               | meaning                          |
 //! |-------------------|---------------------------|----------------------------------|
 //! | covered/atomics/uar | `PCMAP_FEATURES=a,b`    | SanitizerBinaryMetadata features |
+//! | sites / no-sites  | `PCMAP_FEATURES=sites`    | stack map sites (sites.rs)       |
 //! | native / compact  | `PCMAP_ENCODING=…`        | which LLVM release to mirror     |
 //! | ignorelist=FILE   | `PCMAP_IGNORELIST=FILE`   | functions/sources to skip        |
 //! | record=RULE       | `PCMAP_RECORD=RULE,RULE`  | generic PC sections (record.rs)  |
@@ -35,10 +36,24 @@ impl Features {
     }
 }
 
+/// Whether the pass describes the module's stack map sites (sites.rs).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Sites {
+    /// Not named: described, unless the module is compiled for LTO (the
+    /// link's optimizer changes the sites after the pass).
+    #[default]
+    Auto,
+    /// `sites`: described; a module compiled for LTO is an error.
+    Requested,
+    /// `no-sites`: never described.
+    Off,
+}
+
 /// The full configuration of one pass instance.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Config {
     pub features: Features,
+    pub sites: Sites,
     /// The encoding asked for; `None` lets the module decide
     /// ([`Config::encoding_for`]).
     pub encoding: Option<Encoding>,
@@ -57,12 +72,12 @@ impl fmt::Display for ConfigError {
     }
 }
 
-const FEATURE_WORDS: &str = "covered, atomics, uar";
+const FEATURE_WORDS: &str = "covered, atomics, uar, sites, no-sites";
 const PARAM_WORDS: &str =
-    "covered, atomics, uar, native, compact, stats, ignorelist=FILE, record=RULE";
+    "covered, atomics, uar, sites, no-sites, native, compact, stats, ignorelist=FILE, record=RULE";
 
 /// Parses the parameters of `pcmap<covered;atomics;uar;…>`; `None` means the
-/// bare name `pcmap`: every feature, the default encoding.
+/// bare name `pcmap`: every feature, the default encoding, sites.
 pub fn parse_pipeline_params(params: Option<&str>) -> Result<Config, ConfigError> {
     let Some(params) = params else {
         return Ok(Config {
@@ -73,7 +88,7 @@ pub fn parse_pipeline_params(params: Option<&str>) -> Result<Config, ConfigError
     let origin = "pass parameter";
     let mut cfg = Config::default();
     for word in params.split(';').map(str::trim).filter(|w| !w.is_empty()) {
-        if set_feature(&mut cfg.features, word) {
+        if set_feature(&mut cfg, word)? {
             continue;
         }
         match word.split_once('=') {
@@ -98,7 +113,7 @@ pub fn from_env(lookup: impl Fn(&str) -> Option<String>) -> Result<Config, Confi
     if let Some(v) = lookup("PCMAP_FEATURES") {
         cfg.features = Features::default();
         for word in v.split(',').map(str::trim).filter(|w| !w.is_empty()) {
-            if !set_feature(&mut cfg.features, word) {
+            if !set_feature(&mut cfg, word)? {
                 return Err(unknown("PCMAP_FEATURES value", word, FEATURE_WORDS));
             }
         }
@@ -142,16 +157,43 @@ impl Config {
             (None, false) => Some(Encoding::Compact),
         }
     }
+
+    /// Whether to describe the stack map sites of a module; `lto` says it is
+    /// bitcode for an LTO link. `None`: sites were asked for under LTO,
+    /// which cannot be honoured (they change when the link optimizes).
+    pub fn sites_for(&self, lto: bool) -> Option<bool> {
+        match (self.sites, lto) {
+            (Sites::Requested, true) => None,
+            (Sites::Requested, false) => Some(true),
+            (Sites::Auto, lto) => Some(!lto),
+            (Sites::Off, _) => Some(false),
+        }
+    }
 }
 
-fn set_feature(f: &mut Features, word: &str) -> bool {
+/// Applies a feature word (`covered`, …, `sites`, `no-sites`); `false` if
+/// `word` is none.
+fn set_feature(cfg: &mut Config, word: &str) -> Result<bool, ConfigError> {
+    let f = &mut cfg.features;
     match word {
         "covered" => f.covered = true,
         "atomics" => f.atomics = true,
         "uar" => f.uar = true,
-        _ => return false,
+        "sites" | "no-sites" => {
+            let sites = match word {
+                "sites" => Sites::Requested,
+                _ => Sites::Off,
+            };
+            if cfg.sites != Sites::Auto && cfg.sites != sites {
+                return Err(ConfigError(
+                    "'sites' and 'no-sites' contradict each other".to_string(),
+                ));
+            }
+            cfg.sites = sites;
+        }
+        _ => return Ok(false),
     }
-    true
+    Ok(true)
 }
 
 fn parse_encoding(word: &str, origin: &str, expected: &str) -> Result<Encoding, ConfigError> {
@@ -206,9 +248,9 @@ fn parse_rule(text: &str) -> Result<Rule, ConfigError> {
 }
 
 fn finish(cfg: Config, origin: &str) -> Result<Config, ConfigError> {
-    if cfg.features.is_empty() && cfg.records.is_empty() {
+    if cfg.features.is_empty() && cfg.records.is_empty() && cfg.sites != Sites::Requested {
         return Err(ConfigError(format!(
-            "empty {origin}: name at least one feature ({FEATURE_WORDS}) or record rule"
+            "empty {origin}: name at least one feature (covered, atomics, uar, sites) or record rule"
         )));
     }
     record::check_rules(&cfg.records).map_err(|e| ConfigError(e.to_string()))?;
@@ -292,6 +334,42 @@ mod tests {
         ] {
             assert!(from_env(env(&[bad])).is_err(), "{bad:?}");
         }
+    }
+
+    #[test]
+    fn sites_words() {
+        // On unless named off; alone they are a complete configuration.
+        assert_eq!(parse_pipeline_params(None).unwrap().sites, Sites::Auto);
+        assert_eq!(
+            parse_pipeline_params(Some("covered")).unwrap().sites,
+            Sites::Auto
+        );
+        let c = parse_pipeline_params(Some("sites")).unwrap();
+        assert!(c.features.is_empty() && c.sites == Sites::Requested);
+        let c = parse_pipeline_params(Some("atomics;no-sites")).unwrap();
+        assert_eq!(c.sites, Sites::Off);
+        assert!(parse_pipeline_params(Some("no-sites")).is_err());
+        let e = parse_pipeline_params(Some("sites;no-sites")).unwrap_err();
+        assert!(e.to_string().contains("contradict"), "{e}");
+        let c = from_env(env(&[("PCMAP_FEATURES", "sites")])).unwrap();
+        assert!(c.features.is_empty() && c.sites == Sites::Requested);
+        let c = from_env(env(&[("PCMAP_FEATURES", "uar")])).unwrap();
+        assert_eq!(c.sites, Sites::Auto);
+        let c = from_env(env(&[("PCMAP_FEATURES", "uar,no-sites")])).unwrap();
+        assert_eq!(c.sites, Sites::Off);
+        assert!(from_env(env(&[("PCMAP_FEATURES", "no-sites")])).is_err());
+        assert!(from_env(env(&[("PCMAP_FEATURES", "no-sites,sites")])).is_err());
+        // Sites change when an LTO link optimizes: off there unless asked
+        // for, which is an error.
+        let mut c = Config::default();
+        assert_eq!(c.sites_for(false), Some(true));
+        assert_eq!(c.sites_for(true), Some(false));
+        c.sites = Sites::Requested;
+        assert_eq!(c.sites_for(false), Some(true));
+        assert_eq!(c.sites_for(true), None);
+        c.sites = Sites::Off;
+        assert_eq!(c.sites_for(false), Some(false));
+        assert_eq!(c.sites_for(true), Some(false));
     }
 
     #[test]

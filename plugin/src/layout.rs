@@ -2,18 +2,15 @@
 //! of every PC section the pass requested, so that `pcmap emit` rewrites
 //! sections without guessing their layout. Format: docs/pcsections-layout.md.
 //!
-//! It lives in `.pcmap.layout`, a private constant marked `!exclude`: LLVM
-//! gives the section SHF_EXCLUDE and no SHF_ALLOC, so any linker drops it from
-//! executables and shared objects even if `pcmap emit` never ran, while
-//! `ld -r` concatenates it (each record is self-delimiting).
+//! It lives in `.pcmap.layout`, a private constant marked `!exclude`
+//! (description.rs): any linker drops it from executables and shared objects
+//! even if `pcmap emit` never ran, while `ld -r` concatenates it (each record
+//! is self-delimiting).
 
 use std::fmt::Write as _;
 
-use llvm_sys::core::*;
-use llvm_sys::LLVMLinkage;
-
+use crate::description;
 use crate::llvm::{CodeModel, Module};
-use crate::md;
 
 pub const LAYOUT_SECTION: &str = ".pcmap.layout";
 pub const FORMAT_VERSION: u32 = 1;
@@ -101,21 +98,8 @@ fn dash_if_empty(s: &str) -> &str {
 }
 
 /// Adds the record to the module as `@__pcmap_layout` in `.pcmap.layout`.
-pub fn emit(m: Module, text: &str) {
-    // SAFETY: all refs belong to `m`; the string outlives the calls.
-    unsafe {
-        let ctx = m.context();
-        let init = LLVMConstStringInContext(ctx, text.as_ptr().cast(), text.len() as u32, 1);
-        let gv = m.add_global(GLOBAL_NAME, LLVMTypeOf(init));
-        LLVMSetInitializer(gv.0, init);
-        LLVMSetGlobalConstant(gv.0, 1);
-        LLVMSetLinkage(gv.0, LLVMLinkage::LLVMPrivateLinkage);
-        let section = std::ffi::CString::new(LAYOUT_SECTION).unwrap_or_default();
-        LLVMSetSection(gv.0, section.as_ptr());
-        LLVMSetAlignment(gv.0, 1);
-        LLVMGlobalSetMetadata(gv.0, m.metadata_kind("exclude"), md::empty_tuple(ctx).0);
-        m.append_to_compiler_used(gv);
-    }
+pub fn emit(m: Module<'_>, text: &str) {
+    description::emit(m, GLOBAL_NAME, LAYOUT_SECTION, text);
 }
 
 #[cfg(test)]

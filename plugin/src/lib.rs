@@ -10,16 +10,23 @@
 //! pipelines reach optimizer-last too). Loaded into an LTO link
 //! (`ld.lld --load-pass-plugin`), where it would instrument merged or
 //! already instrumented modules a second time, it fails the link instead.
+//!
+//! Only `llvm.rs` calls LLVM; every `unsafe` block says why it is sound.
+#![deny(clippy::undocumented_unsafe_blocks)]
+#![deny(unsafe_code)]
 
 mod analysis;
 pub mod config;
+mod description;
 pub mod encoding;
 pub mod ignorelist;
 pub mod layout;
+#[allow(unsafe_code)]
 mod llvm;
 mod md;
 mod pass;
 pub mod record;
+mod sites;
 pub mod stats;
 mod structors;
 
@@ -109,7 +116,7 @@ impl LlvmModulePass for LtoLinkRefusal {
         if LTO_LINK_REPORTED.swap(true, Ordering::Relaxed) {
             return PreservedAnalyses::All;
         }
-        llvm::Module(module.as_mut_ptr()).emit_error(&format!(
+        llvm::Module::new(module).emit_error(&format!(
             "pcmap: loaded into an LTO link ({}): pcmap instruments when compiling; give -fpass-plugin=libpcmap_plugin.so to the clang -flto compile steps, not to the link",
             self.0
         ));

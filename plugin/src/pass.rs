@@ -5,15 +5,14 @@ use std::collections::HashMap;
 
 use llvm_plugin::inkwell::module::Module as InkwellModule;
 use llvm_plugin::{LlvmModulePass, ModuleAnalysisManager, PreservedAnalyses};
-use llvm_sys::core::LLVMIntTypeInContext;
-use llvm_sys::LLVMLinkage;
 
 use crate::analysis;
 use crate::config::Config;
 use crate::encoding::{Encoding, MetadataKind, FEATURE_ATOMICS, FEATURE_UAR};
 use crate::layout::{self, EntryKind, SectionLayout};
-use crate::llvm::{AtomicScope, Function, MdNode, Module, Value};
+use crate::llvm::{AtomicScope, Function, Instruction, Linkage, Metadata, Module, Value};
 use crate::md::{self, PcSection};
+use crate::sites;
 use crate::stats::Stats;
 use crate::structors;
 
@@ -33,7 +32,7 @@ impl LlvmModulePass for PcmapPass {
         module: &mut InkwellModule<'_>,
         _: &ModuleAnalysisManager,
     ) -> PreservedAnalyses {
-        let m = Module(module.as_mut_ptr());
+        let m = Module::new(module);
         // A panic must not unwind into LLVM's C++ frames.
         match std::panic::catch_unwind(|| run(&self.config, m)) {
             Ok(true) => PreservedAnalyses::None,
@@ -46,15 +45,22 @@ impl LlvmModulePass for PcmapPass {
 /// Instruments `m`; returns whether it changed. A module the pass cannot
 /// instrument correctly is an error reported through LLVM (see
 /// [`Module::emit_error`]) and is left untouched.
-pub fn run(config: &Config, m: Module) -> bool {
+pub fn run(config: &Config, m: Module<'_>) -> bool {
     let source = m.source_file_name();
-    let (encoding, lto) = match check_module(config, m) {
+    let Checked {
+        encoding,
+        lto,
+        sites,
+    } = match check_module(config, m) {
         Ok(checked) => checked,
         Err(problem) => {
             m.emit_error(&format!("pcmap: {source}: {problem}"));
             return false;
         }
     };
+    // Sites describe the code, whatever gets instrumented: every function,
+    // ignorelisted or not.
+    let described_sites = sites && describe_sites(m);
     if config
         .ignorelist
         .as_ref()
@@ -63,7 +69,7 @@ pub fn run(config: &Config, m: Module) -> bool {
         if config.stats {
             eprintln!("{}", Stats::default().line(encoding, &source));
         }
-        return false;
+        return described_sites;
     }
     let mut inst = Instrumenter::new(config, encoding, m);
     for f in m.functions() {
@@ -81,16 +87,35 @@ pub fn run(config: &Config, m: Module) -> bool {
         let text = layout::describe(&m.target_triple(), m.code_model(), &sections);
         layout::emit(m, &text);
     }
-    !sections.is_empty()
+    described_sites || !sections.is_empty()
+}
+
+/// Writes the module's stack map sites, if it has any; returns whether it
+/// did.
+fn describe_sites(m: Module<'_>) -> bool {
+    let found = sites::collect(m);
+    if found.is_empty() {
+        return false;
+    }
+    sites::emit(m, &sites::describe(&found));
+    true
 }
 
 /// Module flags clang sets on bitcode for an LTO link: `ThinLTO` (0) for
 /// full LTO, `EnableSplitLTOUnit` for both full and thin LTO.
 const LTO_MODULE_FLAGS: [&str; 2] = ["ThinLTO", "EnableSplitLTOUnit"];
 
-/// What makes a module impossible to instrument correctly, or the encoding
-/// it gets and whether it is bitcode for an LTO link.
-fn check_module(config: &Config, m: Module) -> Result<(Encoding, bool), String> {
+/// What the checks decided for a module.
+struct Checked {
+    encoding: Encoding,
+    /// Bitcode for an LTO link.
+    lto: bool,
+    /// Describe its stack map sites.
+    sites: bool,
+}
+
+/// What makes a module impossible to instrument correctly, or what it gets.
+fn check_module(config: &Config, m: Module<'_>) -> Result<Checked, String> {
     // LLVM 16's AsmPrinter::emitPCSections asks the object file lowering for
     // the PC section, which only ELF provides: Mach-O, COFF and Wasm
     // dereference null, XCOFF aborts. Refusing here keeps clang from crashing.
@@ -116,14 +141,26 @@ fn check_module(config: &Config, m: Module) -> Result<(Encoding, bool), String> 
             lto_flag.unwrap_or_default()
         )
     })?;
-    Ok((encoding, lto))
+    let sites = config.sites_for(lto).ok_or_else(|| {
+        format!(
+            "compiled for LTO (module flag '{}'): the link's optimizer changes the stack map sites after the pass ran, so they cannot be described; drop 'sites' (PCMAP_FEATURES, pcmap<…>)",
+            lto_flag.unwrap_or_default()
+        )
+    })?;
+    Ok(Checked {
+        encoding,
+        lto,
+        sites,
+    })
 }
 
-/// The name of a structor or layout description a SanitizerBinaryMetadata
-/// pass (this one or LLVM's) left in `m`, if any.
-fn instrumented_by(m: Module) -> Option<String> {
-    if m.has_global(layout::GLOBAL_NAME) {
-        return Some(layout::GLOBAL_NAME.to_string());
+/// The name of a structor or description a SanitizerBinaryMetadata pass
+/// (this one or LLVM's) left in `m`, if any.
+fn instrumented_by(m: Module<'_>) -> Option<String> {
+    for global in [layout::GLOBAL_NAME, pcmap_reader::sites::GLOBAL_NAME] {
+        if m.has_global(global) {
+            return Some(global.to_string());
+        }
     }
     m.functions().map(|f| f.name()).find(|name| {
         name.starts_with("__sanitizer_metadata_")
@@ -132,10 +169,10 @@ fn instrumented_by(m: Module) -> Option<String> {
 }
 
 /// State of one run over a module.
-struct Instrumenter<'c> {
+struct Instrumenter<'c, 'm> {
     config: &'c Config,
     enc: Encoding,
-    m: Module,
+    m: Module<'m>,
     pcsections: u32,
     version: u32,
     covered_section: String,
@@ -144,16 +181,16 @@ struct Instrumenter<'c> {
     /// `SetVector` orders the structors.
     used_kinds: Vec<MetadataKind>,
     /// Per record rule: its constants, and whether it matched anything.
-    record_aux: Vec<Vec<Value>>,
+    record_aux: Vec<Vec<Value<'m>>>,
     record_used: Vec<bool>,
-    covered_nodes: HashMap<u64, MdNode>,
+    covered_nodes: HashMap<u64, Metadata<'m>>,
     /// Instruction nodes keyed by (atomics entry?, record rules matched).
-    inst_nodes: HashMap<(bool, Vec<usize>), MdNode>,
+    inst_nodes: HashMap<(bool, Vec<usize>), Metadata<'m>>,
     stats: Stats,
 }
 
-impl<'c> Instrumenter<'c> {
-    fn new(config: &'c Config, enc: Encoding, m: Module) -> Self {
+impl<'c, 'm> Instrumenter<'c, 'm> {
+    fn new(config: &'c Config, enc: Encoding, m: Module<'m>) -> Self {
         let version = enc.version(m.code_model());
         let record_aux = config
             .records
@@ -161,11 +198,7 @@ impl<'c> Instrumenter<'c> {
             .map(|r| {
                 r.aux
                     .iter()
-                    .map(|a| {
-                        // SAFETY: the context is the module's own.
-                        let ty = unsafe { LLVMIntTypeInContext(m.context(), a.bits) };
-                        m.const_int(ty, a.value)
-                    })
+                    .map(|a| m.const_int(m.int_type(a.bits), a.value))
                     .collect()
             })
             .collect();
@@ -194,7 +227,7 @@ impl<'c> Instrumenter<'c> {
 
     /// Functions no release instruments: declarations, opted-out ones, and
     /// available_externally copies whose real body lives elsewhere.
-    fn skips(&self, f: Function) -> bool {
+    fn skips(&self, f: Function<'m>) -> bool {
         f.is_declaration()
             || f.has_fn_attr("disable_sanitizer_instrumentation")
             || self
@@ -202,10 +235,10 @@ impl<'c> Instrumenter<'c> {
                 .ignorelist
                 .as_ref()
                 .is_some_and(|l| l.ignores_function(&f.name()))
-            || f.linkage() == LLVMLinkage::LLVMAvailableExternallyLinkage
+            || f.linkage() == Linkage::LLVMAvailableExternallyLinkage
     }
 
-    fn run_on_function(&mut self, f: Function) {
+    fn run_on_function(&mut self, f: Function<'m>) {
         if self.skips(f) {
             return;
         }
@@ -250,7 +283,7 @@ impl<'c> Instrumenter<'c> {
 
     /// Updates `mask` for `inst`; returns (covered entry required, atomics
     /// entry due).
-    fn run_on_instruction(&self, inst: Value, mask: &mut u64) -> (bool, bool) {
+    fn run_on_instruction(&self, inst: Instruction<'m>, mask: &mut u64) -> (bool, bool) {
         let features = self.config.features;
         if features.uar && *mask & FEATURE_UAR == 0 && analysis::use_after_return_unsafe(inst) {
             *mask |= FEATURE_UAR;
@@ -270,14 +303,19 @@ impl<'c> Instrumenter<'c> {
         (true, cross_thread || analysis::pretend_atomic_access(addr))
     }
 
-    fn matching_rules(&self, inst: Value) -> Vec<usize> {
+    fn matching_rules(&self, inst: Instruction<'m>) -> Vec<usize> {
         let rules = &self.config.records;
         (0..rules.len())
             .filter(|&i| rules[i].class.matches(inst))
             .collect()
     }
 
-    fn attach_to_instruction(&mut self, inst: Value, atomic_entry: bool, rules: Vec<usize>) {
+    fn attach_to_instruction(
+        &mut self,
+        inst: Instruction<'m>,
+        atomic_entry: bool,
+        rules: Vec<usize>,
+    ) {
         if atomic_entry {
             self.stats.atomics += 1;
             self.use_kind(MetadataKind::Atomics);
@@ -305,7 +343,7 @@ impl<'c> Instrumenter<'c> {
                         aux: &self.record_aux[r],
                     });
                 }
-                let n = md::pc_sections(self.m.context(), &sections);
+                let n = md::pc_sections(self.m, &sections);
                 self.inst_nodes.insert(key, n);
                 n
             }
@@ -313,18 +351,16 @@ impl<'c> Instrumenter<'c> {
         inst.set_metadata(self.pcsections, node);
     }
 
-    fn attach_covered(&mut self, f: Function, mask: u64) {
+    fn attach_covered(&mut self, f: Function<'m>, mask: u64) {
         self.stats.covered += 1;
         self.use_kind(MetadataKind::Covered);
         let node = match self.covered_nodes.get(&mask) {
             Some(&n) => n,
             None => {
-                // SAFETY: the context is the module's own.
-                let ty =
-                    unsafe { LLVMIntTypeInContext(self.m.context(), self.enc.feature_mask_bits()) };
+                let ty = self.m.int_type(self.enc.feature_mask_bits());
                 let aux = [self.m.const_int(ty, mask)];
                 let n = md::pc_sections(
-                    self.m.context(),
+                    self.m,
                     &[PcSection {
                         name: &self.covered_section,
                         aux: &aux,

@@ -11,9 +11,7 @@
 
 use std::fmt;
 
-use llvm_sys::LLVMOpcode;
-
-use crate::llvm::{AtomicScope, Value};
+use crate::llvm::{AtomicScope, Instruction, Opcode};
 
 /// A class of instructions whose PCs a rule records.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -47,22 +45,20 @@ impl InstClass {
             .map_or("?", |(n, _)| n)
     }
 
-    pub fn matches(self, inst: Value) -> bool {
-        let Some(opcode) = inst.opcode() else {
-            return false;
-        };
+    pub fn matches(self, inst: Instruction<'_>) -> bool {
+        let opcode = inst.opcode();
         match self {
             InstClass::Call => {
                 matches!(
                     opcode,
-                    LLVMOpcode::LLVMCall | LLVMOpcode::LLVMInvoke | LLVMOpcode::LLVMCallBr
+                    Opcode::LLVMCall | Opcode::LLVMInvoke | Opcode::LLVMCallBr
                 ) && !inst.called_function().is_some_and(|f| f.is_intrinsic())
             }
-            InstClass::Load => opcode == LLVMOpcode::LLVMLoad,
-            InstClass::Store => opcode == LLVMOpcode::LLVMStore,
-            InstClass::AtomicRmw => opcode == LLVMOpcode::LLVMAtomicRMW,
-            InstClass::CmpXchg => opcode == LLVMOpcode::LLVMAtomicCmpXchg,
-            InstClass::Fence => opcode == LLVMOpcode::LLVMFence,
+            InstClass::Load => opcode == Opcode::LLVMLoad,
+            InstClass::Store => opcode == Opcode::LLVMStore,
+            InstClass::AtomicRmw => opcode == Opcode::LLVMAtomicRMW,
+            InstClass::CmpXchg => opcode == Opcode::LLVMAtomicCmpXchg,
+            InstClass::Fence => opcode == Opcode::LLVMFence,
             InstClass::Atomic => inst.atomic_scope() != AtomicScope::NotAtomic,
         }
     }

@@ -6,18 +6,15 @@
 //! extern_weak and called only when linked in; `__start_`/`__stop_` markers
 //! are extern_weak hidden so that a garbage-collected section still links.
 
-use llvm_sys::core::*;
-use llvm_sys::{LLVMIntPredicate, LLVMLinkage, LLVMVisibility};
-
 use crate::encoding::{Encoding, MetadataKind};
-use crate::llvm::{self, Function, Module, Value};
+use crate::llvm::{Builder, Function, Linkage, Module, Value, Visibility};
 
 /// Runs after ordinary constructors (priority 65535 is the default).
 const STRUCTOR_PRIORITY: i32 = 2;
 
 /// Adds the ctor/dtor pair for `kind`'s section. `lto`: the module is bitcode
 /// for an LTO link (see [`hidden_external`]).
-pub fn emit(m: Module, encoding: Encoding, kind: MetadataKind, version: u32, lto: bool) {
+pub fn emit(m: Module<'_>, encoding: Encoding, kind: MetadataKind, version: u32, lto: bool) {
     let section = encoding.final_section(kind, version);
     let args = [
         m.const_int(m.i32_type(), u64::from(version)),
@@ -43,14 +40,14 @@ pub fn emit(m: Module, encoding: Encoding, kind: MetadataKind, version: u32, lto
     if supports_comdat(&m.target_triple()) {
         // One copy per linked image, whichever object provides it.
         for f in [ctor, dtor] {
-            m.set_own_comdat(f.0);
+            m.set_own_comdat(f);
             if hidden_external(encoding, lto) {
-                llvm::set_linkage(f.0, LLVMLinkage::LLVMExternalLinkage);
-                llvm::set_visibility(f.0, LLVMVisibility::LLVMHiddenVisibility);
+                f.set_linkage(Linkage::LLVMExternalLinkage);
+                f.set_visibility(Visibility::LLVMHiddenVisibility);
             }
         }
-        ctor_key = Some(ctor.0);
-        dtor_key = Some(dtor.0);
+        ctor_key = Some(ctor);
+        dtor_key = Some(dtor);
     }
     m.append_to_global_ctors(ctor, STRUCTOR_PRIORITY, ctor_key);
     m.append_to_global_dtors(dtor, STRUCTOR_PRIORITY, dtor_key);
@@ -74,11 +71,11 @@ fn supports_comdat(triple: &str) -> bool {
 }
 
 /// `@name = extern_weak hidden global ptr`.
-fn section_marker(m: Module, name: &str) -> Value {
+fn section_marker<'m>(m: Module<'m>, name: &str) -> Value<'m> {
     let marker = m.add_global(name, m.ptr_type());
-    llvm::set_linkage(marker, LLVMLinkage::LLVMExternalWeakLinkage);
-    llvm::set_visibility(marker, LLVMVisibility::LLVMHiddenVisibility);
-    marker
+    marker.set_linkage(Linkage::LLVMExternalWeakLinkage);
+    marker.set_visibility(Visibility::LLVMHiddenVisibility);
+    marker.as_value()
 }
 
 /// `name()` calls `callback(args…)` if the weak `callback` is linked in:
@@ -88,49 +85,27 @@ fn section_marker(m: Module, name: &str) -> Value {
 /// callfunc: call callback(args…); br ret
 /// ret:      ret void
 /// ```
-fn structor(m: Module, name: &str, callback: &str, args: &[Value; 3]) -> Function {
-    // SAFETY: all refs belong to `m`'s context; the builder is disposed here.
-    unsafe {
-        let ctx = m.context();
-        let void = LLVMVoidTypeInContext(ctx);
-        let mut params = [m.i32_type(), m.ptr_type(), m.ptr_type()];
-        let callback_ty = LLVMFunctionType(void, params.as_mut_ptr(), 3, 0);
-        // Declared before the structor, as LLVM does, so modules print alike.
-        let callee = m.get_or_insert_function(callback, callback_ty);
-        llvm::set_linkage(callee.0, LLVMLinkage::LLVMExternalWeakLinkage);
-        let f = m.create_structor(name);
+fn structor<'m>(m: Module<'m>, name: &str, callback: &str, args: &[Value<'m>; 3]) -> Function<'m> {
+    let callback_ty = m.function_type(m.void_type(), &[m.i32_type(), m.ptr_type(), m.ptr_type()]);
+    // Declared before the structor, as LLVM does, so modules print alike.
+    let callee = m.get_or_insert_function(callback, callback_ty);
+    callee.set_linkage(Linkage::LLVMExternalWeakLinkage);
+    let f = m.create_structor(name);
 
-        let entry = LLVMAppendBasicBlockInContext(ctx, f.0 .0, c"entry".as_ptr());
-        let call_bb = LLVMAppendBasicBlockInContext(ctx, f.0 .0, c"callfunc".as_ptr());
-        let ret_bb = LLVMAppendBasicBlockInContext(ctx, f.0 .0, c"ret".as_ptr());
-        let b = LLVMCreateBuilderInContext(ctx);
+    let mut b = Builder::new(m);
+    let entry = b.append_block(f, "entry");
+    let call_bb = b.append_block(f, "callfunc");
+    let ret_bb = b.append_block(f, "ret");
 
-        LLVMPositionBuilderAtEnd(b, entry);
-        let null = LLVMConstPointerNull(m.ptr_type());
-        let linked = LLVMBuildICmp(
-            b,
-            LLVMIntPredicate::LLVMIntNE,
-            callee.0 .0,
-            null,
-            c"".as_ptr(),
-        );
-        LLVMBuildCondBr(b, linked, call_bb, ret_bb);
+    b.position_at_end(entry);
+    let linked = b.icmp_ne(callee.as_value(), m.const_null(m.ptr_type()));
+    b.cond_br(linked, call_bb, ret_bb);
 
-        LLVMPositionBuilderAtEnd(b, call_bb);
-        let mut call_args: Vec<_> = args.iter().map(|a| a.0).collect();
-        LLVMBuildCall2(
-            b,
-            callback_ty,
-            callee.0 .0,
-            call_args.as_mut_ptr(),
-            3,
-            c"".as_ptr(),
-        );
-        LLVMBuildBr(b, ret_bb);
+    b.position_at_end(call_bb);
+    b.call(callback_ty, callee.as_value(), args);
+    b.br(ret_bb);
 
-        LLVMPositionBuilderAtEnd(b, ret_bb);
-        LLVMBuildRetVoid(b);
-        LLVMDisposeBuilder(b);
-        f
-    }
+    b.position_at_end(ret_bb);
+    b.ret_void();
+    f
 }

@@ -31,6 +31,7 @@ mod location;
 pub mod pclayout;
 pub mod pctable;
 pub mod sanmd;
+pub mod sites;
 #[cfg(feature = "write")]
 pub mod stackmap;
 

@@ -1,0 +1,830 @@
+//! Stack map sites: the plugin's account of every call that LLVM lowers to a
+//! stack map record, with the record's kind and patchable size, which
+//! `.llvm_stackmaps` does not carry (`docs/stackmap-sites.md`).
+//!
+//! The plugin writes one record per module into the section `.pcmap.sites`
+//! (`SHF_EXCLUDE`, not `SHF_ALLOC`: final links drop it, `ld -r`
+//! concatenates it); `pcmap emit` reads it and removes it. A record is ASCII
+//! text, one `\n`-terminated line per item:
+//!
+//! ```text
+//! pcmap-sites 1                              header: format version 1
+//! site stackmap 7 16 g                       site KIND ID BYTES FUNCTION
+//! site patchpoint 5 40 some function name
+//! site statepoint 2882400000 0 h
+//! site stackmap 18446744073709551615 0 a%0Ab
+//! end                                        ends the record
+//! ```
+//!
+//! * `KIND` — `stackmap` (`llvm.experimental.stackmap`), `patchpoint`
+//!   (`llvm.experimental.patchpoint.*`) or `statepoint`
+//!   (`llvm.experimental.gc.statepoint.*`, a call with a `"deopt"` operand
+//!   bundle, `llvm.experimental.deoptimize`).
+//! * `ID` — the record's ID as `.llvm_stackmaps` stores it: unsigned
+//!   decimal, `0..=2^64-1` (IR's `i64 -1` is `18446744073709551615`).
+//! * `BYTES` — the stackmap's shadow, the patchpoint's `numBytes`, the
+//!   statepoint's `numPatchBytes`: unsigned decimal `0..=2^32-1`.
+//! * `FUNCTION` — the rest of the line, after exactly one space: the
+//!   function's symbol name, bytes `0x20..=0x7e` other than `%` as they are,
+//!   every other byte as `%XX` (two upper-case hex digits). Empty for a
+//!   function whose symbol the compiler cannot name before it writes the
+//!   object: one without an IR name (LLVM numbers it `__unnamed_N`) or a
+//!   private one (a temporary `.L` label, in no symbol table).
+//!
+//! Numbers have no sign and no leading zeros. Records follow each other
+//! directly (`ld -r` output); nothing else may sit between them. Sites are in
+//! IR order and may repeat.
+//!
+//! [`Sites::parse`] checks a whole section once, in one pass without
+//! allocating; iterating the checked sites cannot fail. [`Sites::lookup`]
+//! applies the matching rule `pcmap emit` uses; [`Writer`] writes records.
+
+use core::fmt;
+
+/// The section holding the records.
+pub const SECTION: &str = ".pcmap.sites";
+/// The private IR constant the plugin places in [`SECTION`].
+pub const GLOBAL_NAME: &str = "__pcmap_sites";
+/// The one format version this module reads and writes.
+pub const FORMAT_VERSION: u32 = 1;
+/// First word of a record's header line.
+pub const HEADER: &str = "pcmap-sites";
+/// Prefix LLVM's Mangler gives functions without an IR name.
+pub const UNNAMED_PREFIX: &str = "__unnamed_";
+
+/// The intrinsic (or lowering) a site comes from, and so the kind of record.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum SiteKind {
+    /// `llvm.experimental.stackmap`: BYTES is the shadow.
+    StackMap,
+    /// `llvm.experimental.patchpoint.*`: BYTES is `numBytes`.
+    PatchPoint,
+    /// A statepoint: BYTES is `numPatchBytes` (0: the call itself).
+    StatePoint,
+}
+
+impl SiteKind {
+    pub const ALL: [SiteKind; 3] = [
+        SiteKind::StackMap,
+        SiteKind::PatchPoint,
+        SiteKind::StatePoint,
+    ];
+
+    /// The `KIND` word.
+    pub const fn keyword(self) -> &'static str {
+        match self {
+            SiteKind::StackMap => "stackmap",
+            SiteKind::PatchPoint => "patchpoint",
+            SiteKind::StatePoint => "statepoint",
+        }
+    }
+
+    fn from_keyword(word: &[u8]) -> Option<SiteKind> {
+        SiteKind::ALL
+            .into_iter()
+            .find(|k| k.keyword().as_bytes() == word)
+    }
+}
+
+/// A `site` field, named in errors.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Field {
+    Kind,
+    Id,
+    Bytes,
+    Function,
+}
+
+impl Field {
+    fn name(self) -> &'static str {
+        match self {
+            Field::Kind => "KIND",
+            Field::Id => "ID",
+            Field::Bytes => "BYTES",
+            Field::Function => "FUNCTION",
+        }
+    }
+}
+
+/// Why a `.pcmap.sites` section could not be read. Lines count from 1 over
+/// the whole section (all records).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Error {
+    /// The data ends inside a record: a last line without `\n`, or no `end`.
+    Truncated { line: usize },
+    /// A record that does not start with `pcmap-sites N`.
+    NotARecord { line: usize },
+    /// A record of a format version this reader does not know.
+    UnsupportedVersion { line: usize, version: u64 },
+    /// A line inside a record that is neither `site …` nor `end`.
+    UnknownLine { line: usize },
+    /// A malformed field of a `site` line.
+    BadField { line: usize, field: Field },
+}
+
+pub type Result<T, E = Error> = core::result::Result<T, E>;
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match *self {
+            Error::Truncated { line } => {
+                write!(f, "{SECTION}: line {line}: record ends without 'end'")
+            }
+            Error::NotARecord { line } => {
+                write!(f, "{SECTION}: line {line}: expected '{HEADER} N'")
+            }
+            Error::UnsupportedVersion { line, version } => write!(
+                f,
+                "{SECTION}: line {line}: unknown version {version} (this reader knows {FORMAT_VERSION})"
+            ),
+            Error::UnknownLine { line } => {
+                write!(f, "{SECTION}: line {line}: expected 'site …' or 'end'")
+            }
+            Error::BadField { line, field } => {
+                write!(f, "{SECTION}: line {line}: bad {} field", field.name())
+            }
+        }
+    }
+}
+
+#[cfg(feature = "std")]
+impl std::error::Error for Error {}
+
+/// A function name as stored: escaped, checked, printable ASCII.
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+pub struct FunctionName<'a>(&'a [u8]);
+
+impl<'a> FunctionName<'a> {
+    /// The stored (escaped) text, printable ASCII: what messages show.
+    pub fn escaped(self) -> &'a str {
+        // Checked by the parser: bytes 0x20..=0x7e only.
+        core::str::from_utf8(self.0).unwrap_or_default()
+    }
+
+    /// The symbol name's bytes, unescaped.
+    pub fn bytes(self) -> Unescape<'a> {
+        Unescape(self.0)
+    }
+
+    /// Whether the site's function has no name known before the object
+    /// was written (empty `FUNCTION`: unnamed or private).
+    pub fn is_unnamed(self) -> bool {
+        self.0.is_empty()
+    }
+
+    /// Whether this is the symbol called `symbol`.
+    pub fn matches(self, symbol: &[u8]) -> bool {
+        self.bytes().eq(symbol.iter().copied())
+    }
+
+    #[cfg(feature = "alloc")]
+    pub fn to_vec(self) -> alloc::vec::Vec<u8> {
+        self.bytes().collect()
+    }
+}
+
+impl fmt::Display for FunctionName<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.escaped())
+    }
+}
+
+impl fmt::Debug for FunctionName<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{:?}", self.escaped())
+    }
+}
+
+/// The bytes of a checked [`FunctionName`], `%XX` decoded.
+#[derive(Clone, Debug)]
+pub struct Unescape<'a>(&'a [u8]);
+
+impl Iterator for Unescape<'_> {
+    type Item = u8;
+
+    fn next(&mut self) -> Option<u8> {
+        let (&first, rest) = self.0.split_first()?;
+        if first == b'%' {
+            if let [hi, lo, rest @ ..] = rest {
+                if let (Some(hi), Some(lo)) = (hex_digit(*hi), hex_digit(*lo)) {
+                    self.0 = rest;
+                    return Some(hi << 4 | lo);
+                }
+            }
+        }
+        // Unreachable for checked names; a lone byte otherwise.
+        self.0 = rest;
+        Some(first)
+    }
+}
+
+/// One site.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Site<'a> {
+    pub kind: SiteKind,
+    pub id: u64,
+    /// Shadow, `numBytes` or `numPatchBytes`.
+    pub bytes: u32,
+    pub function: FunctionName<'a>,
+}
+
+/// The sites of a whole `.pcmap.sites` section, checked.
+#[derive(Clone, Copy, Debug)]
+pub struct Sites<'a> {
+    data: &'a [u8],
+    sites: usize,
+    records: usize,
+}
+
+/// What the sites say about the records of one function with one ID.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Match {
+    /// Every such site has this kind and size.
+    Agree { kind: SiteKind, bytes: u32 },
+    /// Such sites differ in kind or size: which one a record is, is unknown.
+    Disagree,
+    /// No such site: the section does not describe this record.
+    Missing,
+}
+
+impl<'a> Sites<'a> {
+    /// Checks every record of `data` (a whole section).
+    pub fn parse(data: &'a [u8]) -> Result<Sites<'a>> {
+        let mut cursor = Cursor::new(data);
+        let (mut sites, mut records) = (0, 0);
+        while let Some(item) = cursor.next_item()? {
+            match item {
+                Item::Site(_) => sites += 1,
+                Item::End => records += 1,
+            }
+        }
+        Ok(Sites {
+            data,
+            sites,
+            records,
+        })
+    }
+
+    /// Number of sites (of all records).
+    pub fn len(&self) -> usize {
+        self.sites
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.sites == 0
+    }
+
+    /// Number of records (modules) in the section.
+    pub fn records(&self) -> usize {
+        self.records
+    }
+
+    /// Every site, record after record, in order.
+    pub fn iter(&self) -> Iter<'a> {
+        Iter(Cursor::new(self.data))
+    }
+
+    /// The matching rule for records with ID `id` of the function whose
+    /// symbol is `function` (empty for a function without a symbol): the
+    /// function's sites with that ID. A function without a symbol (private),
+    /// and one whose symbol starts with `__unnamed_` (LLVM's name for a
+    /// function without an IR name) but has no such site under that name,
+    /// take the sites with that ID of every function the section lists
+    /// without a name. Linear in the number of sites.
+    pub fn lookup(&self, function: &[u8], id: u64) -> Match {
+        if !function.is_empty() {
+            let named = self.agreement(|s| s.id == id && s.function.matches(function));
+            if named != Match::Missing || !function.starts_with(UNNAMED_PREFIX.as_bytes()) {
+                return named;
+            }
+        }
+        self.agreement(|s| s.id == id && s.function.is_unnamed())
+    }
+
+    fn agreement(&self, mut select: impl FnMut(&Site<'a>) -> bool) -> Match {
+        let mut found = Match::Missing;
+        for s in self.iter().filter(|s| select(s)) {
+            found = match found {
+                Match::Missing => Match::Agree {
+                    kind: s.kind,
+                    bytes: s.bytes,
+                },
+                Match::Agree { kind, bytes } if kind == s.kind && bytes == s.bytes => found,
+                _ => return Match::Disagree,
+            };
+        }
+        found
+    }
+}
+
+impl<'a> IntoIterator for &Sites<'a> {
+    type Item = Site<'a>;
+    type IntoIter = Iter<'a>;
+    fn into_iter(self) -> Iter<'a> {
+        self.iter()
+    }
+}
+
+/// The sites of checked data.
+#[derive(Clone, Debug)]
+pub struct Iter<'a>(Cursor<'a>);
+
+impl<'a> Iterator for Iter<'a> {
+    type Item = Site<'a>;
+
+    fn next(&mut self) -> Option<Site<'a>> {
+        loop {
+            // Checked by `Sites::parse`: never an error here.
+            match self.0.next_item().ok()?? {
+                Item::Site(s) => return Some(s),
+                Item::End => {}
+            }
+        }
+    }
+}
+
+enum Item<'a> {
+    Site(Site<'a>),
+    End,
+}
+
+/// Reads lines in turn; `in_record` says whether a header was read and its
+/// `end` not yet.
+#[derive(Clone, Debug)]
+struct Cursor<'a> {
+    rest: &'a [u8],
+    line: usize,
+    in_record: bool,
+}
+
+impl<'a> Cursor<'a> {
+    fn new(data: &'a [u8]) -> Self {
+        Cursor {
+            rest: data,
+            line: 0,
+            in_record: false,
+        }
+    }
+
+    /// The next line without its `\n`; `None` at the end of the data.
+    fn next_line(&mut self) -> Result<Option<&'a [u8]>> {
+        if self.rest.is_empty() {
+            return Ok(None);
+        }
+        self.line += 1;
+        let Some(end) = self.rest.iter().position(|&b| b == b'\n') else {
+            return Err(Error::Truncated { line: self.line });
+        };
+        let line = &self.rest[..end];
+        self.rest = &self.rest[end + 1..];
+        Ok(Some(line))
+    }
+
+    /// The next site or `end`, past any header; `None` after the last record.
+    fn next_item(&mut self) -> Result<Option<Item<'a>>> {
+        loop {
+            let Some(line) = self.next_line()? else {
+                return match self.in_record {
+                    true => Err(Error::Truncated { line: self.line }),
+                    false => Ok(None),
+                };
+            };
+            let line_no = self.line;
+            if !self.in_record {
+                let version = line
+                    .strip_prefix(HEADER.as_bytes())
+                    .and_then(|v| v.strip_prefix(b" "))
+                    .and_then(decimal)
+                    .ok_or(Error::NotARecord { line: line_no })?;
+                if version != u64::from(FORMAT_VERSION) {
+                    return Err(Error::UnsupportedVersion {
+                        line: line_no,
+                        version,
+                    });
+                }
+                self.in_record = true;
+                continue;
+            }
+            if line == b"end" {
+                self.in_record = false;
+                return Ok(Some(Item::End));
+            }
+            let fields = line
+                .strip_prefix(b"site ")
+                .ok_or(Error::UnknownLine { line: line_no })?;
+            return site(fields, line_no).map(|s| Some(Item::Site(s)));
+        }
+    }
+}
+
+/// `KIND ID BYTES FUNCTION`.
+fn site(fields: &[u8], line: usize) -> Result<Site<'_>> {
+    let bad = |field| Error::BadField { line, field };
+    let (kind, rest) = split_word(fields).ok_or(bad(Field::Kind))?;
+    let kind = SiteKind::from_keyword(kind).ok_or(bad(Field::Kind))?;
+    let (id, rest) = split_word(rest).ok_or(bad(Field::Id))?;
+    let id = decimal(id).ok_or(bad(Field::Id))?;
+    let (bytes, function) = split_word(rest).ok_or(bad(Field::Bytes))?;
+    let bytes = decimal(bytes)
+        .and_then(|b| u32::try_from(b).ok())
+        .ok_or(bad(Field::Bytes))?;
+    if !well_escaped(function) {
+        return Err(bad(Field::Function));
+    }
+    Ok(Site {
+        kind,
+        id,
+        bytes,
+        function: FunctionName(function),
+    })
+}
+
+/// The text before the first space and the text after it.
+fn split_word(s: &[u8]) -> Option<(&[u8], &[u8])> {
+    let at = s.iter().position(|&b| b == b' ')?;
+    Some((&s[..at], &s[at + 1..]))
+}
+
+/// An unsigned decimal `u64` without sign or leading zeros.
+fn decimal(s: &[u8]) -> Option<u64> {
+    if s.is_empty() || s.len() > 20 || (s.len() > 1 && s[0] == b'0') {
+        return None;
+    }
+    s.iter().try_fold(0u64, |n, &c| {
+        let d = c.checked_sub(b'0').filter(|d| *d < 10)?;
+        n.checked_mul(10)?.checked_add(u64::from(d))
+    })
+}
+
+fn hex_digit(c: u8) -> Option<u8> {
+    match c {
+        b'0'..=b'9' => Some(c - b'0'),
+        b'A'..=b'F' => Some(c - b'A' + 10),
+        _ => None,
+    }
+}
+
+/// A byte stored as it is in `FUNCTION`.
+fn is_plain(b: u8) -> bool {
+    (0x20..=0x7e).contains(&b) && b != b'%'
+}
+
+/// Printable ASCII, and every `%` followed by two upper-case hex digits.
+fn well_escaped(s: &[u8]) -> bool {
+    let mut i = 0;
+    while let Some(&b) = s.get(i) {
+        if b == b'%' {
+            let hex = s.get(i + 1..i + 3);
+            if !hex.is_some_and(|h| h.iter().all(|&c| hex_digit(c).is_some())) {
+                return false;
+            }
+            i += 3;
+        } else if is_plain(b) {
+            i += 1;
+        } else {
+            return false;
+        }
+    }
+    true
+}
+
+/// Writes one record: the header on [`Writer::new`], a line per
+/// [`Writer::site`], `end` on [`Writer::finish`].
+#[derive(Debug)]
+pub struct Writer<W: fmt::Write> {
+    out: W,
+}
+
+impl<W: fmt::Write> Writer<W> {
+    pub fn new(mut out: W) -> Result<Self, fmt::Error> {
+        writeln!(out, "{HEADER} {FORMAT_VERSION}")?;
+        Ok(Writer { out })
+    }
+
+    /// One site of the function whose symbol name is `function` (any bytes;
+    /// empty for a function without an IR name).
+    pub fn site(&mut self, kind: SiteKind, id: u64, bytes: u32, function: &[u8]) -> fmt::Result {
+        write!(self.out, "site {} {id} {bytes} ", kind.keyword())?;
+        for &b in function {
+            if is_plain(b) {
+                fmt::Write::write_char(&mut self.out, char::from(b))?;
+            } else {
+                write!(self.out, "%{b:02X}")?;
+            }
+        }
+        self.out.write_char('\n')
+    }
+
+    /// Ends the record; returns the output.
+    pub fn finish(mut self) -> Result<W, fmt::Error> {
+        self.out.write_str("end\n")?;
+        Ok(self.out)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    extern crate std;
+    use super::*;
+    use proptest::prelude::*;
+    use std::string::String;
+    use std::vec::Vec;
+
+    fn record(sites: &[(SiteKind, u64, u32, &[u8])]) -> String {
+        let mut w = Writer::new(String::new()).unwrap();
+        for &(kind, id, bytes, f) in sites {
+            w.site(kind, id, bytes, f).unwrap();
+        }
+        w.finish().unwrap()
+    }
+
+    fn owned(s: &Sites<'_>) -> Vec<(SiteKind, u64, u32, Vec<u8>)> {
+        s.iter()
+            .map(|s| (s.kind, s.id, s.bytes, s.function.to_vec()))
+            .collect()
+    }
+
+    #[test]
+    fn documented_example() {
+        let text = "pcmap-sites 1\nsite stackmap 7 16 g\nsite patchpoint 5 40 some function name\n\
+                    site statepoint 2882400000 0 h\nsite stackmap 18446744073709551615 0 a%0Ab\nend\n";
+        let s = Sites::parse(text.as_bytes()).unwrap();
+        assert_eq!((s.len(), s.records()), (4, 1));
+        assert_eq!(
+            owned(&s),
+            [
+                (SiteKind::StackMap, 7, 16, b"g".to_vec()),
+                (SiteKind::PatchPoint, 5, 40, b"some function name".to_vec()),
+                (SiteKind::StatePoint, 2_882_400_000, 0, b"h".to_vec()),
+                (SiteKind::StackMap, u64::MAX, 0, b"a\nb".to_vec()),
+            ]
+        );
+        let built = record(&[
+            (SiteKind::StackMap, 7, 16, b"g"),
+            (SiteKind::PatchPoint, 5, 40, b"some function name"),
+            (SiteKind::StatePoint, 2_882_400_000, 0, b"h"),
+            (SiteKind::StackMap, u64::MAX, 0, b"a\nb"),
+        ]);
+        assert_eq!(built, text);
+        assert_eq!(s.iter().nth(3).unwrap().function.escaped(), "a%0Ab");
+    }
+
+    #[test]
+    fn odd_names_round_trip() {
+        let names: [&[u8]; 10] = [
+            b"",
+            b" leading and trailing ",
+            b"100%",
+            b"%41",
+            b"line\nbreak\r\n",
+            b"\x00nul\x01\x7f\xff",
+            "ünïcødé_名前".as_bytes(),
+            b"_ZN4core3ptr13drop_in_place17h0123456789abcdefE",
+            b"site stackmap 1 2 f",
+            b"end",
+        ];
+        let sites: Vec<(SiteKind, u64, u32, &[u8])> = names
+            .iter()
+            .enumerate()
+            .map(|(i, n)| (SiteKind::ALL[i % 3], i as u64, i as u32, *n))
+            .collect();
+        let text = record(&sites);
+        assert!(text
+            .bytes()
+            .all(|b| b == b'\n' || (0x20..=0x7e).contains(&b)));
+        let s = Sites::parse(text.as_bytes()).unwrap();
+        let back = owned(&s);
+        assert_eq!(back.len(), names.len());
+        for ((_, _, _, got), want) in back.iter().zip(names) {
+            assert_eq!(got, want);
+        }
+        assert!(s.iter().next().unwrap().function.is_unnamed());
+        assert_eq!(s.iter().nth(2).unwrap().function.escaped(), "100%25");
+        assert!(s.iter().nth(3).unwrap().function.matches(b"%41"));
+        assert!(!s.iter().nth(3).unwrap().function.matches(b"A"));
+    }
+
+    #[test]
+    fn concatenated_records_and_empty_section() {
+        let a = record(&[(SiteKind::StackMap, 1, 8, b"f")]);
+        let b = record(&[]);
+        let c = record(&[(SiteKind::PatchPoint, 2, 16, b"g")]);
+        let all = [a, b, c].concat();
+        let s = Sites::parse(all.as_bytes()).unwrap();
+        assert_eq!((s.len(), s.records()), (2, 3));
+        assert_eq!(s.iter().map(|s| s.id).collect::<Vec<_>>(), [1, 2]);
+        let empty = Sites::parse(b"").unwrap();
+        assert!(empty.is_empty() && empty.records() == 0);
+    }
+
+    #[test]
+    fn errors_name_the_line_and_field() {
+        let cases: [(&str, Error); 20] = [
+            (
+                "pcmap-sites 1\nsite stackmap 1 2 f\n",
+                Error::Truncated { line: 2 },
+            ),
+            ("pcmap-sites 1\nend", Error::Truncated { line: 2 }),
+            ("pcmap-sites 1\n", Error::Truncated { line: 1 }),
+            ("\n", Error::NotARecord { line: 1 }),
+            ("pcmap-layout 1\nend\n", Error::NotARecord { line: 1 }),
+            ("pcmap-sites\nend\n", Error::NotARecord { line: 1 }),
+            ("pcmap-sites 01\nend\n", Error::NotARecord { line: 1 }),
+            (
+                "pcmap-sites 2\nend\n",
+                Error::UnsupportedVersion {
+                    line: 1,
+                    version: 2,
+                },
+            ),
+            ("pcmap-sites 1\nend\n\0", Error::Truncated { line: 3 }),
+            ("pcmap-sites 1\nend\nend\n", Error::NotARecord { line: 3 }),
+            ("pcmap-sites 1\nsites x\n", Error::UnknownLine { line: 2 }),
+            ("pcmap-sites 1\nend \n", Error::UnknownLine { line: 2 }),
+            (
+                "pcmap-sites 1\nsite stackmaps 1 2 f\nend\n",
+                Error::BadField {
+                    line: 2,
+                    field: Field::Kind,
+                },
+            ),
+            (
+                "pcmap-sites 1\nsite stackmap -1 2 f\nend\n",
+                Error::BadField {
+                    line: 2,
+                    field: Field::Id,
+                },
+            ),
+            (
+                "pcmap-sites 1\nsite stackmap 18446744073709551616 2 f\nend\n",
+                Error::BadField {
+                    line: 2,
+                    field: Field::Id,
+                },
+            ),
+            (
+                "pcmap-sites 1\nsite stackmap +1 2 f\nend\n",
+                Error::BadField {
+                    line: 2,
+                    field: Field::Id,
+                },
+            ),
+            (
+                "pcmap-sites 1\nsite stackmap 1 4294967296 f\nend\n",
+                Error::BadField {
+                    line: 2,
+                    field: Field::Bytes,
+                },
+            ),
+            (
+                "pcmap-sites 1\nsite stackmap 1 2\nend\n",
+                Error::BadField {
+                    line: 2,
+                    field: Field::Bytes,
+                },
+            ),
+            (
+                "pcmap-sites 1\nsite stackmap 1 2 a%0ab\nend\n",
+                Error::BadField {
+                    line: 2,
+                    field: Field::Function,
+                },
+            ),
+            (
+                "pcmap-sites 1\nsite stackmap 1 2 tab\there\nend\n",
+                Error::BadField {
+                    line: 2,
+                    field: Field::Function,
+                },
+            ),
+        ];
+        for (text, want) in cases {
+            assert_eq!(Sites::parse(text.as_bytes()).unwrap_err(), want, "{text:?}");
+        }
+        for bad in [
+            &b"pcmap-sites 1\nsite stackmap 1 2 \xc3\xa9\nend\n"[..],
+            b"pcmap-sites 1\nsite stackmap 1 2 %4\nend\n",
+        ] {
+            assert!(matches!(
+                Sites::parse(bad),
+                Err(Error::BadField {
+                    line: 2,
+                    field: Field::Function
+                })
+            ));
+        }
+        let e = Sites::parse(b"pcmap-sites 1\nsite stackmap x 2 f\nend\n").unwrap_err();
+        assert_eq!(std::format!("{e}"), ".pcmap.sites: line 2: bad ID field");
+    }
+
+    #[test]
+    fn matching_rule() {
+        let text = [
+            record(&[
+                (SiteKind::StackMap, 1, 8, b"f"),
+                (SiteKind::StackMap, 1, 8, b"f"),
+                (SiteKind::StackMap, 2, 8, b"f"),
+                (SiteKind::StackMap, 2, 16, b"f"),
+                (SiteKind::PatchPoint, 3, 8, b"f"),
+                (SiteKind::StackMap, 3, 8, b"f"),
+                (SiteKind::StatePoint, 1, 0, b"g"),
+                (SiteKind::StackMap, 9, 4, b""),
+            ]),
+            record(&[
+                (SiteKind::StackMap, 4, 8, b""),
+                (SiteKind::StackMap, 4, 12, b""),
+                (SiteKind::StackMap, 5, 4, b"__unnamed_1"),
+                (SiteKind::StackMap, 5, 8, b""),
+            ]),
+        ]
+        .concat();
+        let s = Sites::parse(text.as_bytes()).unwrap();
+        let agree = |kind, bytes| Match::Agree { kind, bytes };
+        assert_eq!(s.lookup(b"f", 1), agree(SiteKind::StackMap, 8));
+        assert_eq!(s.lookup(b"f", 2), Match::Disagree);
+        assert_eq!(s.lookup(b"f", 3), Match::Disagree);
+        assert_eq!(s.lookup(b"g", 1), agree(SiteKind::StatePoint, 0));
+        assert_eq!(s.lookup(b"g", 2), Match::Missing);
+        assert_eq!(s.lookup(b"h", 1), Match::Missing);
+        // Functions listed without a name answer only for LLVM's names of
+        // unnamed functions and for functions without a symbol.
+        assert_eq!(s.lookup(b"f", 9), Match::Missing);
+        assert_eq!(s.lookup(b"", 9), agree(SiteKind::StackMap, 4));
+        assert_eq!(s.lookup(b"", 4), Match::Disagree);
+        assert_eq!(s.lookup(b"", 1), Match::Missing);
+        assert_eq!(s.lookup(b"__unnamed_2", 9), agree(SiteKind::StackMap, 4));
+        assert_eq!(s.lookup(b"__unnamed_2", 4), Match::Disagree);
+        // A function named so in the IR answers by its name first.
+        assert_eq!(s.lookup(b"__unnamed_1", 5), agree(SiteKind::StackMap, 4));
+        assert_eq!(s.lookup(b"__unnamed_3", 5), agree(SiteKind::StackMap, 8));
+        assert_eq!(s.lookup(b"__unnamed_1", 6), Match::Missing);
+    }
+
+    #[test]
+    fn hostile_input_is_bounded() {
+        // One line of 8 MiB without a newline; a record of 1M lines that
+        // never ends; a valid record of 200,000 sites and one byte more:
+        // each is one linear pass and one error.
+        let long = std::vec![b'%'; 8 << 20];
+        assert_eq!(
+            Sites::parse(&long).err(),
+            Some(Error::Truncated { line: 1 })
+        );
+        let mut lines = String::from("pcmap-sites 1\n");
+        lines.push_str(&"site stackmap 1 1 %25%25\n".repeat(1 << 20));
+        assert_eq!(
+            Sites::parse(lines.as_bytes()).err(),
+            Some(Error::Truncated {
+                line: 1 + (1 << 20)
+            })
+        );
+        lines.push_str("site stackmap 1 1 %2\nend\n");
+        assert_eq!(
+            Sites::parse(lines.as_bytes()).err(),
+            Some(Error::BadField {
+                line: 2 + (1 << 20),
+                field: Field::Function
+            })
+        );
+        let many: Vec<(SiteKind, u64, u32, &[u8])> = (0..200_000)
+            .map(|i| (SiteKind::StackMap, i, 4, &b"f"[..]))
+            .collect();
+        let mut big = record(&many).into_bytes();
+        assert_eq!(Sites::parse(&big).unwrap().len(), 200_000);
+        big.push(b'x');
+        assert_eq!(
+            Sites::parse(&big).err(),
+            Some(Error::Truncated { line: 200_003 })
+        );
+    }
+
+    proptest! {
+        #[test]
+        fn any_bytes_never_panic(bytes in proptest::collection::vec(any::<u8>(), 0..256)) {
+            if let Ok(s) = Sites::parse(&bytes) {
+                prop_assert_eq!(s.iter().count(), s.len());
+            }
+        }
+
+        #[test]
+        fn written_records_read_back(
+            sites in proptest::collection::vec(
+                (0usize..3, any::<u64>(), any::<u32>(), proptest::collection::vec(any::<u8>(), 0..24)),
+                0..16,
+            )
+        ) {
+            let sites: Vec<(SiteKind, u64, u32, &[u8])> = sites
+                .iter()
+                .map(|(k, id, b, f)| (SiteKind::ALL[*k], *id, *b, f.as_slice()))
+                .collect();
+            let text = record(&sites);
+            let parsed = Sites::parse(text.as_bytes()).unwrap();
+            let back = owned(&parsed);
+            prop_assert_eq!(back.len(), sites.len());
+            for (got, want) in back.iter().zip(&sites) {
+                prop_assert_eq!((got.0, got.1, got.2, got.3.as_slice()), *want);
+            }
+        }
+    }
+}
