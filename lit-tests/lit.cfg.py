@@ -72,7 +72,7 @@ subs.append(("%check-object", f"python3 {os.path.join(tools, 'check-object.py')}
 if bin19:
     subs.append(("%check-stackmaps",
                  f"python3 {os.path.join(tools, 'check_stackmaps.py')} --bin16 {bin16} "
-                 f"--bin19 {bin19} --pcmap {pcmap}"))
+                 f"--bin19 {bin19} --pcmap {pcmap} --plugin {plugin}"))
 
 # Targets. For each: the LLVM triple, the GNU triple whose cross gcc provides
 # libc and a linker, how to run a linked program, and the lit feature name.

@@ -100,6 +100,17 @@ pub fn emit_object(
         emitted.pc = Some(plan.report.clone());
         pc_emit::apply(&mut rw, plan)?;
     }
+    // The plugin's description of stack map sites has served.
+    let sites: Vec<_> = rw
+        .builder
+        .sections
+        .iter()
+        .filter(|s| s.name.as_slice() == pcmap_reader::sites::SECTION.as_bytes())
+        .map(|s| s.id())
+        .collect();
+    for id in sites {
+        rw.delete_section(id);
+    }
     rw.write(added, out)?;
     Ok(emitted)
 }

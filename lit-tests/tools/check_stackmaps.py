@@ -17,6 +17,10 @@ input's header asks for, and the chosen LLVM version (16 or 19):
             stackmap shadow / patchpoint numBytes / statepoint numPatchBytes,
             or for a statepoint that is a call, the length of the call that
             ends at the record per llvm-objdump-N -d
+  described the plugin's path gives the same flat table as --ir: opt-16 with
+            the plugin (pcmap<sites>) describes the sites in .pcmap.sites,
+            llc-N compiles that, pcmap emit without --ir (pcmap dump --json
+            of both flat tables compared, kinds and sizes included)
   link      (off by default) the emitted object links as a shared object with
             ld.lld-16 and the target's GNU ld, with no dynamic relocation into
             pcmap_stackmaps (llvm-readelf-16 -S -r)
@@ -61,10 +65,11 @@ STEPS = {
     "readobj": "on",
     "flat": "on",
     "sizes": "on",
+    "described": "on",
     "link": "off",  # needs emit's default to drop .llvm_stackmaps (issue 14)
 }
 # Wrong stated kinds/sizes: "report" (print, do not fail) or "fail".
-STATED = "report"
+STATED = "fail"
 
 TARGETS = {
     "x86_64": ("x86_64-unknown-linux-gnu", "x86_64-linux-gnu-ld"),
@@ -655,6 +660,15 @@ def check_one(args, path, head, text, target, variant, results):
                     else f"{len(wrong)} wrong stated (reported)"
             else:
                 status.setdefault("sizes", "ok")
+        # The plugin is LLVM 16's: it knows no site of what LLVM 16 compiles
+        # without stack maps.
+        described = args.plugin and head["unsupported"].get("16") is None
+        if steps["described"] == "on" and mode == "ir" and described:
+            try:
+                check_described(run, args, version, triple, variant, path, work, tag, flat, ml)
+                status["described"] = "ok"
+            except Failure as e:
+                fail("described", str(e))
         if steps["link"] == "on" and mode == "noir":
             try:
                 check_link(run, args, target, out, work, ml)
@@ -662,6 +676,39 @@ def check_one(args, path, head, text, target, variant, results):
             except Failure as e:
                 fail("link", str(e))
     return finish(results, label, status, failures, reports, infos, run, log)
+
+
+def check_described(run, args, version, triple, variant, path, work, tag, ir_flat, label):
+    """The plugin's path: the sites it describes give emit, without --ir, the
+    flat table that --ir gives."""
+    # llc -mtriple replaces the module's triple and data layout; so must the
+    # plugin's run, whose function names follow the data layout's mangling.
+    retargeted = os.path.join(work, tag + ".retargeted.ll")
+    with open(path, encoding="utf-8") as f, open(retargeted, "w", encoding="utf-8") as out:
+        for line in f:
+            if not line.startswith(("target datalayout", "target triple")):
+                out.write(line)
+    bc = os.path.join(work, tag + ".sites.bc")
+    p = run.run([tool(args, "16", "opt"), "-mtriple=" + triple, "-load-pass-plugin=" + args.plugin,
+                 "-passes=pcmap<sites>", retargeted, "-o", bc], check=False)
+    if p.returncode != 0:
+        raise Failure(f"{label}: `{run.commands[-1]}` failed: {p.stderr.strip()[:1500]}")
+    obj = os.path.join(work, tag + ".sites.o")
+    p = run.run([tool(args, version, "llc"), "-mtriple=" + triple, "-filetype=obj"] +
+                shlex.split(variant) + [bc, "-o", obj], check=False)
+    if p.returncode != 0:
+        raise Failure(f"{label}: `{run.commands[-1]}` failed: {p.stderr.strip()[:1500]}")
+    out = os.path.join(work, tag + ".sites.flat.o")
+    p = run.run(shlex.split(args.pcmap) + ["emit"] + shlex.split(args.emit_args) + [obj, "-o", out],
+                check=False)
+    if p.returncode != 0:
+        raise Failure(f"{label}: `{run.commands[-1]}` failed: {p.stderr.strip()[:1500]}")
+    if "warning" in p.stderr:
+        raise Failure(f"{label}: the plugin's sites left records undescribed: {p.stderr.strip()}")
+    described = [t for t in dump_json(run, args, out)["stackmaps"] if t["format"] == "flat"]
+    if described != ir_flat:
+        raise Failure(f"{label}: the plugin's path gives another flat table than --ir:\n"
+                      f"  --ir:   {json.dumps(ir_flat)[:1500]}\n  plugin: {json.dumps(described)[:1500]}")
 
 
 def finish(results, label, status, failures, reports, infos, run, log):
@@ -718,6 +765,7 @@ def main():
     ap.add_argument("--bin16", required=True)
     ap.add_argument("--bin19", required=True)
     ap.add_argument("--pcmap", required=True, help="the pcmap command (split like a shell)")
+    ap.add_argument("--plugin", help="libpcmap_plugin.so, for the described step")
     ap.add_argument("--llc", choices=["16", "19"], required=True)
     ap.add_argument("--work", required=True, help="scratch directory")
     ap.add_argument("--targets", default=",".join(TARGETS),

@@ -9,6 +9,8 @@ runs the real PCMAP, then falsifies one fact of its result:
   flat-loc     `emit`: the first flat location's size + 1
   size         `emit`: the first flat record's patchable size + 1 (and the
                PATCHABLE_SIZE_KNOWN flag set)
+  described    as `size`, but only for an emit of an object carrying the
+               plugin's .pcmap.sites (the described path alone lies)
 Field offsets are those of docs/stackmap-v2.md; the object is patched with
 elfpatch.py (real bytes, read back by the real `pcmap dump`).
 """
@@ -44,7 +46,12 @@ def main():
     if p.returncode == 0 and what == "readobj" and "--format=readobj" in args:
         out = re.sub(r"(instruction offset: )(\d+)", lambda m: m.group(1) + str(int(m.group(2)) + 1),
                      out, count=1)
-    if p.returncode == 0 and args and args[0] == "emit" and what != "readobj":
+    if what == "described":
+        src = args[-3] if len(args) >= 3 else ""
+        has_sites = subprocess.run(["llvm-readelf-16", "-S", src], capture_output=True,
+                                   text=True).stdout.find(".pcmap.sites") >= 0
+        what = "size" if has_sites else "none"
+    if p.returncode == 0 and args and args[0] == "emit" and what not in ("readobj", "none"):
         obj = args[args.index("-o") + 1]
         sec = section_bytes(obj, "pcmap_stackmaps")
         end = ">" if sec[5] & 2 else "<"

@@ -293,28 +293,94 @@ impl<'a> Sites<'a> {
     /// take the sites with that ID of every function the section lists
     /// without a name. Linear in the number of sites.
     pub fn lookup(&self, function: &[u8], id: u64) -> Match {
-        if !function.is_empty() {
-            let named = self.agreement(|s| s.id == id && s.function.matches(function));
-            if named != Match::Missing || !function.starts_with(UNNAMED_PREFIX.as_bytes()) {
-                return named;
-            }
-        }
-        self.agreement(|s| s.id == id && s.function.is_unnamed())
+        Match::rule(
+            function,
+            || self.agreement(|s| s.id == id && s.function.matches(function)),
+            || self.agreement(|s| s.id == id && s.function.is_unnamed()),
+        )
     }
 
     fn agreement(&self, mut select: impl FnMut(&Site<'a>) -> bool) -> Match {
-        let mut found = Match::Missing;
-        for s in self.iter().filter(|s| select(s)) {
-            found = match found {
-                Match::Missing => Match::Agree {
-                    kind: s.kind,
-                    bytes: s.bytes,
-                },
-                Match::Agree { kind, bytes } if kind == s.kind && bytes == s.bytes => found,
-                _ => return Match::Disagree,
-            };
+        self.iter()
+            .filter(|s| select(s))
+            .fold(Match::Missing, |m, s| m.with(s.kind, s.bytes))
+    }
+}
+
+impl Match {
+    /// What the candidates say once one more, of `kind` and `bytes`, joins.
+    pub fn with(self, kind: SiteKind, bytes: u32) -> Match {
+        match self {
+            Match::Missing => Match::Agree { kind, bytes },
+            Match::Agree { kind: k, bytes: b } if k == kind && b == bytes => self,
+            _ => Match::Disagree,
         }
-        found
+    }
+
+    /// The matching rule: the sites of `function` (`named`), or for a
+    /// function without a symbol or with LLVM's `__unnamed_` one and no
+    /// sites of its own, the sites listed without a name (`unnamed`).
+    fn rule(
+        function: &[u8],
+        named: impl FnOnce() -> Match,
+        unnamed: impl FnOnce() -> Match,
+    ) -> Match {
+        if !function.is_empty() {
+            let m = named();
+            if m != Match::Missing || !function.starts_with(UNNAMED_PREFIX.as_bytes()) {
+                return m;
+            }
+        }
+        unnamed()
+    }
+}
+
+/// The sites of one or more sources by function and ID, for lookups in
+/// logarithmic time: the same rule as [`Sites::lookup`].
+#[cfg(feature = "alloc")]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct SiteIndex {
+    /// Function symbol (unescaped; empty: no name) → ID → what they say.
+    by_function:
+        alloc::collections::BTreeMap<alloc::vec::Vec<u8>, alloc::collections::BTreeMap<u64, Match>>,
+}
+
+#[cfg(feature = "alloc")]
+impl SiteIndex {
+    /// The sites of a checked section.
+    pub fn of(sites: &Sites<'_>) -> SiteIndex {
+        let mut index = SiteIndex::default();
+        for s in sites {
+            index.add(&s.function.to_vec(), s.id, s.kind, s.bytes);
+        }
+        index
+    }
+
+    /// One more site, of the function whose symbol is `function` (empty:
+    /// none known).
+    pub fn add(&mut self, function: &[u8], id: u64, kind: SiteKind, bytes: u32) {
+        let ids = match self.by_function.get_mut(function) {
+            Some(ids) => ids,
+            None => self.by_function.entry(function.to_vec()).or_default(),
+        };
+        let m = ids.entry(id).or_insert(Match::Missing);
+        *m = m.with(kind, bytes);
+    }
+
+    /// [`Sites::lookup`]'s answer.
+    pub fn lookup(&self, function: &[u8], id: u64) -> Match {
+        let get = |f: &[u8]| {
+            self.by_function
+                .get(f)
+                .and_then(|ids| ids.get(&id))
+                .copied()
+                .unwrap_or(Match::Missing)
+        };
+        Match::rule(function, || get(function), || get(&[]))
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.by_function.is_empty()
     }
 }
 
@@ -759,6 +825,21 @@ mod tests {
         assert_eq!(s.lookup(b"__unnamed_1", 5), agree(SiteKind::StackMap, 4));
         assert_eq!(s.lookup(b"__unnamed_3", 5), agree(SiteKind::StackMap, 8));
         assert_eq!(s.lookup(b"__unnamed_1", 6), Match::Missing);
+        // The index answers every question as the linear rule does.
+        let index = SiteIndex::of(&s);
+        for f in [
+            &b"f"[..],
+            b"g",
+            b"h",
+            b"",
+            b"__unnamed_1",
+            b"__unnamed_2",
+            b"__unnamed_3",
+        ] {
+            for id in 0..12 {
+                assert_eq!(index.lookup(f, id), s.lookup(f, id), "{f:?} {id}");
+            }
+        }
     }
 
     #[test]

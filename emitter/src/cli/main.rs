@@ -208,6 +208,21 @@ fn emit(
     drop(object);
     drop(data);
     written.commit()?;
+    if let Some(r) = emitted.stack_maps.filter(|r| r.unknown > 0) {
+        let how = match r.described_by {
+            None => "compile with the plugin (-fpass-plugin=libpcmap_plugin.so describes every site in .pcmap.sites) or pass --ir FILE.ll".to_string(),
+            Some(source) => format!(
+                "{} lists sites of their function with their ID that differ in kind or size (docs/stackmap-sites.md)",
+                source.name()
+            ),
+        };
+        eprintln!(
+            "pcmap: warning: {}: {} of {} stack map records have no known kind or patchable size: {how}",
+            input.display(),
+            r.unknown,
+            r.records
+        );
+    }
     if stats {
         if let Some(report) = emitted.stack_maps {
             println!(

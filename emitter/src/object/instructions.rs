@@ -1,7 +1,9 @@
 //! Instruction rules pcmap needs: the call that ends at a statepoint's return
 //! address, and the instructions that realign the stack.
 
-use iced_x86::{Code, Decoder, DecoderOptions, FlowControl, Instruction, OpKind, Register};
+use iced_x86::{
+    Code, Decoder, DecoderOptions, FlowControl, Instruction, Mnemonic, OpKind, Register,
+};
 
 use super::Target;
 
@@ -138,6 +140,60 @@ pub fn realigns_stack(target: Target, code: &[u8]) -> bool {
                 && (w >> 11) & 31 == 0
                 && (w >> 1) & 1 == 0
         }),
+    }
+}
+
+/// What LLVM may put in a patch region: for a patchpoint, the call it
+/// lowers to (a target address materialized into a scratch register, then
+/// an indirect call; or a direct call of a symbolic target) and nops; for a statepoint's patch bytes, nops. The
+/// offset of the first instruction that is neither, if any (an IR whose
+/// `numBytes` is larger than the code's: the region holds the function's
+/// own instructions). `region` must end where the patch bytes end.
+pub fn foreign_in_patch_region(target: Target, region: &[u8], call: bool) -> Option<usize> {
+    match target {
+        Target::X86_64 => {
+            let mut d = Decoder::with_ip(64, region, 0, DecoderOptions::NONE);
+            while d.can_decode() {
+                let at = d.ip() as usize;
+                let i = d.decode();
+                let ok = !i.is_invalid()
+                    && (i.mnemonic() == Mnemonic::Nop
+                        || (call
+                            && (i.code() == Code::Mov_r64_imm64
+                                || i.code() == Code::Call_rel32_64
+                                || (i.code() == Code::Call_rm64
+                                    && i.op0_kind() == OpKind::Register))));
+                if !ok || i.next_ip() as usize > region.len() {
+                    return Some(at);
+                }
+            }
+            None
+        }
+        Target::Aarch64 => (0..region.len() / 4)
+            .find(|&k| {
+                let w = word(target, region, k as u64 * 4).unwrap_or(0);
+                let nop = w == 0xD503_201F;
+                // movz/movk (64-bit) and blr of the scratch register, or bl.
+                let call_part = w & 0xFF80_0000 == 0xD280_0000
+                    || w & 0xFF80_0000 == 0xF280_0000
+                    || w & 0xFFFF_FC1F == 0xD63F_0000
+                    || w & 0xFC00_0000 == 0x9400_0000;
+                !(nop || (call && call_part))
+            })
+            .map(|k| k * 4),
+        Target::PowerPc64 { .. } => (0..region.len() / 4)
+            .find(|&k| {
+                let w = word(target, region, k as u64 * 4).unwrap_or(0);
+                let nop = w == 0x6000_0000;
+                // The address into r12 (addis, addi, ori, oris, rldicr), the TOC
+                // saved and restored (std/ld r2), mtctr r12, bctrl; or bl.
+                let call_part = matches!(w >> 26, 14 | 15 | 24 | 25 | 30 | 58 | 62)
+                    || w & 0xFC1F_FFFF == 0x7C09_03A6
+                    || w == 0x4E80_0421
+                    || w & 0xFC00_0003 == 0x4800_0001;
+                !(nop || (call && call_part))
+            })
+            .map(|k| k * 4),
     }
 }
 

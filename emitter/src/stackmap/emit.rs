@@ -16,7 +16,9 @@ use pcmap_reader::llvm::{LlvmRecord, LlvmStackMap};
 use pcmap_reader::RunTimeEndian;
 
 use super::check::check_record;
-use super::ir::{FunctionId, IrInput, IrSites};
+use pcmap_reader::sites::{self, Match, SiteIndex, SiteKind, Sites};
+
+use super::ir::IrInput;
 use super::{function_ref, AddressField, LLVM_STACKMAPS};
 use crate::error::{Error, Result};
 use crate::object::cfi::Cfi;
@@ -42,6 +44,29 @@ pub struct Report {
     pub flat_size: u64,
     pub functions: usize,
     pub records: usize,
+    /// Where kinds and patchable sizes came from (`None`: nowhere).
+    pub described_by: Option<Source>,
+    /// Records whose kind and patchable size are unknown: nothing described
+    /// them, or their function's sites with their ID disagree.
+    pub unknown: usize,
+}
+
+/// What describes records' kinds and patchable sizes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Source {
+    /// The plugin's `.pcmap.sites` (`docs/stackmap-sites.md`).
+    Sites,
+    /// The IR given with `--ir`.
+    Ir,
+}
+
+impl Source {
+    pub fn name(self) -> &'static str {
+        match self {
+            Source::Sites => sites::SECTION,
+            Source::Ir => "the IR",
+        }
+    }
 }
 
 /// How to write the flat tables.
@@ -68,14 +93,27 @@ pub fn flat_tables(o: &ObjectFile<'_>, opts: EmitOptions<'_>) -> Result<FlatSect
         return Err(Error::AlreadyEmitted);
     }
     let cfi = Cfi::new(o)?;
-    // The IR (read on other threads so far) is needed from here on.
-    let ir = opts.ir.map(IrInput::sites).transpose()?;
+    let described = site_index(o)?;
+    // The IR (read on other threads so far) is needed from here on; the
+    // plugin's description, when the object has one, comes first.
+    let ir = match &described {
+        Some(_) => None,
+        None => opts.ir.map(IrInput::sites).transpose()?,
+    };
+    let describer = match (&described, ir) {
+        (Some(index), _) => Some((Source::Sites, index)),
+        (None, Some(ir)) => Some((Source::Ir, ir.index())),
+        (None, None) => None,
+    };
     let e = o.endian;
     let mut out = FlatSection {
         bytes: Vec::new(),
         addresses: Vec::new(),
         index_entries: Vec::new(),
-        report: Report::default(),
+        report: Report {
+            described_by: describer.map(|d| d.0),
+            ..Report::default()
+        },
     };
     let sections: Vec<_> = file
         .sections()
@@ -103,14 +141,15 @@ pub fn flat_tables(o: &ObjectFile<'_>, opts: EmitOptions<'_>) -> Result<FlatSect
             let t = TableInput {
                 o,
                 cfi: cfi.as_ref(),
-                ir,
+                describer,
                 opts,
                 section,
                 relocs: &relocs,
                 name: &name,
                 offset: at,
             };
-            let (table, locs) = t.flat_table(&map)?;
+            let (table, locs, unknown) = t.flat_table(&map)?;
+            out.report.unknown += unknown;
             at += map.size() as u64;
             let base = out.bytes.len().next_multiple_of(flat::TABLE_ALIGN);
             out.bytes.resize(base, 0);
@@ -240,7 +279,7 @@ pub fn apply(
 struct TableInput<'a, 'd, 'f> {
     o: &'a ObjectFile<'d>,
     cfi: Option<&'a Cfi>,
-    ir: Option<&'a IrSites>,
+    describer: Option<(Source, &'a SiteIndex)>,
     opts: EmitOptions<'a>,
     section: &'a object::Section<'d, 'f>,
     relocs: &'a Relocations,
@@ -258,11 +297,12 @@ impl TableInput<'_, '_, '_> {
         }
     }
 
-    /// The flat table for `map`, with the code location of each function.
+    /// The flat table for `map`, with the code location of each function,
+    /// and how many records have an unknown kind and size.
     fn flat_table(
         &self,
         map: &LlvmStackMap<'_, RunTimeEndian>,
-    ) -> Result<(FlatTable, Vec<CodeLoc>)> {
+    ) -> Result<(FlatTable, Vec<CodeLoc>, usize)> {
         let (o, file, target) = (self.o, &self.o.file, self.o.target);
         let err = |source| Error::StackMap {
             section: self.name.to_string(),
@@ -287,9 +327,7 @@ impl TableInput<'_, '_, '_> {
         }
         let mut records = map.records();
         let mut batch: Vec<LlvmRecord<'_, RunTimeEndian>> = Vec::new();
-        // (ID, position) of a function's records, to number records sharing an ID.
-        let mut by_id: Vec<(u64, u32)> = Vec::new();
-        let mut nths: Vec<u32> = Vec::new();
+        let mut unknown = 0;
         let mut locs = Vec::with_capacity(nfun as usize);
         let mut frame_registers: Vec<FrameRegister> = Vec::new();
         for i in 0..nfun {
@@ -361,23 +399,35 @@ impl TableInput<'_, '_, '_> {
                 })?;
             }
 
-            let ir_function = self.ir.and_then(|ir| ir.function(name));
-            // nth: how many records before this one (in offset order) share its ID.
-            by_id.clear();
-            by_id.extend(batch.iter().zip(0..).map(|(r, j)| (r.id, j)));
-            by_id.sort_unstable();
-            nths.clear();
-            nths.resize(batch.len(), 0);
-            for (k, &(id, j)) in by_id.iter().enumerate() {
-                if k > 0 && by_id[k - 1].0 == id {
-                    nths[j as usize] = nths[by_id[k - 1].1 as usize] + 1;
-                }
-            }
+            // The symbol sites name the function by: none for a function
+            // without one (a private function's address is its section's).
+            let symbol = o
+                .functions
+                .at(code_loc)
+                .map_or(&b""[..], |f| f.name.as_bytes());
             // Records are in offset order: one decoding pass finds their calls.
             let mut calls = instructions::Calls::new(target, code);
-            for (r, &nth) in batch.iter().zip(&nths) {
-                let (kind, patchable_size) =
-                    patchable(r, nth as usize, name, ir_function, self.ir, &mut calls)?;
+            for (j, r) in batch.iter().enumerate() {
+                let neighbours = (
+                    j.checked_sub(1).map(|p| batch[p].instruction_offset),
+                    batch.get(j + 1).map(|n| n.instruction_offset),
+                );
+                let (kind, patchable_size) = match self.describer {
+                    Some((source, index)) => describe(
+                        source,
+                        index.lookup(symbol, r.id),
+                        r,
+                        name,
+                        code,
+                        neighbours,
+                        target,
+                        &mut calls,
+                    )?,
+                    None => (RecordKind::Unknown, None),
+                };
+                if kind == RecordKind::Unknown {
+                    unknown += 1;
+                }
                 let head = RecordHead {
                     id: r.id,
                     instruction_offset: r.instruction_offset,
@@ -453,46 +503,128 @@ impl TableInput<'_, '_, '_> {
             section: flat::SECTION_NAME.into(),
             problem: source,
         })?;
-        Ok((out, locs))
+        Ok((out, locs, unknown))
     }
 }
 
-/// A record's kind and patchable size: from the IR when given (exact), else
-/// a statepoint when a call instruction ends at its offset.
-fn patchable(
+/// A record's kind and patchable size as `source` describes its function's
+/// sites with its ID (`m`), checked against the code: the patch region
+/// inside the function, clear of the records beside it (`neighbours`:
+/// the offsets before and after), holding nothing but what LLVM puts
+/// there. Sites that disagree leave kind and size unknown; no site is an
+/// error, as is a region the code contradicts.
+#[allow(clippy::too_many_arguments)]
+fn describe(
+    source: Source,
+    m: Match,
     r: &LlvmRecord<'_, RunTimeEndian>,
-    nth: usize,
     function: &str,
-    ir_function: Option<FunctionId>,
-    ir: Option<&IrSites>,
+    code: &[u8],
+    (before, after): (Option<u32>, Option<u32>),
+    target: Target,
     calls: &mut instructions::Calls<'_>,
 ) -> Result<(RecordKind, Option<u32>)> {
-    let mut call = || calls.ending_at(r.instruction_offset.into());
-    match ir {
-        Some(ir) => {
-            let site = ir
-                .lookup_in(ir_function, function, r.id, nth)
-                .map_err(|problem| Error::IrRecord {
-                    function: function.to_string(),
-                    problem,
-                })?;
-            let size = match site.kind {
-                RecordKind::StatePoint if site.bytes == 0 => {
-                    call().ok_or_else(|| Error::IrRecord {
-                        function: function.to_string(),
-                        problem: format!(
-                            "no call instruction ends at statepoint ID {} (offset {})",
-                            r.id, r.instruction_offset
-                        ),
-                    })?
-                }
-                _ => site.bytes,
-            };
-            Ok((site.kind, Some(size)))
+    let offset = r.instruction_offset;
+    let err = |problem: String| Error::IrRecord {
+        function: function.to_string(),
+        problem: format!(
+            "function {function}, record ID {} at offset {offset:#x}: {problem}",
+            r.id
+        ),
+    };
+    let (kind, bytes) = match m {
+        Match::Agree { kind, bytes } => (kind, bytes),
+        Match::Disagree => return Ok((RecordKind::Unknown, None)),
+        Match::Missing => {
+            return Err(err(format!(
+                "{} describes no site of this function with this ID (is it this object's?)",
+                source.name()
+            )))
         }
-        None => Ok(match call() {
-            Some(size) => (RecordKind::StatePoint, Some(size)),
-            None => (RecordKind::Unknown, None),
-        }),
+    };
+    let end = u64::from(offset);
+    let region = match kind {
+        SiteKind::StackMap | SiteKind::PatchPoint => {
+            let stop = end + u64::from(bytes);
+            if stop > code.len() as u64 {
+                return Err(err(format!(
+                    "{} says {} patchable bytes, which run past the function's end ({:#x} bytes)",
+                    source.name(),
+                    bytes,
+                    code.len()
+                )));
+            }
+            if let Some(next) = after.filter(|&n| u64::from(n) < stop && bytes > 0) {
+                return Err(err(format!(
+                    "{} says {} patchable bytes, which run into the record at offset {next:#x}",
+                    source.name(),
+                    bytes
+                )));
+            }
+            (end as usize..stop as usize, kind == SiteKind::PatchPoint)
+        }
+        SiteKind::StatePoint if bytes == 0 => {
+            // The call's own bytes: the instruction that ends at the offset.
+            let size = calls.ending_at(end).ok_or_else(|| {
+                err("a statepoint without patch bytes, but no call instruction ends here".into())
+            })?;
+            return Ok((RecordKind::StatePoint, Some(size)));
+        }
+        SiteKind::StatePoint => {
+            let Some(start) = end.checked_sub(u64::from(bytes)) else {
+                return Err(err(format!(
+                    "{} says {bytes} patch bytes before the record, more than the function has there",
+                    source.name()
+                )));
+            };
+            if let Some(prev) = before.filter(|&p| u64::from(p) > start) {
+                return Err(err(format!(
+                    "{} says {bytes} patch bytes, which reach back past the record at offset {prev:#x}",
+                    source.name()
+                )));
+            }
+            (start as usize..end as usize, false)
+        }
+    };
+    // A stackmap's shadow may hold the function's own code; the others
+    // hold what LLVM puts there.
+    if kind != SiteKind::StackMap {
+        let (range, call) = region;
+        if let Some(at) = instructions::foreign_in_patch_region(target, &code[range.clone()], call)
+        {
+            return Err(err(format!(
+                "{} says {bytes} patch bytes, but the code at +{:#x} is not what LLVM puts in a patch region (does {} belong to this object?)",
+                source.name(),
+                range.start + at,
+                source.name()
+            )));
+        }
     }
+    let kind = match kind {
+        SiteKind::StackMap => RecordKind::StackMap,
+        SiteKind::PatchPoint => RecordKind::PatchPoint,
+        SiteKind::StatePoint => RecordKind::StatePoint,
+    };
+    Ok((kind, Some(bytes)))
+}
+
+/// The plugin's description of the object's sites: every `.pcmap.sites`
+/// section (`ld -r` concatenates records; `--unique` keeps sections),
+/// indexed.
+fn site_index(o: &ObjectFile<'_>) -> Result<Option<SiteIndex>> {
+    let mut index: Option<SiteIndex> = None;
+    for section in o.file.sections() {
+        if section.name() != Ok(sites::SECTION) {
+            continue;
+        }
+        let parsed = Sites::parse(section.data()?).map_err(|e| Error::Section {
+            section: sites::SECTION.into(),
+            problem: e.to_string(),
+        })?;
+        let index = index.get_or_insert_with(SiteIndex::default);
+        for s in &parsed {
+            index.add(&s.function.to_vec(), s.id, s.kind, s.bytes);
+        }
+    }
+    Ok(index)
 }

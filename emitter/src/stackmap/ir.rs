@@ -1,51 +1,41 @@
 //! Kinds and patchable sizes from the IR an object was compiled from
-//! (`pcmap emit --ir`).
+//! (`pcmap emit --ir`), for objects the plugin did not describe.
 //!
 //! `.llvm_stackmaps` does not record a stackmap's shadow, a patchpoint's
-//! `numBytes` or a statepoint's `numPatchBytes`; the IR does. We read the
-//! textual IR's calls of the three intrinsics (function, ID, kind, size) and
-//! match them to records by function and ID, in order.
+//! `numBytes` or a statepoint's `numPatchBytes`; the IR does. We read every
+//! site LLVM lowers to a record — calls of `llvm.experimental.stackmap`,
+//! `patchpoint.*`, `gc.statepoint.*` and `deoptimize.*`, and calls and
+//! invokes with a `"deopt"` operand bundle (statepoints whose ID and patch
+//! bytes are the call's `"statepoint-id"` / `"statepoint-num-patch-bytes"`
+//! attributes) — into the same [`SiteIndex`] the plugin's `.pcmap.sites`
+//! gives, so that both paths match records by one rule
+//! (`docs/stackmap-sites.md`). Bitcode is read through `llvm-dis-16`.
 //!
 //! The IR of a big module is tens of megabytes, so the scan is byte-level:
-//! a vectorized search for the intrinsics' common prefix, and only around
+//! vectorized searches for what a site's line must contain, and only around
 //! each hit a look back for the `define` line of the function it is in. No
 //! per-line work, no allocation per site.
 
 use std::path::{Path, PathBuf};
+use std::process::Command;
 use std::sync::{Mutex, OnceLock};
 use std::thread::JoinHandle;
 
 use hashbrown::HashMap;
 use memchr::{memchr, memmem, memrchr};
-use pcmap_reader::flat::RecordKind;
+use pcmap_reader::sites::{Match, SiteIndex, SiteKind};
 
 use crate::error::{Error, Result};
 
-/// One call of a stack map intrinsic in the IR.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Site {
-    pub kind: RecordKind,
-    pub id: u64,
-    /// Shadow bytes, `numBytes` or `numPatchBytes`.
-    pub bytes: u32,
-}
+/// LLVM's ID for a statepoint lowered from a `"deopt"` bundle without a
+/// `"statepoint-id"` attribute (`StatepointDirectives::DeoptBundleStatepointID`).
+pub const DEOPT_BUNDLE_STATEPOINT_ID: u64 = 0xABCD_EF0F;
 
-/// A function of the IR that calls stack map intrinsics.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct FunctionId(u32);
-
-/// Sites by function, in textual order, indexed by (function, ID).
-#[derive(Debug, Default, Clone)]
+/// The sites of one module's IR, indexed by function and ID.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
 pub struct IrSites {
-    functions: HashMap<String, FunctionId>,
-    /// Every site, in textual order.
-    sites: Vec<Site>,
-    /// (function, ID, site) for every site, sorted: a function's entries
-    /// are contiguous and binary searched by ID, and sites sharing an ID
-    /// follow each other in textual order.
-    index: Vec<(u32, u64, u32)>,
-    /// Each function's range of `index`.
-    ranges: Vec<(u32, u32)>,
+    index: SiteIndex,
+    sites: usize,
 }
 
 /// The IR's sites for `pcmap emit`: given, or being read on other threads
@@ -107,14 +97,27 @@ impl IrInput {
     }
 }
 
-/// What every intrinsic name below starts with.
-const PREFIX: &str = "@llvm.experimental.";
+/// What the lines of a site contain: a stack map intrinsic's name, or a
+/// deopt bundle.
+const INTRINSIC_PREFIX: &str = "@llvm.experimental.";
+const DEOPT_BUNDLE: &str = "\"deopt\"";
+const ATTRIBUTE_GROUP: &str = "\nattributes #";
 
-const INTRINSICS: [(&str, RecordKind); 3] = [
-    ("@llvm.experimental.stackmap(", RecordKind::StackMap),
-    ("@llvm.experimental.patchpoint.", RecordKind::PatchPoint),
-    ("@llvm.experimental.gc.statepoint.", RecordKind::StatePoint),
+/// The intrinsics whose calls are sites, after [`INTRINSIC_PREFIX`].
+const INTRINSICS: [(&str, Intrinsic); 4] = [
+    ("stackmap(", Intrinsic::Site(SiteKind::StackMap)),
+    ("patchpoint.", Intrinsic::Site(SiteKind::PatchPoint)),
+    ("gc.statepoint.", Intrinsic::Site(SiteKind::StatePoint)),
+    ("deoptimize.", Intrinsic::Deoptimize),
 ];
+
+#[derive(Debug, Clone, Copy)]
+enum Intrinsic {
+    /// `(i64 ID, i32 BYTES, ...)`.
+    Site(SiteKind),
+    /// A statepoint by its deopt bundle, directed by attributes.
+    Deoptimize,
+}
 
 /// What a line does to the current function.
 enum Scope<'t> {
@@ -122,11 +125,65 @@ enum Scope<'t> {
     End,
 }
 
+/// A statepoint lowered from a deopt bundle, until the attribute groups
+/// (at the module's end) are known.
+#[derive(Debug, Clone)]
+struct DeoptSite {
+    function: Vec<u8>,
+    /// The call's own `"statepoint-id"`/`"statepoint-num-patch-bytes"`, and
+    /// its attribute groups.
+    directives: Directives,
+    groups: Vec<u32>,
+}
+
+/// `"statepoint-id"` and `"statepoint-num-patch-bytes"` as LLVM parses
+/// them (`parseStatepointDirectivesFromAttrs`: unsigned decimal; anything
+/// else is as if absent).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+struct Directives {
+    id: Option<u64>,
+    bytes: Option<u32>,
+}
+
+impl Directives {
+    /// Reads `"key"="value"` pairs of `text` (attributes of a call or group).
+    fn read(text: &str) -> Directives {
+        let value = |key: &str| {
+            let at = text.find(key)? + key.len();
+            let rest = text[at..].strip_prefix("=\"")?;
+            let v = &rest[..rest.find('"')?];
+            // getAsInteger(10): digits only, no sign; out of range is absent.
+            (!v.is_empty() && v.bytes().all(|b| b.is_ascii_digit())).then_some(v)
+        };
+        Directives {
+            id: value("\"statepoint-id\"").and_then(|v| v.parse().ok()),
+            bytes: value("\"statepoint-num-patch-bytes\"").and_then(|v| v.parse().ok()),
+        }
+    }
+
+    /// `self`, with what `other` sets that `self` does not.
+    fn or(self, other: Directives) -> Directives {
+        Directives {
+            id: self.id.or(other.id),
+            bytes: self.bytes.or(other.bytes),
+        }
+    }
+}
+
+/// The sites of a piece of IR text, before deopt bundles are resolved.
+#[derive(Debug, Default)]
+struct Scan {
+    /// (function, ID, kind, bytes) of each intrinsic site.
+    sites: Vec<(Vec<u8>, u64, SiteKind, u32)>,
+    deopts: Vec<DeoptSite>,
+    groups: HashMap<u32, Directives>,
+}
+
 impl IrSites {
-    /// Reads and parses the textual IR at `path`. The file is mapped, not
-    /// copied: the IR of a big module is tens of megabytes and only the
-    /// lines around intrinsic calls are looked at. (As with any mapping, the
-    /// file must not be truncated while it is read.)
+    /// Reads and parses the IR at `path`: textual IR mapped (not copied:
+    /// only the lines around sites are looked at; as with any mapping, the
+    /// file must not be truncated while it is read), bitcode through
+    /// `llvm-dis-16`.
     pub fn read_file(path: &Path) -> Result<IrSites> {
         let cannot = |e: &dyn std::fmt::Display| Error::Ir {
             path: path.to_path_buf(),
@@ -142,21 +199,19 @@ impl IrSites {
         // is cheaper than faulting them in one by one.
         let map =
             unsafe { memmap2::MmapOptions::new().populate().map(&file) }.map_err(|e| cannot(&e))?;
-        if map.starts_with(b"BC") {
-            return Err(Error::Ir {
-                path: path.to_path_buf(),
-                problem: "bitcode; pass textual IR (.ll)".into(),
-            });
+        if map.starts_with(b"BC") || map.starts_with(&[0xDE, 0xC0, 0x17, 0x0B]) {
+            let text = disassemble(path)?;
+            return Ok(IrSites::parse(&text));
         }
         // Each half is checked on the thread that scans it.
         let (head, tail) = map.split_at(split_point(&map));
         let (head, tail) = std::thread::scope(|s| {
-            let tail = s.spawn(|| std::str::from_utf8(tail).map(IrSites::scan));
-            let head = std::str::from_utf8(head).map(IrSites::scan);
+            let tail = s.spawn(|| std::str::from_utf8(tail).map(scan));
+            let head = std::str::from_utf8(head).map(scan);
             (head, tail.join().expect("IR scan thread panicked"))
         });
         match (head, tail) {
-            (Ok(head), Ok(tail)) => Ok(head.merge(tail)),
+            (Ok(head), Ok(tail)) => Ok(IrSites::from_scans(head, tail)),
             // Report the offset in the whole file, as one check would.
             _ => Err(cannot(
                 &std::str::from_utf8(&map).expect_err("a half is not UTF-8"),
@@ -164,189 +219,333 @@ impl IrSites {
         }
     }
 
+    /// The sites of textual IR.
     pub fn parse(text: &str) -> IrSites {
         let (head, tail) = text.split_at(split_point(text.as_bytes()));
         let (head, tail) = std::thread::scope(|s| {
-            let tail = s.spawn(|| IrSites::scan(tail));
-            (
-                IrSites::scan(head),
-                tail.join().expect("IR scan thread panicked"),
-            )
+            let tail = s.spawn(|| scan(tail));
+            (scan(head), tail.join().expect("IR scan thread panicked"))
         });
-        head.merge(tail)
+        IrSites::from_scans(head, tail)
     }
 
-    /// Appends the sites of `tail`, the text after `self`'s, and indexes all.
-    fn merge(mut self, tail: IrSites) -> IrSites {
-        // In the tail's order of first sites, as one scan would number them.
-        let mut names = vec![""; tail.functions.len()];
-        for (name, id) in &tail.functions {
-            names[id.0 as usize] = name;
+    /// One index of two halves' scans, deopt bundles resolved with the
+    /// attribute groups of both.
+    fn from_scans(head: Scan, tail: Scan) -> IrSites {
+        let mut groups = head.groups;
+        groups.extend(tail.groups);
+        let mut out = IrSites::default();
+        for (function, id, kind, bytes) in head.sites.into_iter().chain(tail.sites) {
+            out.add(&function, id, kind, bytes);
         }
-        let tail_ids: Vec<u32> = names.iter().map(|n| self.intern(n).0).collect();
-        let base = self.sites.len() as u32;
-        self.sites.extend_from_slice(&tail.sites);
-        self.index.extend(
-            tail.index
-                .iter()
-                .map(|&(f, id, site)| (tail_ids[f as usize], id, base + site)),
-        );
-        self.finish()
-    }
-
-    /// Sorts the index and notes each function's range of it.
-    fn finish(mut self) -> IrSites {
-        // Usually sorted already (IDs ascend in a function): a linear pass.
-        self.index.sort();
-        self.ranges = vec![(0, 0); self.functions.len()];
-        let mut start = 0;
-        for (i, e) in self.index.iter().enumerate() {
-            if i + 1 == self.index.len() || self.index[i + 1].0 != e.0 {
-                self.ranges[e.0 as usize] = (start, i as u32 + 1);
-                start = i as u32 + 1;
-            }
+        for d in head.deopts.into_iter().chain(tail.deopts) {
+            let directives = d.groups.iter().fold(d.directives, |acc, g| {
+                acc.or(groups.get(g).copied().unwrap_or_default())
+            });
+            out.add(
+                &d.function,
+                directives.id.unwrap_or(DEOPT_BUNDLE_STATEPOINT_ID),
+                SiteKind::StatePoint,
+                directives.bytes.unwrap_or(0),
+            );
         }
-        self
+        out
     }
 
-    /// The sites of `text`, not yet indexed (see [`finish`](Self::finish)).
-    fn scan(text: &str) -> IrSites {
-        let mut sites = IrSites::default();
-        let bytes = text.as_bytes();
-        let finder = memmem::Finder::new(PREFIX);
-        let mut function: Option<&str> = None;
-        let mut fid: Option<FunctionId> = None;
-        // Lines before `cursor` have been accounted for.
-        let mut cursor = 0;
-        while let Some(hit) = finder.find(&bytes[cursor..]).map(|i| cursor + i) {
-            let line_start = memrchr(b'\n', &bytes[..hit]).map_or(0, |i| i + 1);
-            let line_end = memchr(b'\n', &bytes[hit..]).map_or(bytes.len(), |i| hit + i);
-            if let Some(scope) = last_scope(text, cursor, line_start) {
-                function = match scope {
-                    Scope::Define(name) => Some(name),
-                    Scope::End => None,
-                };
-                fid = None;
-            }
-            cursor = line_end;
-            let line = text[line_start..line_end].trim_start();
-            match scope_of(line) {
-                Some(Scope::Define(name)) => {
-                    function = Some(name);
-                    fid = None;
-                    continue;
-                }
-                Some(Scope::End) => {
-                    function = None;
-                    continue;
-                }
-                None if line.starts_with("declare ") => continue,
-                None => {}
-            }
-            let Some(name) = function else { continue };
-            // The hit is the line's first mention: a call has one callee.
-            let call = &text[hit..line_end];
-            // The names differ right after the prefix: one comparison.
-            let next = call.as_bytes().get(PREFIX.len());
-            let Some(&(intrinsic, kind)) = INTRINSICS
-                .iter()
-                .find(|(i, _)| i.as_bytes().get(PREFIX.len()) == next)
-            else {
+    fn add(&mut self, function: &[u8], id: u64, kind: SiteKind, bytes: u32) {
+        self.sites += 1;
+        self.index.add(function, id, kind, bytes);
+        // LLVM 16 records a statepoint's ID in 32 bits (llvm-project
+        // #85908, fixed in 19): its objects carry the low half.
+        let low = id & 0xFFFF_FFFF;
+        if kind == SiteKind::StatePoint && low != id {
+            self.index.add(function, low, kind, bytes);
+        }
+    }
+
+    /// The sites, indexed as the plugin's are.
+    pub fn index(&self) -> &SiteIndex {
+        &self.index
+    }
+
+    /// How many sites the IR has.
+    pub fn len(&self) -> usize {
+        self.sites
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.sites == 0
+    }
+
+    /// What the IR says about the records with ID `id` of the function
+    /// whose symbol is `function` (empty: a function without a symbol).
+    pub fn lookup(&self, function: &[u8], id: u64) -> Match {
+        self.index.lookup(function, id)
+    }
+}
+
+/// `llvm-dis-16`'s text of the bitcode at `path`.
+fn disassemble(path: &Path) -> Result<String> {
+    let err = |problem: String| Error::Ir {
+        path: path.to_path_buf(),
+        problem,
+    };
+    let tool = llvm_dis().ok_or_else(|| {
+        err("bitcode, and llvm-dis-16 (LLVM 16's disassembler, package llvm-16) is not on PATH; install it or pass textual IR (.ll)".into())
+    })?;
+    let out = Command::new(&tool)
+        .arg(path)
+        .arg("-o")
+        .arg("-")
+        .output()
+        .map_err(|e| err(format!("cannot run {}: {e}", tool.display())))?;
+    if !out.status.success() {
+        let msg = String::from_utf8_lossy(&out.stderr);
+        return Err(err(format!(
+            "{} cannot read it: {}",
+            tool.display(),
+            msg.lines().next().unwrap_or("").trim()
+        )));
+    }
+    let text = String::from_utf8(out.stdout).map_err(|e| err(format!("cannot read IR: {e}")))?;
+    // llvm-dis-16 accepts a bare bitcode magic and prints nothing.
+    if !text.contains("; ModuleID") {
+        return Err(err(format!("{} read no module from it", tool.display())));
+    }
+    Ok(text)
+}
+
+/// LLVM 16's `llvm-dis`: `llvm-dis-16` on PATH, or in `llvm-config-16 --bindir`.
+fn llvm_dis() -> Option<PathBuf> {
+    let on_path = std::env::var_os("PATH").and_then(|paths| {
+        std::env::split_paths(&paths)
+            .map(|d| d.join("llvm-dis-16"))
+            .find(|p| p.is_file())
+    });
+    on_path.or_else(|| {
+        let out = Command::new("llvm-config-16")
+            .arg("--bindir")
+            .output()
+            .ok()?;
+        let dir = String::from_utf8(out.stdout).ok()?;
+        let p = Path::new(dir.trim()).join("llvm-dis");
+        p.is_file().then_some(p)
+    })
+}
+
+/// The sites of `text`.
+fn scan(text: &str) -> Scan {
+    let mut out = Scan::default();
+    let bytes = text.as_bytes();
+    // Every line with a hit, in order: the two searches merged.
+    let mut hits: Vec<usize> = memmem::find_iter(bytes, INTRINSIC_PREFIX)
+        .chain(memmem::find_iter(bytes, DEOPT_BUNDLE))
+        .collect();
+    hits.sort_unstable();
+    let mut function: Option<&str> = None;
+    // Lines before `cursor` have been accounted for.
+    let mut cursor = 0;
+    for hit in hits {
+        if hit < cursor {
+            continue; // a second hit on a line already read
+        }
+        let line_start = memrchr(b'\n', &bytes[..hit]).map_or(0, |i| i + 1);
+        let line_end = memchr(b'\n', &bytes[hit..]).map_or(bytes.len(), |i| hit + i);
+        if let Some(scope) = last_scope(text, cursor, line_start) {
+            function = match scope {
+                Scope::Define(name) => Some(name),
+                Scope::End => None,
+            };
+        }
+        cursor = line_end;
+        let line = text[line_start..line_end].trim_start();
+        match scope_of(line) {
+            Some(Scope::Define(name)) => {
+                function = Some(name);
                 continue;
-            };
-            let Some(after) = call.strip_prefix(intrinsic) else {
-                continue;
-            };
-            // `stackmap(` ends at the argument list; the others have a
-            // type suffix first (`patchpoint.i64(`, `statepoint.p0(`).
-            let args = match kind {
-                RecordKind::StackMap => after,
-                _ => match after.split_once('(') {
-                    Some((_, a)) => a,
-                    None => continue,
-                },
-            };
-            if let Some(site) = parse_args(kind, args) {
-                let f = *fid.get_or_insert_with(|| sites.intern(name));
-                sites.index.push((f.0, site.id, sites.sites.len() as u32));
-                sites.sites.push(site);
             }
+            Some(Scope::End) => {
+                function = None;
+                continue;
+            }
+            None if line.starts_with("declare ") => continue,
+            None => {}
         }
-        sites
+        let Some(name) = function else { continue };
+        // A call split over lines (hand-written IR): from its first line.
+        let statement = statement_of(text, line_start, line_end);
+        site(&statement, name, &mut out);
     }
-
-    fn intern(&mut self, name: &str) -> FunctionId {
-        let n = FunctionId(self.functions.len() as u32);
-        *self.functions.entry(name.to_string()).or_insert(n)
-    }
-
-    /// The function called `name`, if it has sites.
-    pub fn function(&self, name: &str) -> Option<FunctionId> {
-        self.functions.get(name).copied()
-    }
-
-    /// Every site of the function called `name`, in textual order.
-    pub fn sites_of(&self, name: &str) -> Vec<Site> {
-        let Some(f) = self.function(name) else {
-            return Vec::new();
+    for at in memmem::find_iter(bytes, ATTRIBUTE_GROUP) {
+        let line_end = memchr(b'\n', &bytes[at + 1..]).map_or(bytes.len(), |i| at + 1 + i);
+        let line = &text[at + ATTRIBUTE_GROUP.len()..line_end];
+        let Some((number, rest)) = line.split_once(' ') else {
+            continue;
         };
-        let (start, end) = self.ranges[f.0 as usize];
-        let mut at: Vec<u32> = self.index[start as usize..end as usize]
+        if let Ok(n) = number.parse() {
+            out.groups.insert(n, Directives::read(rest));
+        }
+    }
+    out
+}
+
+/// The statement whose last line is `text[start..end]`: that line, or if
+/// it does not start a statement, the lines before it up to the one that
+/// does (at most 8), joined.
+fn statement_of(text: &str, start: usize, end: usize) -> std::borrow::Cow<'_, str> {
+    let line = text[start..end].trim_start();
+    if line.starts_with('%') || call_of(line).is_some() || start == 0 {
+        return line.into();
+    }
+    let bytes = text.as_bytes();
+    let mut first = start;
+    for _ in 0..8 {
+        if first == 0 {
+            break;
+        }
+        first = memrchr(b'\n', &bytes[..first - 1]).map_or(0, |i| i + 1);
+        let l = text[first..].trim_start();
+        if l.starts_with('%') || call_of(l).is_some() {
+            return text[first..end]
+                .split('\n')
+                .map(str::trim)
+                .collect::<Vec<_>>()
+                .join(" ")
+                .into();
+        }
+    }
+    line.into()
+}
+
+/// The site of the statement `line` of function `name`, if it has one.
+fn site(line: &str, name: &str, out: &mut Scan) {
+    let function = symbol_of(name);
+    // Intrinsics cannot have their address taken: a mention in a body is a
+    // call.
+    if let Some(at) = line.find(INTRINSIC_PREFIX) {
+        let call = line;
+        // The intrinsic is the callee: the first mention after `call`.
+        let after = &call[at + INTRINSIC_PREFIX.len()..];
+        let Some(&(prefix, intrinsic)) = INTRINSICS.iter().find(|(p, _)| after.starts_with(p))
+        else {
+            return;
+        };
+        let after = &after[prefix.len()..];
+        // `stackmap(` ends at the argument list; the others have a type
+        // suffix first (`patchpoint.i64(`, `statepoint.p0(`,
+        // `statepoint.p0f_isVoidf(`).
+        let args = match intrinsic {
+            Intrinsic::Site(SiteKind::StackMap) => after,
+            _ => match after.split_once('(') {
+                Some((_, a)) => a,
+                None => return,
+            },
+        };
+        match intrinsic {
+            Intrinsic::Site(kind) => {
+                if let Some((id, bytes)) = parse_args(args) {
+                    out.sites.push((function, id, kind, bytes));
+                }
+            }
+            Intrinsic::Deoptimize => out.deopts.push(deopt_site(call, function)),
+        }
+        return;
+    }
+    // Any other call with a deopt bundle, but inline asm and intrinsics.
+    let Some(call) = call_of(line) else { return };
+    if bundle_start(call).is_none() || call.contains(" asm ") || call.contains("@llvm.") {
+        return;
+    }
+    out.deopts.push(deopt_site(call, function));
+}
+
+/// Where the operand bundle list holding a `"deopt"` bundle opens: the
+/// `[` that encloses `"deopt" (`, found by matching brackets backwards.
+fn bundle_start(call: &str) -> Option<usize> {
+    let b = call.as_bytes();
+    let hit = memmem::find_iter(b, DEOPT_BUNDLE).find(|&at| {
+        b[at + DEOPT_BUNDLE.len()..]
             .iter()
-            .map(|e| e.2)
-            .collect();
-        at.sort_unstable();
-        at.into_iter().map(|i| self.sites[i as usize]).collect()
-    }
-
-    /// The site for the `nth` record with `id` in `function` (records in
-    /// instruction order): the only size used for that ID, or the nth site.
-    pub fn lookup(&self, function: &str, id: u64, nth: usize) -> Result<Site, String> {
-        self.lookup_in(self.function(function), function, id, nth)
-    }
-
-    /// [`lookup`](Self::lookup) with the function already found (`name` is
-    /// for the message).
-    pub fn lookup_in(
-        &self,
-        function: Option<FunctionId>,
-        name: &str,
-        id: u64,
-        nth: usize,
-    ) -> Result<Site, String> {
-        let same: &[(u32, u64, u32)] = match function {
-            Some(f) => {
-                let (start, end) = self.ranges[f.0 as usize];
-                let range = &self.index[start as usize..end as usize];
-                // Where the ID would be if the function's IDs were
-                // consecutive (as a JIT numbers them): checked, else a
-                // binary search. This runs once per record.
-                let guess = range
-                    .first()
-                    .map_or(usize::MAX, |e| id.wrapping_sub(e.1) as usize);
-                let first = match range.get(guess) {
-                    Some(e) if e.1 == id && (guess == 0 || range[guess - 1].1 != id) => guess,
-                    _ => range.partition_point(|e| e.1 < id),
-                };
-                // Usually one site per ID: a short scan.
-                let n = range[first..].iter().take_while(|e| e.1 == id).count();
-                &range[first..first + n]
-            }
-            None => &[],
-        };
-        let site = |e: &(u32, u64, u32)| self.sites[e.2 as usize];
-        let Some(first) = same.first().map(site) else {
-            return Err(format!(
-                "no stack map intrinsic with ID {id} in function {name} of the IR"
-            ));
-        };
-        if same.iter().all(|e| site(e) == first) {
-            return Ok(first);
+            .find(|c| !c.is_ascii_whitespace())
+            == Some(&b'(')
+    })?;
+    let (mut parens, mut brackets) = (0i32, 0i32);
+    for at in (0..hit).rev() {
+        match b[at] {
+            b')' => parens += 1,
+            b'(' => parens -= 1,
+            b']' => brackets += 1,
+            b'[' if brackets == 0 && parens == 0 => return Some(at),
+            b'[' => brackets -= 1,
+            _ => {}
         }
-        same.get(nth)
-            .map(site)
-            .ok_or_else(|| format!("more records with ID {id} in {name} than IR sites"))
     }
+    None
+}
+
+/// The call on `line` from `call`/`invoke` on, if the line is one.
+fn call_of(line: &str) -> Option<&str> {
+    // `%x = call`, `tail call`, `musttail call`, `notail call`, `invoke`.
+    let rest = match line.split_once(" = ") {
+        Some((lhs, rhs)) if lhs.starts_with('%') => rhs,
+        _ => line,
+    };
+    let rest = rest
+        .strip_prefix("tail ")
+        .or_else(|| rest.strip_prefix("musttail "))
+        .or_else(|| rest.strip_prefix("notail "))
+        .unwrap_or(rest);
+    (rest.starts_with("call ") || rest.starts_with("invoke ")).then_some(rest)
+}
+
+/// A deopt-bundle statepoint: the call's attributes sit between its
+/// argument list and its operand bundles.
+fn deopt_site(call: &str, function: Vec<u8>) -> DeoptSite {
+    let bundles = bundle_start(call).unwrap_or(call.len());
+    let before = &call[..bundles];
+    let attrs = before.rfind(')').map_or("", |i| &before[i + 1..]);
+    let groups = attrs
+        .split_whitespace()
+        .filter_map(|w| w.strip_prefix('#')?.parse().ok())
+        .collect();
+    DeoptSite {
+        function,
+        directives: Directives::read(attrs),
+        groups,
+    }
+}
+
+/// The symbol an IR function's name gives: `\01` (use verbatim) dropped,
+/// `\XX` escapes of quoted names decoded; none (empty) for a numbered
+/// function, whose symbol LLVM names `__unnamed_N`.
+fn symbol_of(name: &str) -> Vec<u8> {
+    if name.bytes().all(|b| b.is_ascii_digit()) {
+        return Vec::new();
+    }
+    let mut out = Vec::with_capacity(name.len());
+    let b = name.as_bytes();
+    let mut i = 0;
+    while i < b.len() {
+        let hex = |c: u8| (c as char).to_digit(16).map(|d| d as u8);
+        match (
+            b[i],
+            b.get(i + 1).copied().and_then(hex),
+            b.get(i + 2).copied().and_then(hex),
+        ) {
+            (b'\\', Some(hi), Some(lo)) => {
+                out.push(hi << 4 | lo);
+                i += 3;
+            }
+            (c, _, _) => {
+                out.push(c);
+                i += 1;
+            }
+        }
+    }
+    if out.first() == Some(&1) {
+        out.remove(0);
+    }
+    out
 }
 
 /// Where to cut the IR in two halves scanned on two threads (the scan is
@@ -362,13 +561,21 @@ fn split_point(bytes: &[u8]) -> usize {
     memmem::find(&bytes[bytes.len() / 2..], b"\ndefine ").map_or(0, |i| bytes.len() / 2 + i + 1)
 }
 
-/// Whether `line` (trimmed at the start) opens or closes a function.
+/// Whether `line` (trimmed at the start) opens or closes a function. A
+/// private function opens a scope without a symbol (an empty name).
 fn scope_of(line: &str) -> Option<Scope<'_>> {
     if let Some(rest) = line.strip_prefix("define ") {
         let name = rest
             .split_once('@')
-            .and_then(|(_, r)| r.split_once('('))
-            .map(|(name, _)| name.trim_matches('"'));
+            .and_then(|(linkage, r)| Some((linkage, r.split_once('(')?.0)))
+            .map(|(linkage, name)| {
+                if linkage.split_whitespace().any(|w| w == "private") {
+                    // Numbered, so that symbol_of names it nothing.
+                    "0"
+                } else {
+                    name.trim_matches('"')
+                }
+            });
         return Some(match name {
             Some(n) => Scope::Define(n),
             None => Scope::End,
@@ -394,8 +601,9 @@ fn last_scope(text: &str, from: usize, to: usize) -> Option<Scope<'_>> {
     None
 }
 
-/// `i64 ID, i32 N, ...` at the start of an argument list.
-fn parse_args(kind: RecordKind, args: &str) -> Option<Site> {
+/// `i64 ID, i32 N, ...` at the start of an argument list: the ID as the
+/// record stores it (written negative in IR: two's complement) and N.
+fn parse_args(args: &str) -> Option<(u64, u32)> {
     let b = args.as_bytes();
     let (id, at) = typed_number(b, 0, b"i64")?;
     let at = skip_spaces(b, at);
@@ -407,19 +615,18 @@ fn parse_args(kind: RecordKind, args: &str) -> Option<Site> {
     if !matches!(b.get(skip_spaces(b, at)), Some(b',' | b')')) {
         return None;
     }
-    let bytes = u32::try_from(bytes).ok()?;
-    Some(Site { kind, id, bytes })
+    Some((id as u64, u32::try_from(bytes).ok()?))
 }
 
-/// `TYPE DIGITS` after spaces at `at`: the number and where it ends. Like
-/// `str::parse::<u64>` on the trimmed text, without allocating.
-fn typed_number(b: &[u8], at: usize, ty: &[u8]) -> Option<(u64, usize)> {
+/// `TYPE [-]DIGITS` after spaces at `at`: the number and where it ends.
+fn typed_number(b: &[u8], at: usize, ty: &[u8]) -> Option<(i64, usize)> {
     let at = skip_spaces(b, at);
     if !b.get(at..)?.starts_with(ty) {
         return None;
     }
     let mut at = skip_spaces(b, at + ty.len());
-    if b.get(at) == Some(&b'+') {
+    let negative = b.get(at) == Some(&b'-');
+    if negative || b.get(at) == Some(&b'+') {
         at += 1;
     }
     let start = at;
@@ -428,7 +635,16 @@ fn typed_number(b: &[u8], at: usize, ty: &[u8]) -> Option<(u64, usize)> {
         n = n.checked_mul(10)?.checked_add(u64::from(d - b'0'))?;
         at += 1;
     }
-    (at > start).then_some((n, at))
+    if at == start {
+        return None;
+    }
+    // i64 in IR: -2^63..=2^63-1, and unsigned spellings up to 2^64-1.
+    let v = if negative {
+        0i64.checked_sub_unsigned(n)?
+    } else {
+        n as i64
+    };
+    Some((v, at))
 }
 
 fn skip_spaces(b: &[u8], mut at: usize) -> usize {
@@ -442,67 +658,106 @@ fn skip_spaces(b: &[u8], mut at: usize) -> usize {
 mod tests {
     use super::*;
 
+    fn agree(kind: SiteKind, bytes: u32) -> Match {
+        Match::Agree { kind, bytes }
+    }
+
     #[test]
-    fn reads_sites() {
+    fn reads_every_site() {
         let ir = r#"
 declare void @llvm.experimental.stackmap(i64, i32, ...)
 define i64 @"f"(i64 %a) {
   call void (i64, i32, ...) @llvm.experimental.stackmap(i64 7, i32 8, i64 %a)
   %r = call anyregcc i64 (i64, i32, ptr, i32, ...) @llvm.experimental.patchpoint.i64(i64 11, i32 300, ptr null, i32 0)
   %t = call token (i64, i32, ptr, i32, i32, ...) @llvm.experimental.gc.statepoint.p0(i64 2882400000, i32 0, ptr elementtype(void ()) @g, i32 0, i32 0, i32 0, i32 0)
+  call void (i64, i32, ...) @llvm.experimental.stackmap(i64 -1, i32 0)
+  %u = call token (i64, i32, void ()*, i32, i32, ...) @llvm.experimental.gc.statepoint.p0f_isVoidf(i64 4294967301, i32 4, void ()* @g, i32 0, i32 0, i32 0, i32 0)
   ret i64 %r
 }
 "#;
         let s = IrSites::parse(ir);
-        let f = &s.sites_of("f");
-        assert_eq!(
-            f[0],
-            Site {
-                kind: RecordKind::StackMap,
-                id: 7,
-                bytes: 8
-            }
-        );
-        assert_eq!(
-            f[1],
-            Site {
-                kind: RecordKind::PatchPoint,
-                id: 11,
-                bytes: 300
-            }
-        );
-        assert_eq!(
-            f[2],
-            Site {
-                kind: RecordKind::StatePoint,
-                id: 2882400000,
-                bytes: 0
-            }
-        );
-        assert!(s.lookup("f", 99, 0).is_err());
+        assert_eq!(s.lookup(b"f", 7), agree(SiteKind::StackMap, 8));
+        assert_eq!(s.lookup(b"f", 11), agree(SiteKind::PatchPoint, 300));
+        assert_eq!(s.lookup(b"f", 2882400000), agree(SiteKind::StatePoint, 0));
+        assert_eq!(s.lookup(b"f", u64::MAX), agree(SiteKind::StackMap, 0));
+        // A statepoint's ID as LLVM 16 and as LLVM 19 record it.
+        assert_eq!(s.lookup(b"f", 4294967301), agree(SiteKind::StatePoint, 4));
+        assert_eq!(s.lookup(b"f", 5), agree(SiteKind::StatePoint, 4));
+        assert_eq!(s.lookup(b"f", 99), Match::Missing);
+        assert_eq!(s.len(), 5);
     }
 
     #[test]
-    fn sites_without_operands_duplicates_and_scopes() {
+    fn deopt_bundles_are_statepoints_directed_by_attributes() {
+        let ir = r#"
+define void @caller() gc "statepoint-example" {
+  call void @f() [ "deopt"(i32 1) ]
+  call void @f() #0 [ "deopt"(i32 2) ]
+  %x = call i32 @h(i32 1) "statepoint-id"="9" [ "gc-transition"(), "deopt"() ]
+  invoke void @f() #1 [ "deopt"() ]
+          to label %a unwind label %b
+  call void asm sideeffect "nop", ""() [ "deopt"() ]
+  call void @llvm.some.intrinsic() [ "deopt"() ]
+  call void (...) @llvm.experimental.deoptimize.isVoid(i32 3) #2 [ "deopt"() ]
+  ret void
+}
+define void @handwritten(ptr %p) {
+  call void @foo() ["deopt" (<8 x i32> %val)]
+  call void @foo(i32 1) #0 [ "gc-transition"([2 x i32] zeroinitializer), "deopt" (i32 2) ]
+  %t = call token (i64, i32, ptr, i32, i32, ...)
+      @llvm.experimental.gc.statepoint.p0(i64 0, i32 0, ptr elementtype(void ()) @f, i32 0, i32 0, i32 0, i32 0) ["gc-live" (ptr addrspace(1) %ptr), "deopt" (i32 1)]
+  ret void
+}
+attributes #0 = { "statepoint-id"="12" "statepoint-num-patch-bytes"="16" }
+attributes #1 = { "statepoint-id"="-1" "statepoint-num-patch-bytes"="+8" }
+attributes #2 = { "statepoint-id"="13" }
+"#;
+        let s = IrSites::parse(ir);
+        let sp = |b| agree(SiteKind::StatePoint, b);
+        // No attributes: LLVM's default ID, no patch bytes; "-1"/"+8" do
+        // not parse, so they are the defaults too.
+        assert_eq!(s.lookup(b"caller", DEOPT_BUNDLE_STATEPOINT_ID), sp(0));
+        assert_eq!(s.lookup(b"caller", 12), sp(16));
+        assert_eq!(s.lookup(b"caller", 9), sp(0));
+        assert_eq!(s.lookup(b"caller", 13), sp(0));
+        // Inline asm and other intrinsics are not statepoints.
+        assert_eq!(s.len(), 5 + 3);
+        // Bundles as hand-written tests spell them, calls over two lines.
+        assert_eq!(s.lookup(b"handwritten", DEOPT_BUNDLE_STATEPOINT_ID), sp(0));
+        assert_eq!(s.lookup(b"handwritten", 12), sp(16));
+        assert_eq!(s.lookup(b"handwritten", 0), sp(0));
+    }
+
+    #[test]
+    fn names_scopes_and_shared_ids() {
         let ir = r#"
 define void @g() {
   call void (i64, i32, ...) @llvm.experimental.stackmap(i64 5, i32 0)
   call void (i64, i32, ...) @llvm.experimental.stackmap(i64 6, i32 4, i64 1)
   call void (i64, i32, ...) @llvm.experimental.stackmap(i64 6, i32 8, i64 1)
 }
+define private void @p() {
+  call void (i64, i32, ...) @llvm.experimental.stackmap(i64 7, i32 4)
+}
+define internal void @"\01quoted\22"() {
+  call void (i64, i32, ...) @llvm.experimental.stackmap(i64 8, i32 4)
+}
 declare void @llvm.experimental.stackmap(i64, i32, ...)
   call void (i64, i32, ...) @llvm.experimental.stackmap(i64 9, i32 0)
 "#;
         let s = IrSites::parse(ir);
-        assert_eq!(s.lookup("g", 5, 0).unwrap().bytes, 0);
-        // Same ID, different sizes: matched in order.
-        assert_eq!(s.lookup("g", 6, 0).unwrap().bytes, 4);
-        assert_eq!(s.lookup("g", 6, 1).unwrap().bytes, 8);
-        assert!(s.lookup("g", 6, 2).is_err());
+        assert_eq!(s.lookup(b"g", 5), agree(SiteKind::StackMap, 0));
+        // Same ID, different sizes: unknown, never one of them.
+        assert_eq!(s.lookup(b"g", 6), Match::Disagree);
+        // A private function has no symbol.
+        assert_eq!(s.lookup(b"", 7), agree(SiteKind::StackMap, 4));
+        assert_eq!(s.lookup(b"p", 7), Match::Missing);
+        assert_eq!(s.lookup(b"quoted\"", 8), agree(SiteKind::StackMap, 4));
         // After the closing brace no function is open.
-        assert_eq!(s.sites_of("g").len(), 3);
-        assert!(s.lookup("g", 9, 0).is_err());
+        assert_eq!(s.lookup(b"g", 9), Match::Missing);
+        assert_eq!(s.len(), 5);
     }
+
     #[test]
     fn halves_scanned_apart_give_one_scan() {
         // Over MIN_SPLIT: parse cuts at a `define` near the middle.
@@ -517,19 +772,18 @@ declare void @llvm.experimental.stackmap(i64, i32, ...)
                     (f + id) % 7
                 ));
             }
-            ir.push_str("}\n");
+            ir.push_str("  call void @x() #0 [ \"deopt\"() ]\n}\n");
             // The same name again further on: its sites join the first's.
             if f == 3 {
                 f = 0;
             }
             f += 1;
         }
+        ir.push_str("attributes #0 = { \"statepoint-id\"=\"77\" }\n");
         assert!(split_point(ir.as_bytes()) > 0);
         let halves = IrSites::parse(&ir);
-        let whole = IrSites::scan(&ir).finish();
-        assert_eq!(halves.functions, whole.functions);
-        assert_eq!(halves.sites, whole.sites);
-        assert_eq!(halves.index, whole.index);
-        assert_eq!(halves.ranges, whole.ranges);
+        let whole = IrSites::from_scans(Scan::default(), scan(&ir));
+        assert_eq!(halves, whole);
+        assert_eq!(halves.lookup(b"f1", 77), agree(SiteKind::StatePoint, 0));
     }
 }
