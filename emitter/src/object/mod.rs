@@ -25,8 +25,8 @@ pub mod target;
 use std::collections::HashMap;
 
 use object::{
-    Object, ObjectSection, ObjectSymbol, RelocationFlags, RelocationTarget, SectionIndex,
-    SymbolKind,
+    Object, ObjectSection, ObjectSymbol, ObjectSymbolTable, RelocationFlags, RelocationTarget,
+    SectionIndex, SymbolKind,
 };
 use pcmap_reader::RunTimeEndian;
 
@@ -70,6 +70,9 @@ pub struct ObjectFile<'d> {
     opd: Option<SectionIndex>,
     /// `.opd`'s relocations, in an object (each descriptor's code).
     opd_relocs: Relocations,
+    /// A linked file's dynamic relocations: the value each writes at its
+    /// address (built when first asked).
+    dynamic: std::sync::OnceLock<HashMap<u64, u64>>,
 }
 
 impl<'d> ObjectFile<'d> {
@@ -95,6 +98,7 @@ impl<'d> ObjectFile<'d> {
             functions: Functions::default(),
             opd,
             opd_relocs: Relocations::new(),
+            dynamic: std::sync::OnceLock::new(),
         };
         if let (Some(opd), true) = (o.file.section_by_name(OPD), relocatable) {
             o.opd_relocs = o.relocations(&opd);
@@ -155,19 +159,43 @@ impl<'d> ObjectFile<'d> {
             RunTimeEndian::Big => u64::from_be_bytes(bytes),
         };
         let code = match word {
-            0 => self.dynamic_addend(opd.address().checked_add(loc.offset)?)?,
+            0 => self.dynamic_value(opd.address().checked_add(loc.offset)?)?,
             w => w,
         };
         self.loc_of_address(code)
     }
 
-    /// The addend of the dynamic relocation applying to `address` (RELA).
-    fn dynamic_addend(&self, address: u64) -> Option<u64> {
-        let (_, r) = self
-            .file
-            .dynamic_relocations()?
-            .find(|(offset, _)| *offset == address)?;
-        Some(r.addend() as u64)
+    /// What the dynamic relocation at `address` of a linked file writes
+    /// there at load time (load address 0): a relative relocation's addend,
+    /// or a defined symbol's value plus the addend. A shared object's
+    /// absolute addresses (LLVM's stack map table, ELFv1 `.opd`) are 0 in
+    /// the file and known only this way.
+    pub fn dynamic_value(&self, address: u64) -> Option<u64> {
+        self.dynamic
+            .get_or_init(|| {
+                let Some(relocs) = self.file.dynamic_relocations() else {
+                    return HashMap::new();
+                };
+                let symbols = self.file.dynamic_symbol_table();
+                relocs
+                    .filter_map(|(offset, r)| {
+                        let base = match r.target() {
+                            RelocationTarget::Symbol(i) => {
+                                let sym = symbols.as_ref()?.symbol_by_index(i).ok()?;
+                                if sym.is_undefined() {
+                                    return None;
+                                }
+                                sym.address()
+                            }
+                            RelocationTarget::Absolute => 0,
+                            _ => return None,
+                        };
+                        Some((offset, base.wrapping_add(r.addend() as u64)))
+                    })
+                    .collect()
+            })
+            .get(&address)
+            .copied()
     }
 
     /// Every relocation of `section`, resolved, by offset.

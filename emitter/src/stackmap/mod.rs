@@ -109,10 +109,12 @@ pub fn function_ref(
         }
         f.symbol = r.symbol.and_then(|s| o.symbol_name(s));
     } else {
-        let address = if relative {
-            (section.address() + field).wrapping_add(stored)
-        } else {
-            stored
+        let at = section.address() + field;
+        let address = match (relative, stored) {
+            (true, _) => at.wrapping_add(stored),
+            // Absolute, relocated at load time (a shared object).
+            (false, 0) => o.dynamic_value(at).unwrap_or(0),
+            (false, _) => stored,
         };
         loc = o.loc_of_address(address);
     }
