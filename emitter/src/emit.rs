@@ -24,8 +24,10 @@ use crate::stackmap::LLVM_STACKMAPS;
 pub struct Options {
     /// Absolute function addresses instead of self-relative ones.
     pub absolute: bool,
-    /// Drop `.llvm_stackmaps` from the output.
-    pub strip_v3: bool,
+    /// Keep `.llvm_stackmaps` in the output (dropped by default: the flat
+    /// table holds all it says, and its absolute addresses in a read-only
+    /// section need text relocations in a PIE and fail a shared link).
+    pub keep_v3: bool,
     /// Stack map intrinsic calls of the IR the object was built from.
     pub ir: Option<IrInput>,
 }
@@ -35,6 +37,11 @@ pub struct Options {
 pub struct Emitted {
     pub stack_maps: Option<Report>,
     pub pc: Option<PcReport>,
+    /// The object has nothing for emit to do (no stack maps, no PC tables to
+    /// finish, no description to remove): nothing was written, and the
+    /// output is the input as it is. A build that runs emit on every object
+    /// needs this to succeed.
+    pub unchanged: bool,
 }
 
 /// [`emit_all`] into memory, checked as the command checks what it writes,
@@ -42,7 +49,11 @@ pub struct Emitted {
 pub fn emit(data: &[u8], opts: &Options) -> Result<(Vec<u8>, Report)> {
     let mut bytes = Vec::new();
     let e = emit_all(data, opts, &mut bytes)?;
-    crate::object::check::written(&bytes)?;
+    if e.unchanged {
+        bytes = data.to_vec();
+    } else {
+        crate::object::check::written(&bytes)?;
+    }
     Ok((bytes, e.stack_maps.unwrap_or_default()))
 }
 
@@ -81,8 +92,15 @@ pub fn emit_object(
         None => None,
     };
     let pc_plan = pc_emit::plan(o)?;
-    if stack_maps.is_none() && pc_plan.is_none() {
-        return Err(Error::NothingToEmit);
+    let has_sites = o
+        .file
+        .section_by_name(pcmap_reader::sites::SECTION)
+        .is_some();
+    if stack_maps.is_none() && pc_plan.is_none() && !has_sites {
+        return Ok(Emitted {
+            unchanged: true,
+            ..Emitted::default()
+        });
     }
 
     let mut scratch = Vec::new();
@@ -94,7 +112,7 @@ pub fn emit_object(
         added +=
             flat.bytes.len() as u64 + 24 * (flat.addresses.len() + flat.index_entries.len()) as u64;
         emitted.stack_maps = Some(flat.report);
-        sm_emit::apply(&mut rw, o.target, opts.absolute, opts.strip_v3, flat)?;
+        sm_emit::apply(&mut rw, o.target, opts.absolute, opts.keep_v3, flat)?;
     }
     if let Some(plan) = pc_plan {
         emitted.pc = Some(plan.report.clone());

@@ -6,9 +6,6 @@
 use std::path::PathBuf;
 
 use pcmap_reader::flat::SECTION_NAME as FLAT_SECTION;
-use pcmap_reader::pclayout::SECTION_NAME as LAYOUT_SECTION;
-
-use crate::stackmap::LLVM_STACKMAPS;
 
 /// Errors of the library.
 #[derive(Debug, thiserror::Error)]
@@ -19,8 +16,6 @@ pub enum Error {
     NotElf64,
     #[error("emit needs a relocatable object (.o)")]
     NotRelocatable,
-    #[error("nothing to emit: no {LLVM_STACKMAPS} and no {LAYOUT_SECTION} (PC sections of native mode or without a layout description are final as they are)")]
-    NothingToEmit,
     #[error("already has a {FLAT_SECTION} section")]
     AlreadyEmitted,
     /// A problem of one section of the object.

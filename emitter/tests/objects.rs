@@ -36,8 +36,10 @@ fn flat_describes_the_v3_records_on_every_target() {
     let ir = pcmap::stackmap::ir::IrSites::parse(&std::fs::read_to_string(input()).unwrap());
     for triple in TRIPLES {
         let obj = compile(triple, dir.path());
+        // LLVM's table kept beside the flat one, to compare them.
         let opts = pcmap::emit::Options {
             ir: Some(ir.clone().into()),
+            keep_v3: true,
             ..Default::default()
         };
         let (out, report) = pcmap::emit::emit(&obj, &opts).unwrap();

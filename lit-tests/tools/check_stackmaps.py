@@ -21,9 +21,10 @@ input's header asks for, and the chosen LLVM version (16 or 19):
             the plugin (pcmap<sites>) describes the sites in .pcmap.sites,
             llc-N compiles that, pcmap emit without --ir (pcmap dump --json
             of both flat tables compared, kinds and sizes included)
-  link      (off by default) the emitted object links as a shared object with
-            ld.lld-16 and the target's GNU ld, with no dynamic relocation into
-            pcmap_stackmaps (llvm-readelf-16 -S -r)
+  link      the input compiled as position-independent code, through emit
+            (default options: .llvm_stackmaps dropped), links as a shared
+            object with ld.lld-16 and the target's GNU ld, with no dynamic
+            relocation into pcmap_stackmaps (llvm-readelf-16 -S -r)
 
 Each step is switched in STEPS below (or with --steps / --stated), so it can
 be turned on as the feature it guards lands. `--stated=report` prints wrong
@@ -66,7 +67,7 @@ STEPS = {
     "flat": "on",
     "sizes": "on",
     "described": "on",
-    "link": "off",  # needs emit's default to drop .llvm_stackmaps (issue 14)
+    "link": "on",
 }
 # Wrong stated kinds/sizes: "report" (print, do not fail) or "fail".
 STATED = "fail"
@@ -513,9 +514,25 @@ def section_range(run, args, so, name):
     return None
 
 
-def check_link(run, args, target, obj, work, label):
+def check_link(run, args, version, target, variant, path, work, tag, label):
+    """Position-independent code (a shared object needs it, whatever the
+    table does) through emit, linked as a shared object with lld and GNU ld:
+    no dynamic relocation may point into pcmap_stackmaps."""
+    pic = os.path.join(work, tag + ".pic.o")
+    p = run.run([tool(args, version, "llc"), "-mtriple=" + TARGETS[target][0], "-filetype=obj",
+                 "-relocation-model=pic"] + shlex.split(variant) + [path, "-o", pic], check=False)
+    if p.returncode != 0:
+        raise Failure(f"{label}: `{run.commands[-1]}` failed: {p.stderr.strip()[:1500]}")
+    obj = os.path.join(work, tag + ".pic.flat.o")
+    p = run.run(shlex.split(args.pcmap) + ["emit"] + shlex.split(args.emit_args) + [pic, "-o", obj],
+                check=False)
+    if p.returncode != 0:
+        raise Failure(f"{label}: `{run.commands[-1]}` failed: {p.stderr.strip()[:1500]}")
     problems = []
-    linkers = [("ld.lld-16", [tool(args, "16", "ld.lld"), "-shared"])]
+    # -z notext: LLVM's x86 patchpoints materialize a symbolic target with an
+    # absolute movabs even in PIC code (R_X86_64_64 in .text); only the
+    # table's own relocations are what this step checks.
+    linkers = [("ld.lld-16", [tool(args, "16", "ld.lld"), "-shared", "-z", "notext"])]
     if target == "ppc64":
         linkers = []  # lld rejects ELFv1
     linkers.append((TARGETS[target][1], [TARGETS[target][1], "-shared"]))
@@ -671,7 +688,7 @@ def check_one(args, path, head, text, target, variant, results):
                 fail("described", str(e))
         if steps["link"] == "on" and mode == "noir":
             try:
-                check_link(run, args, target, out, work, ml)
+                check_link(run, args, version, target, variant, path, work, tag, ml)
                 status["link"] = "ok"
             except Failure as e:
                 fail("link", str(e))
@@ -777,7 +794,7 @@ def main():
                     "first input)")
     ap.add_argument("--no-known", action="store_true", help="every failure counts")
     ap.add_argument("--emit-args", default="",
-                    help="more options for every pcmap emit, e.g. --strip-v3")
+                    help="more options for every pcmap emit, e.g. --absolute")
     ap.add_argument("--summary", help="also write the results as JSON here")
     ap.add_argument("--verbose", action="store_true", help="print the info lines too")
     ap.add_argument("inputs", nargs="+")

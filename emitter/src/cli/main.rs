@@ -60,8 +60,15 @@ enum Command {
         /// of stackmaps and patchpoints.
         #[arg(long)]
         ir: Option<PathBuf>,
-        /// Drop LLVM's .llvm_stackmaps from the output.
+        /// Keep LLVM's .llvm_stackmaps in the output. By default emit drops
+        /// it: the flat table holds all it says, and its absolute addresses in
+        /// a read-only section make a PIE need text relocations (GNU ld) and a
+        /// shared object fail to link (ld.lld).
         #[arg(long)]
+        keep_v3: bool,
+        /// What emit does by default (drop .llvm_stackmaps); accepted for
+        /// older build scripts.
+        #[arg(long, hide = true, conflicts_with = "keep_v3")]
         strip_v3: bool,
         /// Absolute function addresses instead of self-relative ones.
         #[arg(long)]
@@ -96,7 +103,8 @@ fn main() -> ExitCode {
             output,
             in_place,
             ir,
-            strip_v3,
+            keep_v3,
+            strip_v3: _,
             absolute,
             stats,
             named_temp,
@@ -115,7 +123,7 @@ fn main() -> ExitCode {
                 &input,
                 &output,
                 ir.as_deref(),
-                strip_v3,
+                keep_v3,
                 absolute,
                 stats,
                 temp,
@@ -170,7 +178,7 @@ fn emit(
     input: &Path,
     output: &Path,
     ir: Option<&Path>,
-    strip_v3: bool,
+    keep_v3: bool,
     absolute: bool,
     stats: bool,
     temp: output::TempKind,
@@ -186,7 +194,7 @@ fn emit(
     let object = input::parse(input, &data)?;
     let opts = pcmap::emit::Options {
         absolute,
-        strip_v3,
+        keep_v3,
         ir,
     };
     let mut out = output::Output::new(output, input, temp);
@@ -199,10 +207,19 @@ fn emit(
         return Err(e.into());
     }
     let emitted = emitted.with_context(|| input.display().to_string())?;
+    if emitted.unchanged {
+        // Nothing to do: in place, nothing to write; else an identical copy.
+        if output::is_input(input, output) {
+            return Ok(());
+        }
+        object::write::WritableBuffer::write_bytes(&mut out, &data);
+    }
     let written = out.finish()?;
     // A bug of the rewrite is an error here, never a corrupt object.
-    pcmap::object::check::written_file(written.file())
-        .with_context(|| input.display().to_string())?;
+    if !emitted.unchanged {
+        pcmap::object::check::written_file(written.file())
+            .with_context(|| input.display().to_string())?;
+    }
     // In place, the output may be copied into the input's inode: no reading
     // through the mapping after this.
     drop(object);

@@ -292,6 +292,14 @@ fn same_file(a: &Metadata, b: &Metadata) -> bool {
     a.dev() == b.dev() && a.ino() == b.ino()
 }
 
+/// Whether `output` (followed through symlinks) is `input`'s file.
+pub fn is_input(input: &Path, output: &Path) -> bool {
+    match (std::fs::metadata(input), std::fs::metadata(output)) {
+        (Ok(a), Ok(b)) => same_file(&a, &b),
+        _ => false,
+    }
+}
+
 /// `path` with every symlink followed, also a dangling last one (its target
 /// is where the file will be created), as `open` would follow them.
 fn resolve(path: &Path) -> io::Result<PathBuf> {

@@ -183,12 +183,13 @@ pub fn flat_tables(o: &ObjectFile<'_>, opts: EmitOptions<'_>) -> Result<FlatSect
 }
 
 /// Adds `flat` and its relocations to the object being rewritten (and
-/// removes LLVM's section with `strip_v3`).
+/// removes LLVM's section unless `keep_v3`). The table is `SHF_GNU_RETAIN`:
+/// `--gc-sections` keeps it, and with it every function it describes.
 pub fn apply(
     rw: &mut Rewrite<'_>,
     target: Target,
     absolute: bool,
-    strip_v3: bool,
+    keep_v3: bool,
     flat: FlatSection,
 ) -> Result<()> {
     let symtab = rw
@@ -242,7 +243,7 @@ pub fn apply(
         });
     }
 
-    if strip_v3 {
+    if !keep_v3 {
         let v3: Vec<SectionId> = rw
             .builder
             .sections
@@ -259,7 +260,7 @@ pub fn apply(
     let new = b.sections.add();
     new.name = ByteString::from(flat::SECTION_NAME.as_bytes());
     new.sh_type = elf::SHT_PROGBITS;
-    new.sh_flags = elf::SHF_ALLOC;
+    new.sh_flags = elf::SHF_ALLOC | elf::SHF_GNU_RETAIN;
     new.sh_addralign = flat::TABLE_ALIGN as u64;
     new.data = SectionData::Data(flat.bytes.into());
     let new_id = new.id();
