@@ -8,31 +8,12 @@ use iced_x86::{
 use super::Target;
 
 /// Size of the call instruction of `code` (a function's bytes) that ends at
-/// `end`, if the instruction there is a call.
+/// `end`, if the instruction there is a call. x86-64 decodes linearly from
+/// the function's start (LLVM puts no data in x86 code, so instruction
+/// boundaries are exact); the others read the one word before `end`.
 pub fn call_ending_at(target: Target, code: &[u8], end: u64) -> Option<u32> {
     match target {
-        Target::X86_64 => {
-            // Linear decode from the function's start: LLVM puts no data in
-            // x86 code, so instruction boundaries are exact.
-            let mut d = Decoder::with_ip(64, code, 0, DecoderOptions::NONE);
-            while d.can_decode() {
-                let i = d.decode();
-                if i.is_invalid() {
-                    return None;
-                }
-                if i.next_ip() == end {
-                    return matches!(
-                        i.flow_control(),
-                        FlowControl::Call | FlowControl::IndirectCall
-                    )
-                    .then_some(i.len() as u32);
-                }
-                if i.next_ip() > end {
-                    return None;
-                }
-            }
-            None
-        }
+        Target::X86_64 => Calls::new(target, code).ending_at(end),
         Target::Aarch64 => {
             let w = word(target, code, end.checked_sub(4)?)?;
             // BL imm26, BLR Xn.
