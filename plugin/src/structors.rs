@@ -6,7 +6,9 @@
 //! extern_weak and called only when linked in; `__start_`/`__stop_` markers
 //! are extern_weak hidden so that a garbage-collected section still links.
 
-use crate::encoding::{Encoding, MetadataKind};
+use pcmap_reader::sanmd::{Sanmd, ADD_SUFFIX, CTOR_SUFFIX, DEL_SUFFIX, DTOR_SUFFIX};
+
+use crate::encoding::Encoding;
 use crate::llvm::{Builder, Function, Linkage, Module, Value, Visibility};
 
 /// Runs after ordinary constructors (priority 65535 is the default).
@@ -14,7 +16,7 @@ const STRUCTOR_PRIORITY: i32 = 2;
 
 /// Adds the ctor/dtor pair for `kind`'s section. `lto`: the module is bitcode
 /// for an LTO link (see [`hidden_external`]).
-pub fn emit(m: Module<'_>, encoding: Encoding, kind: MetadataKind, version: u32, lto: bool) {
+pub fn emit(m: Module<'_>, encoding: Encoding, kind: Sanmd, version: u32, lto: bool) {
     let section = encoding.final_section(kind, version);
     let args = [
         m.const_int(m.i32_type(), u64::from(version)),
@@ -22,17 +24,17 @@ pub fn emit(m: Module<'_>, encoding: Encoding, kind: MetadataKind, version: u32,
         section_marker(m, &format!("__stop_{section}")),
     ];
     let prefix = encoding.structor_prefix(kind, version);
-    let callbacks = kind.function_prefix();
+    let callbacks = kind.callback_prefix();
     let ctor = structor(
         m,
-        &format!("{prefix}.module_ctor"),
-        &format!("{callbacks}_add"),
+        &format!("{prefix}{CTOR_SUFFIX}"),
+        &format!("{callbacks}{ADD_SUFFIX}"),
         &args,
     );
     let dtor = structor(
         m,
-        &format!("{prefix}.module_dtor"),
-        &format!("{callbacks}_del"),
+        &format!("{prefix}{DTOR_SUFFIX}"),
+        &format!("{callbacks}{DEL_SUFFIX}"),
         &args,
     );
 
