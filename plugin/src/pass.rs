@@ -17,7 +17,9 @@ use crate::layout;
 use crate::llvm::{AtomicScope, Function, Instruction, Linkage, Metadata, Module, Value};
 use crate::md::{self, PcSection};
 use crate::sites;
-use crate::stats::Stats;
+use pcmap_reader::stats::Stats;
+
+use crate::stats;
 use crate::structors;
 
 pub struct PcmapPass {
@@ -71,7 +73,7 @@ pub fn run(config: &Config, m: Module<'_>) -> bool {
         .is_some_and(|l| l.ignores_source(&source))
     {
         if config.stats {
-            eprintln!("{}", Stats::default().line(encoding, &source));
+            eprintln!("{}", stats::line(Stats::default(), encoding, &source));
         }
         return described_sites;
     }
@@ -80,7 +82,7 @@ pub fn run(config: &Config, m: Module<'_>) -> bool {
         inst.run_on_function(f);
     }
     if config.stats {
-        eprintln!("{}", inst.stats.line(encoding, &source));
+        eprintln!("{}", stats::line(inst.stats, encoding, &source));
     }
     let sections = inst.requested_sections();
     let record = match encoding {
