@@ -29,6 +29,7 @@ INST_PCSECTIONS = re.compile(r", !pcsections (![0-9]+)")
 ATTACHMENT = re.compile(r", ![a-z_.]+ ![0-9]+")
 ALIGN = re.compile(r", align [0-9]+")
 ATTR_GROUP = re.compile(r" #[0-9]+")
+FN_ATTACHMENT = re.compile(r" ![a-z_.]+ ![0-9]+")
 
 
 def resolve(text, defs, depth=0):
@@ -64,7 +65,9 @@ def main(argv):
             if fm:
                 out.append(f"{function} | function | {resolve(fm.group(1), defs)}")
             if structors and "sanitizer_metadata" in function:
-                out.append("structor " + ATTR_GROUP.sub("", line.rstrip(" {")))
+                # Attachments are listed resolved above; their numbers differ.
+                text = FN_ATTACHMENT.sub("", ATTR_GROUP.sub("", line.rstrip(" {")))
+                out.append("structor " + text)
             continue
         if function is None:
             if structors and re.match(

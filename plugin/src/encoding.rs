@@ -96,8 +96,15 @@ impl Encoding {
 
     /// LLVM 19 only: accesses to non-escaping stack slots and to constant
     /// globals are not shared mutable memory; profile counters count as
-    /// atomic; `no_sanitize_thread` clears the atomics feature.
+    /// atomic.
     pub fn refines_atomics(self) -> bool {
+        self == Encoding::Compact
+    }
+
+    /// Whether `no_sanitize_thread` clears the atomics bit unless told
+    /// otherwise: LLVM 19's `-sanitizer-metadata-nosanitize-attr` is on by
+    /// default; LLVM 16 has no such option and never clears it.
+    pub fn nosanitize_attr_default(self) -> bool {
         self == Encoding::Compact
     }
 

@@ -20,7 +20,7 @@ use crate::sites;
 use pcmap_reader::stats::Stats;
 
 use crate::stats;
-use crate::structors;
+use crate::structors::{self, Structors};
 
 pub struct PcmapPass {
     config: Config,
@@ -97,8 +97,14 @@ pub fn run(config: &Config, m: Module<'_>) -> bool {
         },
         _ => None,
     };
+    let how = Structors {
+        encoding,
+        version: inst.version,
+        lto,
+        weak_callbacks: config.weak_callbacks(),
+    };
     for &kind in &inst.used_kinds {
-        structors::emit(m, encoding, kind, inst.version, lto);
+        structors::emit(m, how, kind);
     }
     if let Some(record) = record {
         layout::emit(m, &record);
@@ -287,7 +293,7 @@ impl<'c, 'm> Instrumenter<'c, 'm> {
                 }
             }
         }
-        if enc.refines_atomics() && f.has_string_fn_attr("no_sanitize_thread") {
+        if self.config.nosanitize_attr(enc) && f.has_string_fn_attr("no_sanitize_thread") {
             mask &= !FEATURE_ATOMICS;
         }
         if f.is_var_arg() {
