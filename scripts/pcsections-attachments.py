@@ -13,8 +13,8 @@ compared line for line. `#N` is the instruction's ordinal in its function.
 
 With --structors, also prints what SanitizerBinaryMetadata adds around the
 sections: llvm.global_ctors/dtors/used entries, section markers, the
-structors' definition lines and their callback calls (attribute group numbers
-dropped).
+structors' definition lines and their callback calls, and the callbacks'
+declarations (attribute group numbers dropped).
 
 Usage: pcsections-attachments.py [--structors] FILE.ll   (FILE "-" = stdin)
 """
@@ -73,6 +73,9 @@ def main(argv):
             if structors and re.match(
                     r"^@(llvm\.global_ctors|llvm\.global_dtors|llvm\.used|__start_|__stop_)", line):
                 out.append("global " + line)
+            elif structors and line.startswith("declare ") and "@__sanitizer_metadata_" in line:
+                # The callbacks' declarations: extern_weak or not.
+                out.append("declare " + ATTR_GROUP.sub("", line[len("declare "):]))
             continue
         if line == "}":
             function = None
