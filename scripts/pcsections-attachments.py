@@ -13,8 +13,8 @@ compared line for line. `#N` is the instruction's ordinal in its function.
 
 With --structors, also prints what SanitizerBinaryMetadata adds around the
 sections: llvm.global_ctors/dtors/used entries, section markers, the
-structors' definition lines and their callback calls (attribute group numbers
-dropped).
+structors' definition lines and their callback calls, and the callbacks'
+declarations (attribute group numbers dropped).
 
 Usage: pcsections-attachments.py [--structors] FILE.ll   (FILE "-" = stdin)
 """
@@ -29,6 +29,7 @@ INST_PCSECTIONS = re.compile(r", !pcsections (![0-9]+)")
 ATTACHMENT = re.compile(r", ![a-z_.]+ ![0-9]+")
 ALIGN = re.compile(r", align [0-9]+")
 ATTR_GROUP = re.compile(r" #[0-9]+")
+FN_ATTACHMENT = re.compile(r" ![a-z_.]+ ![0-9]+")
 
 
 def resolve(text, defs, depth=0):
@@ -64,12 +65,17 @@ def main(argv):
             if fm:
                 out.append(f"{function} | function | {resolve(fm.group(1), defs)}")
             if structors and "sanitizer_metadata" in function:
-                out.append("structor " + ATTR_GROUP.sub("", line.rstrip(" {")))
+                # Attachments are listed resolved above; their numbers differ.
+                text = FN_ATTACHMENT.sub("", ATTR_GROUP.sub("", line.rstrip(" {")))
+                out.append("structor " + text)
             continue
         if function is None:
             if structors and re.match(
                     r"^@(llvm\.global_ctors|llvm\.global_dtors|llvm\.used|__start_|__stop_)", line):
                 out.append("global " + line)
+            elif structors and line.startswith("declare ") and "@__sanitizer_metadata_" in line:
+                # The callbacks' declarations: extern_weak or not.
+                out.append("declare " + ATTR_GROUP.sub("", line[len("declare "):]))
             continue
         if line == "}":
             function = None

@@ -5,6 +5,7 @@
 use std::fmt::{self, Write};
 
 use pcmap_reader::sanmd::{Sanmd, SanmdSection};
+use pcmap_reader::stats::{StatsLine, TAG, VERSION};
 
 use crate::error::{Error, Result};
 use crate::object::ObjectFile;
@@ -20,31 +21,21 @@ pub struct IrStats {
 }
 
 impl IrStats {
-    /// Sums every `pcmap-stats v1 …` line of `text`; other lines are ignored.
+    /// Sums every statistics line of `text` (`pcmap_reader::stats`); other
+    /// lines are ignored.
     pub fn parse(text: &str) -> Result<IrStats> {
         let mut s = IrStats::default();
         for line in text.lines() {
-            let Some(rest) = line.strip_prefix("pcmap-stats ") else {
+            let Some(parsed) = StatsLine::parse(line) else {
                 continue;
             };
-            let Some(fields) = rest.strip_prefix("v1 ") else {
-                return Err(Error::Stats(format!(
-                    "unknown statistics version in '{line}' (expected pcmap-stats v1)"
-                )));
-            };
-            let field = |key: &str| -> Result<u64> {
-                fields
-                    .split(' ')
-                    .find_map(|kv| kv.strip_prefix(key)?.strip_prefix('='))
-                    .and_then(|v| v.parse().ok())
-                    .ok_or_else(|| Error::Stats(format!("no {key}= in '{line}'")))
-            };
+            let l = parsed.map_err(|e| Error::Stats(format!("{e} in '{line}'")))?;
             s.modules += 1;
-            s.covered += field("covered")?;
-            s.atomics += field("atomics")?;
+            s.covered += l.stats.covered;
+            s.atomics += l.stats.atomics;
         }
         if s.modules == 0 {
-            return Err(Error::Stats("no 'pcmap-stats v1' line".into()));
+            return Err(Error::Stats(format!("no '{TAG} {VERSION}' line")));
         }
         Ok(s)
     }

@@ -63,9 +63,15 @@ void __sanitizer_metadata_covered_add(uint32_t version, const char *start, const
   size_t n;
   if (!open_table(&t, "covered", PCMAP_PCTABLE_COVERED, version, start, stop))
     return;
-  while ((s = pcmap_pctable_next(&t, &cursor, &e)) == PCMAP_OK)
-    printf("covered %#lx size=%lu features=%lu\n", (unsigned long)(e.pc - load_bias()),
+  while ((s = pcmap_pctable_next(&t, &cursor, &e)) == PCMAP_OK) {
+    printf("covered %#lx size=%lu features=%lu", (unsigned long)(e.pc - load_bias()),
            (unsigned long)e.size, (unsigned long)e.features);
+    // UAR functions whose stack arguments a checker must keep (LLVM 19's
+    // "has size" bit; LLVM 16's native entries carry it with the UAR bit).
+    if (e.has_stack_args)
+      printf(" stack_args=%lu", (unsigned long)e.stack_args);
+    printf("\n");
+  }
   if (s != PCMAP_NOT_FOUND)
     printf("covered: %s\n", pcmap_strerror(s));
   // Append this table's entries; sorted when first looked up.

@@ -27,6 +27,18 @@
 // RUN: %FileCheck %s --check-prefix=SRCSTATS --input-file=%t.src.stats
 // SRCSTATS: pcmap-stats v1 encoding=compact covered=0 atomics=0 uar=0 recorded=0 module={{.*}}clang-env.c
 //
+// Several ignorelists combine, as clang-19 combines several
+// -fexperimental-sanitize-metadata-ignorelist= (a second list used to
+// replace the first): the same functions lose their metadata.
+// RUN: printf 'fun:escapes\n' > %t.second
+// RUN: env PCMAP_IGNORELIST=%t.fun,%t.second %clang --target=%triple-x86_64 -O2 -fpass-plugin=%plugin -S -emit-llvm %s -o - | grep '^define' | sed 's/ .*@\([a-z_]*\)(.*pcsections.*/ \1 instrumented/; s/ .*@\([a-z_]*\)(.*/ \1 plain/' | grep -v sanitizer_metadata > %t.two
+// RUN: %FileCheck %s --check-prefix=TWO --input-file=%t.two
+// TWO: define bump instrumented
+// TWO-NEXT: define skipped_fn plain
+// TWO-NEXT: define escapes plain
+// RUN: %clang19 --target=%triple-x86_64 -O2 -fexperimental-sanitize-metadata=all -fexperimental-sanitize-metadata-ignorelist=%t.fun -fexperimental-sanitize-metadata-ignorelist=%t.second -S -emit-llvm %s -o - | grep '^define' | sed 's/ .*@\([a-z_]*\)(.*pcsections.*/ \1 instrumented/; s/ .*@\([a-z_]*\)(.*/ \1 plain/' | grep -v sanitizer_metadata | diff %t.two -
+// RUN: %opt -load-pass-plugin=%plugin -passes='pcmap<all;ignorelist=%t.fun;ignorelist=%t.second>' -S %S/Inputs/parity.ll -o /dev/null
+//
 // Stats: one machine-readable line per module, at every -O level.
 // RUN: env PCMAP_STATS=1 %clang --target=%triple-x86_64 -O2 -fpass-plugin=%plugin -c %s -o %t.o 2>&1 | %FileCheck %s --check-prefix=STATS
 // STATS: pcmap-stats v1 encoding=compact covered=3 atomics=2 uar=1 recorded=0 module={{.*}}clang-env.c

@@ -5,7 +5,7 @@
 ; equal opt-19's, for every subset of features. Input: Inputs/parity.ll.
 ; REQUIRES: llvm19
 ;
-; Features: covered;atomics;uar
+; Features: covered;atomics;uar (clang's `all`, LLVM 19's defaults for the other options)
 ; RUN: %opt -load-pass-plugin=%plugin -passes='pcmap<covered;atomics;uar;native>' -S %S/Inputs/parity.ll | %attachments --structors - > %t.native
 ; RUN: %opt -passes='module(sanmd-module)' -sanitizer-metadata-covered -sanitizer-metadata-atomics -sanitizer-metadata-uar -S %S/Inputs/parity.ll | %attachments --structors - > %t.opt16
 ; RUN: diff %t.native %t.opt16
@@ -87,3 +87,27 @@
 ; LIST: @atomic_orderings | function | !{!"sanmd_covered", !{i32 1}}
 ; LIST: @atomic_orderings | #1 %l0 = load atomic i32, ptr %p unordered | !{!"sanmd_atomics"}
 ; LIST: structor define internal void @__sanitizer_metadata_atomics.module_ctor() comdat
+;
+; LLVM 19's options (issue 19, item 3), against the oracle that has them:
+; -sanitizer-metadata-nosanitize-attr=false keeps the atomics bit of
+; no_sanitize_thread functions; LLVM 16 has no such option and behaves so
+; by default. -sanitizer-metadata-weak-callbacks=false (LLVM 16 and 19) calls
+; the callbacks unconditionally. `all` is clang's word for the three features.
+; RUN: %opt -load-pass-plugin=%plugin -passes='pcmap<all;no-nosanitize-attr>' -S %S/Inputs/parity.ll | %attachments --structors - > %t.nosan
+; RUN: %opt19 -passes='module(sanmd-module)' -sanitizer-metadata-covered -sanitizer-metadata-atomics -sanitizer-metadata-uar -sanitizer-metadata-nosanitize-attr=false -S %S/Inputs/parity.ll | %attachments --structors - > %t.nosan19
+; RUN: diff %t.nosan %t.nosan19
+; RUN: %opt -load-pass-plugin=%plugin -passes='pcmap<covered;atomics;uar>' -S %S/Inputs/parity.ll | %attachments --structors - > %t.three
+; RUN: %not diff %t.nosan %t.three
+; RUN: %opt -load-pass-plugin=%plugin -passes='pcmap<all;no-weak-callbacks>' -S %S/Inputs/parity.ll | %attachments --structors - > %t.strong
+; RUN: %opt19 -passes='module(sanmd-module)' -sanitizer-metadata-covered -sanitizer-metadata-atomics -sanitizer-metadata-uar -sanitizer-metadata-weak-callbacks=false -S %S/Inputs/parity.ll | %attachments --structors - > %t.strong19
+; RUN: diff %t.strong %t.strong19
+; RUN: %opt -load-pass-plugin=%plugin -passes='pcmap<all;native;no-weak-callbacks>' -S %S/Inputs/parity.ll | %attachments --structors - > %t.strong-native
+; RUN: %opt -passes='module(sanmd-module)' -sanitizer-metadata-covered -sanitizer-metadata-atomics -sanitizer-metadata-uar -sanitizer-metadata-weak-callbacks=false -S %S/Inputs/parity.ll | %attachments --structors - > %t.strong16
+; RUN: diff %t.strong-native %t.strong16
+; RUN: %opt -load-pass-plugin=%plugin -passes='pcmap<all>' -S %S/Inputs/parity.ll | %attachments --structors - | diff - %t.three
+;
+; nosanitize-attr in the native encoding is ours (LLVM 16 lacks it): the
+; no_sanitize_thread functions lose the atomics bit.
+; RUN: %opt -load-pass-plugin=%plugin -passes='pcmap<all;native;nosanitize-attr>' -S %S/Inputs/parity.ll | %attachments - | %FileCheck %s --check-prefix=NOSAN16
+; NOSAN16: @no_sanitize_thread_fn | function | !{!"sanmd_covered", !{i32 0}}
+; NOSAN16: @no_sanitize_thread_uar | function | !{!"sanmd_covered", !{i32 2}}

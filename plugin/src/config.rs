@@ -3,10 +3,12 @@
 //!
 //! | parameter         | environment               | meaning                          |
 //! |-------------------|---------------------------|----------------------------------|
-//! | covered/atomics/uar | `PCMAP_FEATURES=a,b`    | SanitizerBinaryMetadata features |
+//! | covered/atomics/uar, all | `PCMAP_FEATURES=a,b` | SanitizerBinaryMetadata features |
 //! | sites / no-sites  | `PCMAP_FEATURES=sites`    | stack map sites (sites.rs)       |
 //! | native / compact  | `PCMAP_ENCODING=…`        | which LLVM release to mirror     |
-//! | ignorelist=FILE   | `PCMAP_IGNORELIST=FILE`   | functions/sources to skip        |
+//! | ignorelist=FILE (repeatable) | `PCMAP_IGNORELIST=FILE,FILE` | functions/sources to skip |
+//! | [no-]weak-callbacks | `PCMAP_WEAK_CALLBACKS=0\|1` | `-sanitizer-metadata-weak-callbacks` |
+//! | [no-]nosanitize-attr | `PCMAP_NOSANITIZE_ATTR=0\|1` | `-sanitizer-metadata-nosanitize-attr` |
 //! | record=RULE       | `PCMAP_RECORD=RULE,RULE`  | generic PC sections (record.rs)  |
 //! | stats             | `PCMAP_STATS=1`           | one stats line per module        |
 
@@ -57,9 +59,16 @@ pub struct Config {
     /// The encoding asked for; `None` lets the module decide
     /// ([`Config::encoding_for`]).
     pub encoding: Option<Encoding>,
+    /// Every ignorelist given, combined (as clang combines several
+    /// `-fexperimental-sanitize-metadata-ignorelist=`).
     pub ignorelist: Option<Ignorelist>,
     pub records: Vec<Rule>,
     pub stats: bool,
+    /// `-sanitizer-metadata-weak-callbacks`; `None`: LLVM's default, weak.
+    pub weak_callbacks: Option<bool>,
+    /// `-sanitizer-metadata-nosanitize-attr`; `None`: the release's
+    /// behaviour ([`Encoding::nosanitize_attr_default`]).
+    pub nosanitize_attr: Option<bool>,
 }
 
 /// A configuration error; its message names the offending word or file.
@@ -72,9 +81,9 @@ impl fmt::Display for ConfigError {
     }
 }
 
-const FEATURE_WORDS: &str = "covered, atomics, uar, sites, no-sites";
-const PARAM_WORDS: &str =
-    "covered, atomics, uar, sites, no-sites, native, compact, stats, ignorelist=FILE, record=RULE";
+const FEATURE_WORDS: &str = "covered, atomics, uar, all, sites, no-sites";
+const PARAM_WORDS: &str = "covered, atomics, uar, all, sites, no-sites, native, compact, stats, \
+     [no-]weak-callbacks, [no-]nosanitize-attr, ignorelist=FILE, record=RULE";
 
 /// Parses the parameters of `pcmap<covered;atomics;uar;…>`; `None` means the
 /// bare name `pcmap`: every feature, the default encoding, sites.
@@ -94,9 +103,15 @@ pub fn parse_pipeline_params(params: Option<&str>) -> Result<Config, ConfigError
         match word.split_once('=') {
             None => match word {
                 "stats" => cfg.stats = true,
+                "weak-callbacks" | "no-weak-callbacks" => {
+                    set_switch(&mut cfg.weak_callbacks, word, "weak-callbacks")?
+                }
+                "nosanitize-attr" | "no-nosanitize-attr" => {
+                    set_switch(&mut cfg.nosanitize_attr, word, "nosanitize-attr")?
+                }
                 _ => cfg.encoding = Some(parse_encoding(word, origin, PARAM_WORDS)?),
             },
-            Some(("ignorelist", path)) => cfg.ignorelist = Some(load_ignorelist(path)?),
+            Some(("ignorelist", path)) => add_ignorelist(&mut cfg, path)?,
             Some(("record", rule)) => cfg.records.push(parse_rule(rule)?),
             Some(_) => return Err(unknown(origin, word, PARAM_WORDS)),
         }
@@ -125,9 +140,13 @@ pub fn from_env(lookup: impl Fn(&str) -> Option<String>) -> Result<Config, Confi
             "native, compact",
         )?);
     }
-    if let Some(path) = lookup("PCMAP_IGNORELIST") {
-        cfg.ignorelist = Some(load_ignorelist(&path)?);
+    if let Some(v) = lookup("PCMAP_IGNORELIST") {
+        for path in v.split(',').filter(|p| !p.is_empty()) {
+            add_ignorelist(&mut cfg, path)?;
+        }
     }
+    cfg.weak_callbacks = env_bool(&lookup, "PCMAP_WEAK_CALLBACKS")?;
+    cfg.nosanitize_attr = env_bool(&lookup, "PCMAP_NOSANITIZE_ATTR")?;
     if let Some(v) = lookup("PCMAP_RECORD") {
         for rule in v.split(',').map(str::trim).filter(|r| !r.is_empty()) {
             cfg.records.push(parse_rule(rule)?);
@@ -143,7 +162,44 @@ pub fn from_env(lookup: impl Fn(&str) -> Option<String>) -> Result<Config, Confi
     finish(cfg, "PCMAP_FEATURES value")
 }
 
+/// `name` / `no-name` sets `switch` on / off; both is an error.
+fn set_switch(switch: &mut Option<bool>, word: &str, name: &str) -> Result<(), ConfigError> {
+    let on = word == name;
+    if *switch == Some(!on) {
+        return Err(ConfigError(format!(
+            "'{name}' and 'no-{name}' contradict each other"
+        )));
+    }
+    *switch = Some(on);
+    Ok(())
+}
+
+/// A `0`/`1` variable; unset is `None`.
+fn env_bool(
+    lookup: &impl Fn(&str) -> Option<String>,
+    key: &str,
+) -> Result<Option<bool>, ConfigError> {
+    match lookup(key).as_deref().map(str::trim) {
+        None => Ok(None),
+        Some("1") => Ok(Some(true)),
+        Some("0") => Ok(Some(false)),
+        Some(other) => Err(unknown(&format!("{key} value"), other, "0, 1")),
+    }
+}
+
 impl Config {
+    /// Whether the callbacks are weak: declared `extern_weak` and called
+    /// only when linked in (LLVM 16 and 19 alike by default).
+    pub fn weak_callbacks(&self) -> bool {
+        self.weak_callbacks.unwrap_or(true)
+    }
+
+    /// Whether `no_sanitize_thread` clears a function's atomics bit.
+    pub fn nosanitize_attr(&self, encoding: Encoding) -> bool {
+        self.nosanitize_attr
+            .unwrap_or_else(|| encoding.nosanitize_attr_default())
+    }
+
     /// The encoding for a module; `lto` says it is bitcode for an LTO link.
     /// Unasked, that is compact, or native under LTO: an LTO link writes the
     /// program at once, so no object exists for `pcmap emit` to finish
@@ -179,6 +235,8 @@ fn set_feature(cfg: &mut Config, word: &str) -> Result<bool, ConfigError> {
         "covered" => f.covered = true,
         "atomics" => f.atomics = true,
         "uar" => f.uar = true,
+        // clang's -fexperimental-sanitize-metadata=all.
+        "all" => *f = Features::ALL,
         "sites" | "no-sites" => {
             let sites = match word {
                 "sites" => Sites::Requested,
@@ -216,6 +274,16 @@ pub const IGNORELIST_MAX_BYTES: u64 = 64 << 20;
 fn load_ignorelist(path: &str) -> Result<Ignorelist, ConfigError> {
     let text = read_bounded(path, IGNORELIST_MAX_BYTES)?;
     Ignorelist::parse(&text).map_err(|e| ConfigError(format!("ignorelist '{path}' {e}")))
+}
+
+/// Reads `path` and adds its entries to the ignorelists read so far.
+fn add_ignorelist(cfg: &mut Config, path: &str) -> Result<(), ConfigError> {
+    let list = load_ignorelist(path)?;
+    match &mut cfg.ignorelist {
+        Some(all) => all.extend(list),
+        None => cfg.ignorelist = Some(list),
+    }
+    Ok(())
 }
 
 /// Reads at most `limit` bytes of UTF-8 text from `path`; more is an error.
@@ -383,6 +451,63 @@ mod tests {
         c.encoding = Some(Encoding::Native);
         assert_eq!(c.encoding_for(false), Some(Encoding::Native));
         assert_eq!(c.encoding_for(true), Some(Encoding::Native));
+    }
+
+    #[test]
+    fn llvm19_options() {
+        // Defaults: weak callbacks; no_sanitize_thread honoured in LLVM 19's
+        // encoding only.
+        let c = parse_pipeline_params(Some("covered")).unwrap();
+        assert!(c.weak_callbacks());
+        assert!(c.nosanitize_attr(Encoding::Compact));
+        assert!(!c.nosanitize_attr(Encoding::Native));
+        let c = parse_pipeline_params(Some("all;no-weak-callbacks;nosanitize-attr")).unwrap();
+        assert_eq!(c.features, Features::ALL);
+        assert!(!c.weak_callbacks());
+        assert!(c.nosanitize_attr(Encoding::Native));
+        let c = parse_pipeline_params(Some("uar;no-nosanitize-attr;weak-callbacks")).unwrap();
+        assert!(c.weak_callbacks() && !c.nosanitize_attr(Encoding::Compact));
+        for bad in [
+            "covered;nosanitize-attr;no-nosanitize-attr",
+            "covered;no-weak-callbacks;weak-callbacks",
+            "weak-callbacks",
+        ] {
+            assert!(parse_pipeline_params(Some(bad)).is_err(), "{bad}");
+        }
+        let c = from_env(env(&[
+            ("PCMAP_FEATURES", "all"),
+            ("PCMAP_WEAK_CALLBACKS", "0"),
+            ("PCMAP_NOSANITIZE_ATTR", "0"),
+        ]))
+        .unwrap();
+        assert_eq!(c.features, Features::ALL);
+        assert!(!c.weak_callbacks() && !c.nosanitize_attr(Encoding::Compact));
+        for bad in [
+            ("PCMAP_WEAK_CALLBACKS", "yes"),
+            ("PCMAP_NOSANITIZE_ATTR", "2"),
+        ] {
+            assert!(from_env(env(&[bad])).is_err(), "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn ignorelists_combine() {
+        let dir = std::env::temp_dir().join(format!("pcmap-lists-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let a = dir.join("a");
+        let b = dir.join("b");
+        std::fs::write(&a, "fun:first\n").unwrap();
+        std::fs::write(&b, "src:*.c\n").unwrap();
+        let (a, b) = (a.to_str().unwrap(), b.to_str().unwrap());
+        let check = |c: Config| {
+            let l = c.ignorelist.unwrap();
+            assert!(l.ignores_function("first") && l.ignores_source("x.c"));
+        };
+        check(
+            parse_pipeline_params(Some(&format!("covered;ignorelist={a};ignorelist={b}"))).unwrap(),
+        );
+        check(from_env(env(&[("PCMAP_IGNORELIST", &format!("{a},{b}"))])).unwrap());
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]

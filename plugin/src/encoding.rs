@@ -1,5 +1,7 @@
 //! The two encodings the pass can produce, each the exact output of one
-//! release of LLVM's SanitizerBinaryMetadata pass.
+//! release of LLVM's SanitizerBinaryMetadata pass. The names, versions,
+//! feature bits and mask widths are `pcmap_reader::sanmd`'s (the one place
+//! they are defined); this module only says which of them each release uses.
 //!
 //! * `Native` is LLVM 16's pass: format version 1, 32-bit feature masks,
 //!   sections `sanmd_covered`/`sanmd_atomics` that LLVM 16's AsmPrinter
@@ -7,52 +9,19 @@
 //! * `Compact` is LLVM 19's pass: version 2, 64-bit masks and the `!C`
 //!   (ULEB128) option in `sanmd_covered2!C`/`sanmd_atomics2!C`. LLVM 16's
 //!   AsmPrinter ignores `!C`, so `pcmap emit` finishes these sections using the
-//!   layout description (layout.rs).
+//!   layout description (`pcmap_reader::pclayout`).
 
-use crate::llvm::CodeModel;
+use pcmap_reader::pctable::CodeModel;
+use pcmap_reader::sanmd::{
+    Sanmd, SanmdSection, COMPACT_OPTION, FEATURE_ATOMICS, FEATURE_MASK_BYTES_COMPACT,
+    FEATURE_MASK_BYTES_NATIVE, VERSION_COMPACT, VERSION_NATIVE, VERSION_PTR_SIZE_REL,
+};
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum Encoding {
     Native,
     #[default]
     Compact,
-}
-
-/// Bit 0 of a covered entry's feature mask: the function's memory accesses
-/// were analysed for atomics (`kSanitizerBinaryMetadataAtomics`).
-pub const FEATURE_ATOMICS: u64 = 1 << 0;
-/// Bit 1: the function may leak stack addresses past its return
-/// (`kSanitizerBinaryMetadataUAR`).
-pub const FEATURE_UAR: u64 = 1 << 1;
-
-/// Set in the version passed to the callbacks when PCs are pointer-sized
-/// (medium and large code models).
-const VERSION_PTR_SIZE_REL: u32 = 1 << 16;
-
-/// One kind of SanitizerBinaryMetadata section and its callbacks.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum MetadataKind {
-    /// One function entry per analysed function, carrying the feature mask.
-    Covered,
-    /// One instruction entry per atomic (or racy-by-design) access.
-    Atomics,
-}
-
-impl MetadataKind {
-    pub fn section_suffix(self) -> &'static str {
-        match self {
-            MetadataKind::Covered => "sanmd_covered",
-            MetadataKind::Atomics => "sanmd_atomics",
-        }
-    }
-
-    /// Prefix of the `_add`/`_del` callbacks and of the structors' names.
-    pub fn function_prefix(self) -> &'static str {
-        match self {
-            MetadataKind::Covered => "__sanitizer_metadata_covered",
-            MetadataKind::Atomics => "__sanitizer_metadata_atomics",
-        }
-    }
 }
 
 impl Encoding {
@@ -66,57 +35,57 @@ impl Encoding {
     /// The version passed to the callbacks (`getVersion`).
     pub fn version(self, code_model: Option<CodeModel>) -> u32 {
         let base = match self {
-            Encoding::Native => 1,
-            Encoding::Compact => 2,
+            Encoding::Native => VERSION_NATIVE,
+            Encoding::Compact => VERSION_COMPACT,
         };
         match code_model {
-            Some(CodeModel::Medium | CodeModel::Large) => base | VERSION_PTR_SIZE_REL,
+            Some(m) if m.pointer_sized_pcs() => base | VERSION_PTR_SIZE_REL,
             _ => base,
         }
     }
 
-    /// Width in bits of the feature mask stored in covered entries.
-    pub fn feature_mask_bits(self) -> u32 {
+    /// Bytes of the feature mask stored in covered entries.
+    pub fn feature_mask_bytes(self) -> u8 {
         match self {
-            Encoding::Native => 32,
-            Encoding::Compact => 64,
+            Encoding::Native => FEATURE_MASK_BYTES_NATIVE,
+            Encoding::Compact => FEATURE_MASK_BYTES_COMPACT,
         }
     }
 
-    /// LLVM 19 names sections and markers after the version, so that objects
-    /// of different versions never share a section.
-    fn versioned(self, base: &str, version: u32) -> String {
-        match self {
-            Encoding::Native => base.to_string(),
-            Encoding::Compact => format!("{base}{version}"),
+    /// The section of `kind` for `version`, as requested in `!pcsections`
+    /// (`raw`: with LLVM 19's `!C`, which LLVM 16 keeps in the name) or
+    /// as it is finally called.
+    fn section(self, kind: Sanmd, version: u32, requested: bool) -> SanmdSection {
+        SanmdSection {
+            kind,
+            version,
+            raw: requested && self == Encoding::Compact,
         }
     }
 
     /// The section of the object file, after `pcmap emit` for `Compact`.
-    pub fn final_section(self, kind: MetadataKind, version: u32) -> String {
-        self.versioned(kind.section_suffix(), version)
+    pub fn final_section(self, kind: Sanmd, version: u32) -> String {
+        self.section(kind, version, false).to_string()
+    }
+
+    /// The section name as written in `!pcsections` (`name[!options]`).
+    pub fn requested_section(self, kind: Sanmd, version: u32) -> String {
+        self.section(kind, version, true).to_string()
     }
 
     /// The options requested in the `!pcsections` string.
     pub fn options(self) -> &'static str {
         match self {
             Encoding::Native => "",
-            Encoding::Compact => "C",
-        }
-    }
-
-    /// The section name as written in `!pcsections` (`name[!options]`).
-    pub fn requested_section(self, kind: MetadataKind, version: u32) -> String {
-        let base = self.final_section(kind, version);
-        match self.options() {
-            "" => base,
-            opts => format!("{base}!{opts}"),
+            Encoding::Compact => COMPACT_OPTION,
         }
     }
 
     /// Prefix of `<prefix>.module_ctor` / `<prefix>.module_dtor`.
-    pub fn structor_prefix(self, kind: MetadataKind, version: u32) -> String {
-        self.versioned(kind.function_prefix(), version)
+    pub fn structor_prefix(self, kind: Sanmd, version: u32) -> String {
+        self.section(kind, version, false)
+            .structor_prefix()
+            .to_string()
     }
 
     /// LLVM 19 gives structors external hidden linkage (COMDAT keys must not
@@ -127,8 +96,15 @@ impl Encoding {
 
     /// LLVM 19 only: accesses to non-escaping stack slots and to constant
     /// globals are not shared mutable memory; profile counters count as
-    /// atomic; `no_sanitize_thread` clears the atomics feature.
+    /// atomic.
     pub fn refines_atomics(self) -> bool {
+        self == Encoding::Compact
+    }
+
+    /// Whether `no_sanitize_thread` clears the atomics bit unless told
+    /// otherwise: LLVM 19's `-sanitizer-metadata-nosanitize-attr` is on by
+    /// default; LLVM 16 has no such option and never clears it.
+    pub fn nosanitize_attr_default(self) -> bool {
         self == Encoding::Compact
     }
 
@@ -160,21 +136,30 @@ mod tests {
         let v = Encoding::Native.version(None);
         assert_eq!(v, 1);
         assert_eq!(
-            Encoding::Native.requested_section(MetadataKind::Covered, v),
+            Encoding::Native.requested_section(Sanmd::Covered, v),
             "sanmd_covered"
         );
         assert_eq!(
-            Encoding::Native.structor_prefix(MetadataKind::Atomics, v),
+            Encoding::Native.structor_prefix(Sanmd::Atomics, v),
             "__sanitizer_metadata_atomics"
+        );
+        assert_eq!(
+            Encoding::Native.version(Some(CodeModel::Medium)),
+            65537,
+            "LLVM 16 flags pointer-sized PCs too"
         );
         let v = Encoding::Compact.version(Some(CodeModel::Large));
         assert_eq!(v, 65538);
         assert_eq!(
-            Encoding::Compact.requested_section(MetadataKind::Atomics, v),
+            Encoding::Compact.requested_section(Sanmd::Atomics, v),
             "sanmd_atomics65538!C"
         );
         assert_eq!(
-            Encoding::Compact.final_section(MetadataKind::Covered, 2),
+            Encoding::Compact.structor_prefix(Sanmd::Covered, v),
+            "__sanitizer_metadata_covered65538"
+        );
+        assert_eq!(
+            Encoding::Compact.final_section(Sanmd::Covered, 2),
             "sanmd_covered2"
         );
     }

@@ -88,6 +88,13 @@ impl Ignorelist {
         Ok(list)
     }
 
+    /// Adds `other`'s entries: a function or source either list ignores is
+    /// ignored, as LLVM's SpecialCaseList reads several files.
+    pub fn extend(&mut self, other: Ignorelist) {
+        self.functions.extend(other.functions);
+        self.sources.extend(other.sources);
+    }
+
     pub fn ignores_function(&self, name: &str) -> bool {
         self.functions.iter().any(|p| glob_match(p, name))
     }

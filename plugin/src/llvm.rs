@@ -27,6 +27,7 @@ use llvm_sys::prelude::{
     LLVMValueRef,
 };
 use llvm_sys::{LLVMIntPredicate, LLVMTypeKind};
+use pcmap_reader::pctable::CodeModel;
 
 pub use llvm_sys::{LLVMLinkage as Linkage, LLVMOpcode as Opcode, LLVMVisibility as Visibility};
 
@@ -137,28 +138,6 @@ pub enum AtomicScope {
     NotAtomic,
     SingleThread,
     CrossThread,
-}
-
-/// LLVM's `CodeModel::Model`, as pinned by the module's "Code Model" flag.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum CodeModel {
-    Tiny,
-    Small,
-    Kernel,
-    Medium,
-    Large,
-}
-
-impl CodeModel {
-    pub fn name(self) -> &'static str {
-        match self {
-            CodeModel::Tiny => "tiny",
-            CodeModel::Small => "small",
-            CodeModel::Kernel => "kernel",
-            CodeModel::Medium => "medium",
-            CodeModel::Large => "large",
-        }
-    }
 }
 
 // --- Module -----------------------------------------------------------------

@@ -8,13 +8,19 @@ use llvm_plugin::{LlvmModulePass, ModuleAnalysisManager, PreservedAnalyses};
 
 use crate::analysis;
 use crate::config::Config;
-use crate::encoding::{Encoding, MetadataKind, FEATURE_ATOMICS, FEATURE_UAR};
-use crate::layout::{self, EntryKind, SectionLayout};
+use pcmap_reader::pclayout::SectionLayout;
+use pcmap_reader::pctable::EntryKind;
+use pcmap_reader::sanmd::{Sanmd, CTOR_SUFFIX, DTOR_SUFFIX, FEATURE_ATOMICS, FEATURE_UAR};
+
+use crate::encoding::Encoding;
+use crate::layout;
 use crate::llvm::{AtomicScope, Function, Instruction, Linkage, Metadata, Module, Value};
 use crate::md::{self, PcSection};
 use crate::sites;
-use crate::stats::Stats;
-use crate::structors;
+use pcmap_reader::stats::Stats;
+
+use crate::stats;
+use crate::structors::{self, Structors};
 
 pub struct PcmapPass {
     config: Config,
@@ -67,7 +73,7 @@ pub fn run(config: &Config, m: Module<'_>) -> bool {
         .is_some_and(|l| l.ignores_source(&source))
     {
         if config.stats {
-            eprintln!("{}", Stats::default().line(encoding, &source));
+            eprintln!("{}", stats::line(Stats::default(), encoding, &source));
         }
         return described_sites;
     }
@@ -76,16 +82,32 @@ pub fn run(config: &Config, m: Module<'_>) -> bool {
         inst.run_on_function(f);
     }
     if config.stats {
-        eprintln!("{}", inst.stats.line(encoding, &source));
-    }
-    let kinds = inst.used_kinds.clone();
-    for &kind in &kinds {
-        structors::emit(m, encoding, kind, inst.version, lto);
+        eprintln!("{}", stats::line(inst.stats, encoding, &source));
     }
     let sections = inst.requested_sections();
-    if encoding == Encoding::Compact && !sections.is_empty() {
-        let text = layout::describe(&m.target_triple(), m.code_model(), &sections);
-        layout::emit(m, &text);
+    let record = match encoding {
+        Encoding::Compact if !sections.is_empty() => match layout::record(m, &sections) {
+            Ok(record) => Some(record),
+            Err(e) => {
+                // Reported before the structors and the record are added;
+                // the failed compile discards the attachments made so far.
+                m.emit_error(&format!("pcmap: {source}: {e}"));
+                return true;
+            }
+        },
+        _ => None,
+    };
+    let how = Structors {
+        encoding,
+        version: inst.version,
+        lto,
+        weak_callbacks: config.weak_callbacks(),
+    };
+    for &kind in &inst.used_kinds {
+        structors::emit(m, how, kind);
+    }
+    if let Some(record) = record {
+        layout::emit(m, &record);
     }
     described_sites || !sections.is_empty()
 }
@@ -157,14 +179,19 @@ fn check_module(config: &Config, m: Module<'_>) -> Result<Checked, String> {
 /// The name of a structor or description a SanitizerBinaryMetadata pass
 /// (this one or LLVM's) left in `m`, if any.
 fn instrumented_by(m: Module<'_>) -> Option<String> {
-    for global in [layout::GLOBAL_NAME, pcmap_reader::sites::GLOBAL_NAME] {
+    for global in [
+        pcmap_reader::pclayout::GLOBAL_NAME,
+        pcmap_reader::sites::GLOBAL_NAME,
+    ] {
         if m.has_global(global) {
             return Some(global.to_string());
         }
     }
     m.functions().map(|f| f.name()).find(|name| {
-        name.starts_with("__sanitizer_metadata_")
-            && (name.ends_with(".module_ctor") || name.ends_with(".module_dtor"))
+        [Sanmd::Covered, Sanmd::Atomics]
+            .iter()
+            .any(|k| name.starts_with(k.callback_prefix()))
+            && (name.ends_with(CTOR_SUFFIX) || name.ends_with(DTOR_SUFFIX))
     })
 }
 
@@ -179,7 +206,7 @@ struct Instrumenter<'c, 'm> {
     atomics_section: String,
     /// Sections that received entries, in first-use order, as LLVM's
     /// `SetVector` orders the structors.
-    used_kinds: Vec<MetadataKind>,
+    used_kinds: Vec<Sanmd>,
     /// Per record rule: its constants, and whether it matched anything.
     record_aux: Vec<Vec<Value<'m>>>,
     record_used: Vec<bool>,
@@ -208,8 +235,8 @@ impl<'c, 'm> Instrumenter<'c, 'm> {
             m,
             pcsections: m.metadata_kind("pcsections"),
             version,
-            covered_section: enc.requested_section(MetadataKind::Covered, version),
-            atomics_section: enc.requested_section(MetadataKind::Atomics, version),
+            covered_section: enc.requested_section(Sanmd::Covered, version),
+            atomics_section: enc.requested_section(Sanmd::Atomics, version),
             used_kinds: Vec::new(),
             record_aux,
             record_used: vec![false; config.records.len()],
@@ -219,7 +246,7 @@ impl<'c, 'm> Instrumenter<'c, 'm> {
         }
     }
 
-    fn use_kind(&mut self, kind: MetadataKind) {
+    fn use_kind(&mut self, kind: Sanmd) {
         if !self.used_kinds.contains(&kind) {
             self.used_kinds.push(kind);
         }
@@ -266,7 +293,7 @@ impl<'c, 'm> Instrumenter<'c, 'm> {
                 }
             }
         }
-        if enc.refines_atomics() && f.has_string_fn_attr("no_sanitize_thread") {
+        if self.config.nosanitize_attr(enc) && f.has_string_fn_attr("no_sanitize_thread") {
             mask &= !FEATURE_ATOMICS;
         }
         if f.is_var_arg() {
@@ -318,7 +345,7 @@ impl<'c, 'm> Instrumenter<'c, 'm> {
     ) {
         if atomic_entry {
             self.stats.atomics += 1;
-            self.use_kind(MetadataKind::Atomics);
+            self.use_kind(Sanmd::Atomics);
         }
         if !rules.is_empty() {
             self.stats.recorded += 1;
@@ -353,11 +380,13 @@ impl<'c, 'm> Instrumenter<'c, 'm> {
 
     fn attach_covered(&mut self, f: Function<'m>, mask: u64) {
         self.stats.covered += 1;
-        self.use_kind(MetadataKind::Covered);
+        self.use_kind(Sanmd::Covered);
         let node = match self.covered_nodes.get(&mask) {
             Some(&n) => n,
             None => {
-                let ty = self.m.int_type(self.enc.feature_mask_bits());
+                let ty = self
+                    .m
+                    .int_type(8 * u32::from(self.enc.feature_mask_bytes()));
                 let aux = [self.m.const_int(ty, mask)];
                 let n = md::pc_sections(
                     self.m,
@@ -376,23 +405,24 @@ impl<'c, 'm> Instrumenter<'c, 'm> {
     /// Every section that received entries, for the layout description.
     fn requested_sections(&self) -> Vec<SectionLayout> {
         let enc = self.enc;
+        let pc_width = layout::pc_width(self.m);
         let mut out: Vec<SectionLayout> = self
             .used_kinds
             .iter()
             .map(|&kind| {
-                let (entries, aux_bytes) = match kind {
-                    MetadataKind::Covered => {
-                        (EntryKind::Function, vec![enc.feature_mask_bits() / 8])
-                    }
-                    MetadataKind::Atomics => (EntryKind::Instruction, vec![]),
+                let (entries, aux) = match kind {
+                    Sanmd::Covered => (EntryKind::Function, vec![enc.feature_mask_bytes()]),
+                    Sanmd::Atomics => (EntryKind::Instruction, vec![]),
                 };
                 SectionLayout {
                     requested: enc.requested_section(kind, self.version),
                     final_name: enc.final_section(kind, self.version),
                     options: enc.options().to_string(),
                     entries,
-                    aux_bytes,
+                    size: entries.size_field_bytes(),
+                    aux,
                     version: Some(self.version),
+                    pc_width,
                 }
             })
             .collect();
@@ -403,13 +433,16 @@ impl<'c, 'm> Instrumenter<'c, 'm> {
             .zip(&self.record_used)
             .filter(|(_, used)| **used)
         {
+            let entries = EntryKind::Instruction;
             out.push(SectionLayout {
                 requested: rule.section.clone(),
                 final_name: rule.section.clone(),
                 options: String::new(),
-                entries: EntryKind::Instruction,
-                aux_bytes: rule.aux.iter().map(|a| a.bits / 8).collect(),
+                entries,
+                size: entries.size_field_bytes(),
+                aux: rule.aux.iter().map(|a| a.bytes()).collect(),
                 version: None,
+                pc_width,
             });
         }
         out

@@ -71,6 +71,14 @@ pub struct AuxConst {
     pub value: u64,
 }
 
+impl AuxConst {
+    /// Bytes the constant occupies after each PC (a whole number: the
+    /// widths are those of [`AUX_WIDTHS`]).
+    pub fn bytes(self) -> u8 {
+        (self.bits / 8) as u8
+    }
+}
+
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Rule {
     pub class: InstClass,

@@ -1,20 +1,42 @@
 //! The module constructor and destructor that hand each metadata section to
 //! its runtime: `__sanitizer_metadata_<kind>_{add,del}(version, start, stop)`.
 //!
-//! Mirrors `createSanitizerCtorAndInitFunctions(…, Weak=true)` plus the
-//! COMDAT/linkage fix-ups of SanitizerBinaryMetadata: the callbacks are
-//! extern_weak and called only when linked in; `__start_`/`__stop_` markers
-//! are extern_weak hidden so that a garbage-collected section still links.
+//! Mirrors `createSanitizerCtorAndInitFunctions(…, Weak)` plus the
+//! COMDAT/linkage fix-ups of SanitizerBinaryMetadata. With weak callbacks
+//! (`-sanitizer-metadata-weak-callbacks`, the default) a callback the module
+//! only declares becomes extern_weak and is called only when linked in; a
+//! callback the module defines (a runtime's own translation unit) keeps its
+//! definition and is called directly. Without, the callbacks are ordinary
+//! declarations, called unconditionally. `__start_`/`__stop_` markers are
+//! extern_weak hidden so that a garbage-collected section still links.
 
-use crate::encoding::{Encoding, MetadataKind};
+use pcmap_reader::sanmd::{Sanmd, ADD_SUFFIX, CTOR_SUFFIX, DEL_SUFFIX, DTOR_SUFFIX};
+
+use crate::encoding::Encoding;
 use crate::llvm::{Builder, Function, Linkage, Module, Value, Visibility};
 
 /// Runs after ordinary constructors (priority 65535 is the default).
 const STRUCTOR_PRIORITY: i32 = 2;
 
-/// Adds the ctor/dtor pair for `kind`'s section. `lto`: the module is bitcode
-/// for an LTO link (see [`hidden_external`]).
-pub fn emit(m: Module<'_>, encoding: Encoding, kind: MetadataKind, version: u32, lto: bool) {
+/// How the structors of a module are made.
+#[derive(Clone, Copy, Debug)]
+pub struct Structors {
+    pub encoding: Encoding,
+    pub version: u32,
+    /// The module is bitcode for an LTO link (see [`hidden_external`]).
+    pub lto: bool,
+    /// Weak callbacks, called only when linked in.
+    pub weak_callbacks: bool,
+}
+
+/// Adds the ctor/dtor pair for `kind`'s section.
+pub fn emit(m: Module<'_>, how: Structors, kind: Sanmd) {
+    let Structors {
+        encoding,
+        version,
+        lto,
+        weak_callbacks,
+    } = how;
     let section = encoding.final_section(kind, version);
     let args = [
         m.const_int(m.i32_type(), u64::from(version)),
@@ -22,18 +44,20 @@ pub fn emit(m: Module<'_>, encoding: Encoding, kind: MetadataKind, version: u32,
         section_marker(m, &format!("__stop_{section}")),
     ];
     let prefix = encoding.structor_prefix(kind, version);
-    let callbacks = kind.function_prefix();
+    let callbacks = kind.callback_prefix();
     let ctor = structor(
         m,
-        &format!("{prefix}.module_ctor"),
-        &format!("{callbacks}_add"),
+        &format!("{prefix}{CTOR_SUFFIX}"),
+        &format!("{callbacks}{ADD_SUFFIX}"),
         &args,
+        weak_callbacks,
     );
     let dtor = structor(
         m,
-        &format!("{prefix}.module_dtor"),
-        &format!("{callbacks}_del"),
+        &format!("{prefix}{DTOR_SUFFIX}"),
+        &format!("{callbacks}{DEL_SUFFIX}"),
         &args,
+        weak_callbacks,
     );
 
     let (mut ctor_key, mut dtor_key) = (None, None);
@@ -78,21 +102,41 @@ fn section_marker<'m>(m: Module<'m>, name: &str) -> Value<'m> {
     marker.as_value()
 }
 
-/// `name()` calls `callback(args…)` if the weak `callback` is linked in:
+/// `name()` calls `callback(args…)`; with `weak`, only if `callback` is
+/// linked in:
 ///
 /// ```text
-/// entry:    br (callback != null), callfunc, ret
+/// entry:    br (callback != null), callfunc, ret     (a defined callback: br true)
 /// callfunc: call callback(args…); br ret
 /// ret:      ret void
 /// ```
-fn structor<'m>(m: Module<'m>, name: &str, callback: &str, args: &[Value<'m>; 3]) -> Function<'m> {
+///
+/// and without, `call callback(args…); ret void` in one block.
+fn structor<'m>(
+    m: Module<'m>,
+    name: &str,
+    callback: &str,
+    args: &[Value<'m>; 3],
+    weak: bool,
+) -> Function<'m> {
     let callback_ty = m.function_type(m.void_type(), &[m.i32_type(), m.ptr_type(), m.ptr_type()]);
     // Declared before the structor, as LLVM does, so modules print alike.
     let callee = m.get_or_insert_function(callback, callback_ty);
-    callee.set_linkage(Linkage::LLVMExternalWeakLinkage);
+    // Only a declaration may be extern_weak: a definition with that linkage
+    // verifies in memory but does not parse back, and ELF linkers warn.
+    if weak && callee.is_declaration() {
+        callee.set_linkage(Linkage::LLVMExternalWeakLinkage);
+    }
     let f = m.create_structor(name);
 
     let mut b = Builder::new(m);
+    if !weak {
+        let only = b.append_block(f, "");
+        b.position_at_end(only);
+        b.call(callback_ty, callee.as_value(), args);
+        b.ret_void();
+        return f;
+    }
     let entry = b.append_block(f, "entry");
     let call_bb = b.append_block(f, "callfunc");
     let ret_bb = b.append_block(f, "ret");

@@ -9,6 +9,7 @@
 //! * [`pctable`]: PC tables (`!pcsections`), raw, native and compact.
 //! * [`sanmd`]: SanitizerBinaryMetadata's section names, versions and
 //!   feature bits.
+//! * [`stats`]: the plugin's per-module statistics line.
 //! * [`pclayout`] (feature `alloc`): the plugin's layout description
 //!   `.pcmap.layout`, read and written.
 //!
@@ -34,6 +35,7 @@ pub mod sanmd;
 pub mod sites;
 #[cfg(feature = "write")]
 pub mod stackmap;
+pub mod stats;
 
 pub use endian::{BigEndian, Endian, LittleEndian, RunTimeEndian};
 pub use error::{Error, Result};

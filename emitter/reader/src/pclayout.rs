@@ -30,6 +30,8 @@ use crate::sanmd::COMPACT_OPTION;
 /// The section the plugin leaves in every module it compiles in compact
 /// mode.
 pub const SECTION_NAME: &str = ".pcmap.layout";
+/// The private IR constant the plugin places in [`SECTION_NAME`].
+pub const GLOBAL_NAME: &str = "__pcmap_layout";
 /// The one format version there is.
 pub const FORMAT_VERSION: u32 = 1;
 

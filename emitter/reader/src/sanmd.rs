@@ -53,6 +53,15 @@ pub const COMPACT_OPTION: &str = "C";
 /// A section name's separator before its options.
 pub const OPTIONS_SEPARATOR: char = '!';
 
+/// After [`Sanmd::callback_prefix`]: the callback a structor calls when
+/// the module is loaded, and when it is unloaded.
+pub const ADD_SUFFIX: &str = "_add";
+pub const DEL_SUFFIX: &str = "_del";
+/// After [`SanmdSection::structor_prefix`]: the constructor and the
+/// destructor.
+pub const CTOR_SUFFIX: &str = ".module_ctor";
+pub const DTOR_SUFFIX: &str = ".module_dtor";
+
 /// The two kinds of SanitizerBinaryMetadata section.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Sanmd {
