@@ -1,5 +1,6 @@
 //! `pcmap`: the command line over the emitter library.
 
+use std::ffi::OsString;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -7,6 +8,7 @@ use std::process::ExitCode;
 use anyhow::{bail, Context, Result};
 use clap::{Parser, Subcommand, ValueEnum};
 
+mod cc;
 mod input;
 mod output;
 
@@ -90,13 +92,27 @@ enum Command {
         #[arg(long, value_name = "IR_STATS")]
         against: Option<PathBuf>,
     },
+    /// Run a compiler with the plugin and finish every object it writes in
+    /// place: `CC="pcmap cc clang-16"` (docs/build.md). Probes (-E,
+    /// --version, …) and link-only commands run as given.
+    #[command(disable_help_flag = true, disable_version_flag = true)]
+    Cc {
+        /// The compiler (clang-16) and its arguments, as given.
+        #[arg(
+            required = true,
+            trailing_var_arg = true,
+            allow_hyphen_values = true,
+            value_name = "COMPILER ARGS"
+        )]
+        command: Vec<OsString>,
+    },
 }
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Dump { file, json, format } => {
-            dump(&file, if json { DumpFormat::Json } else { format })
+            dump(&file, if json { DumpFormat::Json } else { format }).map(|()| ExitCode::SUCCESS)
         }
         Command::Emit {
             input,
@@ -128,11 +144,15 @@ fn main() -> ExitCode {
                 stats,
                 temp,
             )
+            .map(|()| ExitCode::SUCCESS)
         }
-        Command::Verify { file, against } => verify(&file, against.as_deref()),
+        Command::Verify { file, against } => {
+            verify(&file, against.as_deref()).map(|()| ExitCode::SUCCESS)
+        }
+        Command::Cc { command } => cc::run(&command),
     };
     match result {
-        Ok(()) => ExitCode::SUCCESS,
+        Ok(code) => code,
         Err(e) => {
             eprintln!("pcmap: error: {e:#}");
             ExitCode::FAILURE
