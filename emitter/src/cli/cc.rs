@@ -42,6 +42,25 @@ use anyhow::{bail, Context, Result};
 /// of an install.
 pub const PLUGIN_NAME: &str = "libpcmap_plugin.so";
 
+/// `pcmap cc` under the names a build takes as one compiler executable
+/// (CMake's CMAKE_C_COMPILER, the `cc` crate's compiler probe, which runs
+/// `$CC -E` without CC's other words): a link named `pcmap-cc` (`pcmap-c++`)
+/// to `pcmap` runs `pcmap cc ${PCMAP_CC:-clang-16}` (`${PCMAP_CXX:-clang++-16}`)
+/// with its arguments. `None` under any other name.
+pub fn multicall() -> Option<Vec<OsString>> {
+    let mut args = std::env::args_os();
+    let argv0 = args.next()?;
+    let (var, default) = match Path::new(&argv0).file_name()?.as_bytes() {
+        b"pcmap-cc" => ("PCMAP_CC", "clang-16"),
+        b"pcmap-c++" => ("PCMAP_CXX", "clang++-16"),
+        _ => return None,
+    };
+    let compiler = std::env::var_os(var)
+        .filter(|c| !c.is_empty())
+        .unwrap_or_else(|| default.into());
+    Some(std::iter::once(compiler).chain(args).collect())
+}
+
 /// Runs `pcmap cc COMPILER ARGS…`; `Ok` carries the exit code to return
 /// (the compiler's, when it failed).
 pub fn run(command: &[OsString]) -> Result<ExitCode> {

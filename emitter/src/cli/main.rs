@@ -109,6 +109,11 @@ enum Command {
 }
 
 fn main() -> ExitCode {
+    // Called as pcmap-cc or pcmap-c++ (a link to pcmap): `pcmap cc` with
+    // the compiler from the environment.
+    if let Some(command) = cc::multicall() {
+        return report(cc::run(&command));
+    }
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Dump { file, json, format } => {
@@ -151,6 +156,11 @@ fn main() -> ExitCode {
         }
         Command::Cc { command } => cc::run(&command),
     };
+    report(result)
+}
+
+/// The exit code, after printing an error as one line.
+fn report(result: Result<ExitCode>) -> ExitCode {
     match result {
         Ok(code) => code,
         Err(e) => {
