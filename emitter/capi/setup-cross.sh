@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
-# Makes libpcmap_capi.a buildable for AArch64 and PowerPC64 LE, so that C
+# Makes libpcmap buildable for AArch64 and PowerPC64 LE, so that C
 # runtimes for those targets (examples/gc) can link it. rustup's toolchain
 # here has only the host's standard library, and no other may be downloaded;
 # Debian ships Rust standard libraries for every architecture. This installs
 # Debian's rustc-web and unpacks its arm64 and ppc64el standard libraries
-# (same version) into a private sysroot; build-cross.sh then compiles with it.
+# (same version) into a private sysroot; build-lib.sh then compiles with it.
 # Idempotent: a second run does nothing.
 #
 #   emitter/capi/setup-cross.sh

@@ -2,7 +2,7 @@
 # The atomics example end to end on one target: compile counter.c with
 # clang-16 and the pcmap plugin, finish the PC tables with `pcmap emit`, link
 # with runtime.c (the SanitizerBinaryMetadata callbacks, reading the tables
-# through libpcmap_capi.a: emitter/capi/build-cross.sh off the host), run (qemu-user off
+# through libpcmap.a: emitter/capi/build-lib.sh), run (qemu-user off
 # the host), then check what the running program reported:
 #   - `pcmap verify --against`: every PC lies in a function, counts vs the IR;
 #   - scripts/check-atomic-pcs.py: every atomic PC the runtime printed is an
@@ -34,11 +34,7 @@ case $name in
   *) echo "run.sh: unknown target '$name' (x86_64, aarch64, ppc64le)" >&2; exit 2 ;;
 esac
 INCLUDE=$repo/target/include
-if [ -z "$rust" ]; then
-  CAPI=${PCMAP_BUILD_DIR:-$repo/target/release}/libpcmap_capi.a
-else
-  CAPI=$repo/$("$repo/emitter/capi/build-cross.sh" "$rust")
-fi
+CAPI=$repo/$("$repo/emitter/capi/build-lib.sh" "${rust:-host}")
 for f in "$PCMAP" "$INCLUDE/pcmap.h" "$CAPI"; do
   [ -e "$f" ] || { echo "run.sh: $f missing: cargo build --release" >&2; exit 2; }
 done
@@ -57,9 +53,9 @@ lost=$(grep -c 'loosing !pcsections' "$out/stats" || true)
 [ "$lost" -eq 0 ] || echo "  (LLVM 16's backend warned it dropped !pcsections on $lost instructions)"
 step "pcmap emit counter.raw.o -o counter.o"
 "$PCMAP" emit "$out/counter.raw.o" -o "$out/counter.o"
-step "clang-16 --target=$gnu -fuse-ld=lld counter.o runtime.o libpcmap_capi.a -o counter"
+step "clang-16 --target=$gnu -fuse-ld=lld counter.o runtime.o libpcmap.a -o counter"
 "${cc[@]}" -std=c11 -Wall -Wextra -Werror -I "$INCLUDE" -c "$here/runtime.c" -o "$out/runtime.o"
-"$BIN/clang" --target="$gnu" -fuse-ld=lld "$out/counter.o" "$out/runtime.o" "$CAPI" -o "$out/counter" -lpthread -ldl -lm
+"$BIN/clang" --target="$gnu" -fuse-ld=lld "$out/counter.o" "$out/runtime.o" "$CAPI" -o "$out/counter" -lpthread
 step "${run[*]:+${run[*]} }./counter"
 "${run[@]}" "$out/counter" >"$out/run.log"
 sed 's/^/  /' "$out/run.log"

@@ -1,7 +1,7 @@
 // A tiny SanitizerBinaryMetadata runtime: the callbacks LLVM 19's module
 // constructors call (version 2; `| 1<<16` when PCs are pointer-sized), and a
 // dump of every atomic PC with its function. The tables are read through the
-// pcmap C API (pcmap.h, libpcmap_capi.a: docs/runtime.md), which also picks
+// pcmap C API (pcmap.h, libpcmap.a: docs/runtime.md), which also picks
 // the PC width: 8 bytes on PowerPC64, where LLVM 16 and 19 pass version 2
 // without the flag (docs/pctables.md, "Linked programs").
 //

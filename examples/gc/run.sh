@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds and runs the collector example for one target: IR -> opt-16
 # (statepoints) -> llc-16 -> pcmap emit -> link with the C runtime and
-# libpcmap_capi.a -> run (under qemu-user off the host). Exits non-zero
+# libpcmap.a -> run (under qemu-user off the host). Exits non-zero
 # unless the program printed the right checksum.
 #
 #   examples/gc/run.sh x86_64|aarch64|ppc64le [--hide-root] [--keep DIR]
@@ -41,11 +41,7 @@ esac
 BIN=$(llvm-config-16 --bindir)
 PCMAP=$repo/target/release/pcmap
 INCLUDE=$repo/target/include
-if [ -z "$rust" ]; then
-  CAPI=$repo/target/release/libpcmap_capi.a
-else
-  CAPI=$repo/$("$repo/emitter/capi/build-cross.sh" "$rust")
-fi
+CAPI=$repo/$("$repo/emitter/capi/build-lib.sh" "${rust:-host}")
 for f in "$PCMAP" "$INCLUDE/pcmap.h" "$CAPI"; do
   [ -e "$f" ] || { echo "run.sh: $f missing: cargo build --release" >&2; exit 2; }
 done
@@ -73,5 +69,5 @@ fi
 
 "$BIN/clang" --target="$gnu" -fuse-ld=lld "${pie[@]}" -O2 -std=c11 -Wall -Wextra -Werror -I "$INCLUDE" \
   "$here/main.c" "$here/heap.c" "$here/stackwalk.c" "$here/trampoline-$target.S" \
-  "$out/program.flat.o" "$CAPI" -lpthread -ldl -lm -o "$out/gc"
+  "$out/program.flat.o" "$CAPI" -o "$out/gc"
 "${run[@]}" "$out/gc"

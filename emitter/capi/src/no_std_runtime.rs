@@ -1,4 +1,4 @@
-//! The Rust runtime pieces of the `no_std` build (`build-cross.sh`, `--cfg
+//! The Rust runtime pieces of the `no_std` build (`build-lib.sh`, `--cfg
 //! pcmap_no_std`): a panic handler and the personality routine. They are
 //! not the C API's: cbindgen skips this module, so `pcmap.h` does not
 //! declare them.

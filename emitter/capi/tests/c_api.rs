@@ -1,7 +1,8 @@
 //! The C API as a C or C++ program sees it: `pcmap.h` compiles cleanly as C11
-//! and C++17 with `-Wall -Wextra -Werror -pedantic`, links with
-//! `libpcmap_capi.a`, and `tests/c/api_probe.c` prints exactly what the
-//! tables written by pcmap-reader's writer hold.
+//! and C++17 with `-Wall -Wextra -Werror -pedantic`, links with libpcmap
+//! (the no_std C library `build-lib.sh` builds: static, and shared), and
+//! `tests/c/api_probe.c` prints exactly what the tables written by
+//! pcmap-reader's writer hold.
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -22,10 +23,26 @@ const REGISTERS: [(u16, u64, u64); 5] = [
     (29, 0x50000, 0x5008),
 ];
 
-/// `target/<profile>`, holding libpcmap_capi.a; the header is in `target/include`.
+/// `target/<profile>`; the header is in `target/include`.
 fn profile_dir() -> PathBuf {
     let exe = std::env::current_exe().unwrap();
     exe.parent().and_then(Path::parent).unwrap().to_path_buf()
+}
+
+/// The host's libpcmap.a, built (or found up to date) by build-lib.sh: the
+/// library C programs link, never a stale one.
+fn static_library() -> PathBuf {
+    let repo = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let out = Command::new(repo.join("emitter/capi/build-lib.sh"))
+        .arg("host")
+        .output()
+        .expect("emitter/capi/build-lib.sh runs");
+    assert!(
+        out.status.success(),
+        "build-lib.sh failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    repo.join(String::from_utf8(out.stdout).unwrap().trim())
 }
 
 fn loc(kind: LocationKind, dwarf_reg: u16, offset: i32) -> Location {
@@ -232,8 +249,9 @@ fn expected() -> String {
     out
 }
 
-/// Compiles api_probe with `compiler` and `std`, links libpcmap_capi.a.
-fn build_probe(compiler: &str, lang: &str, std: &str, out: &Path) {
+/// Compiles api_probe with `compiler` and `std`, links `library`
+/// (libpcmap.a, or libpcmap.so found through the run path).
+fn build_probe(compiler: &str, lang: &str, std: &str, library: &Path, out: &Path) {
     let dir = profile_dir();
     let include = dir.parent().unwrap().join("include");
     let status = Command::new(compiler)
@@ -250,8 +268,12 @@ fn build_probe(compiler: &str, lang: &str, std: &str, out: &Path) {
         .arg(&include)
         .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/c/api_probe.c"))
         .args(["-x", "none"])
-        .arg(dir.join("libpcmap_capi.a"))
-        .args(["-lpthread", "-ldl", "-lm", "-o"])
+        .arg(library)
+        .arg(format!(
+            "-Wl,-rpath,{}",
+            library.parent().unwrap().display()
+        ))
+        .arg("-o")
         .arg(out)
         .status()
         .unwrap_or_else(|e| panic!("{compiler}: {e}"));
@@ -281,11 +303,23 @@ fn c11_and_cxx17_programs_read_what_was_written() {
     let file = tmp.path().join("section.bin");
     std::fs::write(&file, section()).unwrap();
     let want = expected();
-    for (compiler, lang, std) in [("gcc", "c", "-std=c11"), ("g++", "c++", "-std=c++17")] {
-        let probe = tmp.path().join(format!("probe-{lang}"));
-        build_probe(compiler, lang, std, &probe);
+    let archive = static_library();
+    let shared = archive.with_file_name("libpcmap.so");
+    for (compiler, lang, std, library) in [
+        ("gcc", "c", "-std=c11", &archive),
+        ("g++", "c++", "-std=c++17", &archive),
+        ("gcc", "c", "-std=c11", &shared),
+    ] {
+        let kind = library.extension().unwrap().to_string_lossy();
+        let probe = tmp.path().join(format!("probe-{lang}-{kind}"));
+        build_probe(compiler, lang, std, library, &probe);
         let got = run_probe(&probe, &file);
-        assert_eq!(got, want, "{compiler} {std}: api_probe output differs");
+        assert_eq!(
+            got,
+            want,
+            "{compiler} {std} with {}: api_probe output differs",
+            library.display()
+        );
     }
 }
 
@@ -293,7 +327,7 @@ fn c11_and_cxx17_programs_read_what_was_written() {
 fn a_corrupt_section_is_an_error_for_c_too() {
     let tmp = tempfile::tempdir().unwrap();
     let probe = tmp.path().join("probe");
-    build_probe("gcc", "c", "-std=c11", &probe);
+    build_probe("gcc", "c", "-std=c11", &static_library(), &probe);
     let mut bytes = section();
     bytes[0] = b'X';
     let file = tmp.path().join("bad.bin");
@@ -424,9 +458,10 @@ fn c11_and_cxx17_programs_read_pc_tables() {
         entry("entry", COVERED[0])
     );
 
+    let archive = static_library();
     for (compiler, lang, std) in [("gcc", "c", "-std=c11"), ("g++", "c++", "-std=c++17")] {
         let probe = tmp.path().join(format!("probe-{lang}"));
-        build_probe(compiler, lang, std, &probe);
+        build_probe(compiler, lang, std, &archive, &probe);
         let ctx = format!("{compiler} {std}");
         // Width 0: the target's default (4 on the hosts we test on).
         let got = run_pctable_probe(&probe, &["covered", "2", "0"], &covered, &pcs);

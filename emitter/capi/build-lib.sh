@@ -1,0 +1,79 @@
+#!/usr/bin/env bash
+# Builds the C API library, libpcmap, for one target and prints the path of
+# its static archive:
+#
+#   target/capi/TRIPLE/libpcmap.a     one relocatable object: pcmap-capi,
+#                                     pcmap-reader and the parts of core they
+#                                     use, linked from the pcmap_* functions
+#                                     with --gc-sections; every other symbol
+#                                     made local
+#   target/capi/TRIPLE/libpcmap.so.0  the same as a shared library (soname
+#   target/capi/TRIPLE/libpcmap.so      libpcmap.so.0; the .so a link to it),
+#                                     exporting pcmap_* only (libpcmap.map)
+#
+# Plain rustc, without the standard library (--cfg pcmap_no_std: core only,
+# abort on panic), fat LTO: a program gains tens of kilobytes of code, and
+# needs nothing of libc but abort and the mem* functions. The host builds
+# with the rustup toolchain's core; AArch64 and PowerPC64 LE with Debian's
+# (emitter/capi/setup-cross.sh installs it). The header is the same for
+# every target: target/include/pcmap.h (cargo build writes it).
+# Rebuilds only when a source, this script or the version script changed.
+#
+#   emitter/capi/build-lib.sh [host|x86_64-unknown-linux-gnu|aarch64-unknown-linux-gnu|powerpc64le-unknown-linux-gnu]
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+
+PATH="$HOME/.cargo/bin:$PATH"
+host=$(rustc -vV | sed -n 's/^host: //p')
+triple=${1:-host}
+[ "$triple" = host ] && triple=$host
+if [ "$triple" = "$host" ]; then
+  rustc=(rustc)
+else
+  SYSROOT=${PCMAP_CROSS_SYSROOT:-/opt/pcmap-rust-cross}
+  [ -f "$SYSROOT/$triple.version" ] || { echo "build-lib: no Rust core for $triple: run emitter/capi/setup-cross.sh first" >&2; exit 1; }
+  rustc=(/usr/bin/rustc --target "$triple" --sysroot "$SYSROOT")
+fi
+# The GNU triple of the target's binutils and C library.
+gnu=${triple/-unknown-/-}
+BIN=$(llvm-config-16 --bindir)
+
+out=target/capi/$triple
+lib=$out/libpcmap.a
+map=emitter/capi/libpcmap.map
+if [ -f "$lib" ] && [ -f "$out/libpcmap.so.0" ] &&
+   [ -z "$(find emitter/reader/src emitter/capi/src "$0" "$map" -newer "$lib" | head -1)" ]; then
+  echo "$lib"
+  exit 0
+fi
+
+mkdir -p "$out"
+work=$(mktemp -d "$out/.build.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+common=(--edition 2021 -C opt-level=3 -C panic=abort -C codegen-units=1 --cap-lints allow)
+"${rustc[@]}" "${common[@]}" --crate-type rlib --crate-name pcmap_reader \
+  emitter/reader/src/lib.rs -o "$work/libpcmap_reader.rlib"
+"${rustc[@]}" "${common[@]}" -C lto=fat --cfg pcmap_no_std --crate-type staticlib --crate-name pcmap_capi \
+  emitter/capi/src/lib.rs --extern pcmap_reader="$work/libpcmap_reader.rlib" -o "$work/libpcmap_capi.a"
+
+# The C API's functions are the roots of the link; nothing else stays global.
+# (GNU nm: llvm-nm-16 cannot read the prebuilt core's bitcode.)
+roots=$("$gnu-nm" -g --defined-only "$work/libpcmap_capi.a" 2>/dev/null |
+  awk '$2 == "T" && $3 ~ /^pcmap_/ {print $3}' | sort -u)
+[ -n "$roots" ] || { echo "build-lib: no pcmap_* function in the $triple build" >&2; exit 1; }
+undefined=()
+for r in $roots; do undefined+=(-u "$r"); done
+"$gnu-ld" -r --gc-sections "${undefined[@]}" --whole-archive "$work/libpcmap_capi.a" -o "$work/pcmap.o"
+# Local: everything but pcmap_*. Dropped: debug info and the bitcode the
+# prebuilt core carries (another LLVM's, which LLVM 16's tools cannot read).
+"$BIN/llvm-objcopy" --wildcard --keep-global-symbol='pcmap_*' --strip-debug \
+  --remove-section=.llvmbc --remove-section=.llvmcmd "$work/pcmap.o" "$work/libpcmap.o"
+"$BIN/llvm-ar" rcs "$work/libpcmap.a" "$work/libpcmap.o"
+"$BIN/clang" --target="$gnu" -fuse-ld=lld -shared -o "$work/libpcmap.so.0" "$work/libpcmap.o" \
+  -Wl,-soname,libpcmap.so.0 -Wl,--version-script="$map" -Wl,--no-undefined -Wl,-z,noexecstack
+
+# Each file appears complete: renamed into place.
+mv -f "$work/libpcmap.so.0" "$out/libpcmap.so.0"
+ln -sfn libpcmap.so.0 "$out/libpcmap.so"
+mv -f "$work/libpcmap.a" "$lib"
+echo "$lib"
