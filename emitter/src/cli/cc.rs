@@ -19,10 +19,10 @@
 //!                        replaced by their objects
 //! ```
 //!
-//! `-fno-pcmap` runs the command as given less that flag: for the runtime
-//! that defines the `__sanitizer_metadata_*` callbacks, which must not be
-//! compiled with the plugin (its constructors declare them weak: clang
-//! warns "changed binding to STB_WEAK", an error under -Werror).
+//! `-fno-pcmap` runs the command as given less that flag: for sources that
+//! must not be instrumented in a build that instruments the rest, such as
+//! the runtime that receives the tables (as a sanitizer's runtime is built
+//! without the sanitizer: its own functions stay out of the tables).
 //!
 //! An object emit refuses is deleted (make must not take the target as
 //! built). The compiler's own exit status is returned when it fails. LLVM
