@@ -458,6 +458,17 @@ fn plugin_arg(plugin: &Path) -> OsString {
     a
 }
 
+/// Whether `args` load `plugin` already (`-fpass-plugin=` naming the same
+/// file): a second copy would run the pass twice, which it refuses.
+fn loads(args: &[OsString], plugin: &Path) -> bool {
+    args.iter().any(|a| {
+        a.as_bytes()
+            .strip_prefix(b"-fpass-plugin=")
+            .and_then(|p| std::fs::canonicalize(OsStr::from_bytes(p)).ok())
+            .is_some_and(|p| p == plugin)
+    })
+}
+
 fn run_compiler(compiler: &OsStr, args: &[OsString]) -> Result<ExitStatus> {
     Command::new(compiler)
         .args(args)
@@ -478,7 +489,10 @@ fn status_code(status: ExitStatus) -> Result<ExitCode> {
 
 /// `-c`: the compile as given plus the plugin, then every object emitted.
 fn compile(compiler: &OsStr, inv: &Invocation, plugin: &Path) -> Result<ExitCode> {
-    let mut args = vec![plugin_arg(plugin)];
+    let mut args = Vec::with_capacity(inv.args.len() + 1);
+    if !loads(inv.args, plugin) {
+        args.push(plugin_arg(plugin));
+    }
     args.extend(inv.args.iter().cloned());
     let status = run_compiler(compiler, &args)?;
     if !status.success() {
@@ -510,12 +524,10 @@ fn compile_and_link(compiler: &OsStr, inv: &Invocation, plugin: &Path) -> Result
         name.push(".o");
         let object = dir.path().join(name);
         let mut args = shared.clone();
-        args.extend(
-            ["-c", "-Qunused-arguments"]
-                .map(OsString::from)
-                .into_iter()
-                .chain([plugin_arg(plugin)]),
-        );
+        args.extend(["-c", "-Qunused-arguments"].map(OsString::from));
+        if !loads(&shared, plugin) {
+            args.push(plugin_arg(plugin));
+        }
         if let Some(x) = &source.x {
             args.extend([OsString::from("-x"), x.clone()]);
         }
