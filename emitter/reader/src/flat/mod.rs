@@ -41,7 +41,9 @@ mod table;
 mod writer;
 
 pub use lookup::{Found, Hit, Match, PcMapWindow};
-pub use site::{Cfa, FrameState, LiveOuts, Locations, SavedRegisters, Site, SiteWithLiveOuts};
+pub use site::{
+    Cfa, FrameState, LiveOuts, Locations, SavedRegisters, Site, SiteData, SiteWithLiveOuts,
+};
 pub use table::{
     section_endian, FlatStackMap, FrameRecord, FrameRegister, Header, KeptHeader, Record, Tables,
 };

@@ -10,17 +10,80 @@ use super::{frame_state_flags, location_head, site_head, RecordKind, MAX_COUNT};
 use crate::leb128::{self, LebError};
 use crate::{Error, LiveOut, Location, LocationKind, Result};
 
-use super::table::FrameRegister;
+use super::table::{FrameRegister, KeptHeader};
+use super::{DATA, END};
 
-/// The Data area of a table and where it starts in the table.
+/// The Data area of a table, where its Sites and FrameStates are: decodes
+/// them given their offsets in it.
 #[derive(Debug, Clone, Copy)]
-pub(crate) struct Data<'a> {
-    pub bytes: &'a [u8],
+pub struct SiteData<'a> {
+    pub(crate) bytes: &'a [u8],
     /// Offset of the Data area in the table, for error messages.
-    pub base: usize,
+    pub(crate) base: usize,
 }
 
-impl<'a> Data<'a> {
+impl<'a> SiteData<'a> {
+    /// The Data area `bytes`, which starts at `base` in its table.
+    pub fn new(bytes: &'a [u8], base: usize) -> Self {
+        SiteData { bytes, base }
+    }
+
+    /// The Data area of the table at the start of `table`, whose header
+    /// `parse` accepted and the caller kept (empty if the header does not
+    /// fit the bytes: then every decode is an error).
+    #[inline(always)]
+    pub fn of_kept(table: &'a [u8], kept: KeptHeader<'_>) -> Self {
+        let (start, end) = (kept.bounds[DATA] as usize, kept.bounds[END] as usize);
+        SiteData {
+            bytes: table.get(start..end).unwrap_or_default(),
+            base: start,
+        }
+    }
+
+    /// The Data area's bytes.
+    pub fn bytes(&self) -> &'a [u8] {
+        self.bytes
+    }
+
+    /// The Site at `offset`, with its live-outs found.
+    #[inline]
+    pub fn site_with_live_outs(&self, offset: u32) -> Result<SiteWithLiveOuts> {
+        let site = self.site(offset)?;
+        let (num_live_outs, live_outs) = self.live_outs_of(&site)?;
+        Ok(SiteWithLiveOuts {
+            site,
+            num_live_outs,
+            live_outs,
+        })
+    }
+
+    /// The `count` locations at offset `at` of the Data area.
+    pub fn locations_at(&self, at: u32, count: u16) -> Locations<'a> {
+        Locations {
+            data: *self,
+            at: at as usize,
+            left: count,
+        }
+    }
+
+    /// The `count` live-outs at offset `at` of the Data area.
+    pub fn live_outs_at(&self, at: u32, count: u16) -> LiveOuts<'a> {
+        LiveOuts {
+            data: *self,
+            at: at as usize,
+            left: count,
+        }
+    }
+
+    /// The `count` saved registers at offset `at` of the Data area.
+    pub fn saved_registers_at(&self, at: u32, count: u16) -> SavedRegisters<'a> {
+        SavedRegisters {
+            data: *self,
+            at: at as usize,
+            left: count,
+        }
+    }
+
     fn err(&self, at: usize, e: LebError) -> Error {
         let offset = self.base.saturating_add(at);
         match e {
@@ -310,7 +373,7 @@ impl FrameState {
 /// A Site's locations, decoded one by one.
 #[derive(Debug, Clone)]
 pub struct Locations<'a> {
-    pub(crate) data: Data<'a>,
+    pub(crate) data: SiteData<'a>,
     pub(crate) at: usize,
     pub(crate) left: u16,
 }
@@ -349,7 +412,7 @@ impl Iterator for Locations<'_> {
 /// A Site's live-outs, decoded one by one.
 #[derive(Debug, Clone)]
 pub struct LiveOuts<'a> {
-    pub(crate) data: Data<'a>,
+    pub(crate) data: SiteData<'a>,
     pub(crate) at: usize,
     pub(crate) left: u16,
 }
@@ -372,7 +435,7 @@ impl Iterator for LiveOuts<'_> {
 /// A FrameState's saved registers, decoded one by one.
 #[derive(Debug, Clone)]
 pub struct SavedRegisters<'a> {
-    pub(crate) data: Data<'a>,
+    pub(crate) data: SiteData<'a>,
     pub(crate) at: usize,
     pub(crate) left: u16,
 }

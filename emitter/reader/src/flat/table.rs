@@ -1,7 +1,7 @@
 //! One flat table: its header, parsed and checked, and bounds-checked
 //! access to every entry; the tables of a section.
 
-use super::site::{Data, LiveOuts, Locations, SavedRegisters};
+use super::site::{LiveOuts, Locations, SavedRegisters, SiteData};
 use super::{
     frame_record, header, record, FrameState, Site, SiteWithLiveOuts, ABSOLUTE_ADDRESSES,
     ADDRESSES, ADDRESS_SIZE, BIG_ENDIAN, CONSTANTS, CONSTANT_SIZE, DATA, END, FRAME_RECORDS,
@@ -472,11 +472,11 @@ impl<'a, E: Endian> FlatStackMap<'a, E> {
         })
     }
 
-    /// The Data area.
+    /// The Data area, to decode Sites and FrameStates.
     #[inline]
-    pub(crate) fn data(&self) -> Data<'a> {
+    pub fn data(&self) -> SiteData<'a> {
         let b = &self.header.bounds;
-        Data {
+        SiteData {
             bytes: self
                 .bytes
                 .data
@@ -501,13 +501,7 @@ impl<'a, E: Endian> FlatStackMap<'a, E> {
 
     /// `site` with its live-outs found (its locations are skipped).
     pub fn site_with_live_outs(&self, offset: u32) -> Result<SiteWithLiveOuts> {
-        let site = self.site(offset)?;
-        let (num_live_outs, live_outs) = self.data().live_outs_of(&site)?;
-        Ok(SiteWithLiveOuts {
-            site,
-            num_live_outs,
-            live_outs,
-        })
+        self.data().site_with_live_outs(offset)
     }
 
     /// A Site's locations, decoded one by one (location `i` is reached by
