@@ -19,13 +19,17 @@ pub enum List {
     FrameRegisters,
 }
 
-/// A cursor at the start of `r`'s `list`.
+/// A cursor at the start of `r`'s `list` (its `remaining`: the number of
+/// entries). The live-outs are found by skipping the locations.
 pub fn cursor(r: &pcmap_record, list: List) -> Result<pcmap_cursor, pcmap_status> {
     let t = r.table.open()?;
     let data = t.data();
     let (at, count) = match list {
         List::Locations => (r.locations, r.num_locations),
-        List::LiveOuts => (r.live_outs, r.num_live_outs),
+        List::LiveOuts => {
+            let (count, at) = data.live_outs_after(r.locations, r.num_locations)?;
+            (at, count)
+        }
         List::FrameRegisters => (r.frame_registers, r.num_frame_registers),
     };
     Ok(pcmap_cursor::new(&data, at, count))

@@ -217,8 +217,9 @@ pub unsafe extern "C" fn pcmap_location_at(
     }
 }
 
-/// Live-out `index` (0 .. `r->num_live_outs`) of a record (O(index), as
-/// `pcmap_location_at`).
+/// Live-out `index` of a record (0 .. the `remaining` of the cursor
+/// `pcmap_live_outs` gives): the locations and the live-outs before it are
+/// decoded too.
 ///
 /// # Safety
 /// `r` was filled by this library; `out` is writable.
@@ -364,7 +365,10 @@ pub unsafe extern "C" fn pcmap_locations(
     cursor(r, List::Locations, out)
 }
 
-/// A cursor at record `r`'s first live-out, for `pcmap_live_out_next`.
+/// A cursor at record `r`'s first live-out, for `pcmap_live_out_next`; its
+/// `remaining` is the number of live-outs (LLVM lists them for patch points
+/// only). The live-outs follow the locations: this decodes the locations
+/// once to find them.
 ///
 /// # Safety
 /// As `pcmap_locations`.

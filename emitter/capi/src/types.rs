@@ -119,7 +119,6 @@ pub struct pcmap_record {
     /// Bytes reserved for patching (`PCMAP_RECORD_PATCHABLE_SIZE_KNOWN`).
     pub patchable_size: u32,
     pub num_locations: u16,
-    pub num_live_outs: u16,
     /// `PCMAP_RECORD_*` flags.
     pub flags: u8,
     /// `PCMAP_KIND_*`: what produced the record.
@@ -139,10 +138,10 @@ pub struct pcmap_record {
     /// the same offset (in one table) have the same Site, so a collector
     /// can cache what it decoded of one.
     pub site: u32,
-    /// Where the locations, live-outs and saved registers start in the
-    /// Data area (for the library).
+    /// Where the locations and saved registers start in the Data area
+    /// (for the library). The live-outs follow the locations:
+    /// `pcmap_live_outs` finds them and their number (patch points only).
     pub locations: u32,
-    pub live_outs: u32,
     pub frame_registers: u32,
 }
 
@@ -270,7 +269,7 @@ impl pcmap_function {
 
 impl pcmap_record {
     /// Record `index` at `r` of the function at `function_address`, its
-    /// Site and frame state decoded from `data`.
+    /// Site (up to its locations) and frame state decoded from `data`.
     #[inline]
     pub(crate) fn new(
         table: pcmap_table,
@@ -279,8 +278,7 @@ impl pcmap_record {
         r: flat::Record,
         data: &flat::SiteData<'_>,
     ) -> Result<Self, pcmap_status> {
-        let s = data.site_with_live_outs(r.site)?;
-        let site = s.site;
+        let site = data.site(r.site)?;
         let mut flags = 0;
         if site.patchable_size.is_some() {
             flags |= flat::site_head::PATCHABLE_SIZE_KNOWN;
@@ -296,7 +294,6 @@ impl pcmap_record {
             instruction_offset: r.instruction_offset,
             patchable_size: site.patchable_size.unwrap_or(0),
             num_locations: site.num_locations,
-            num_live_outs: s.num_live_outs,
             flags,
             kind: site.kind as u8,
             frame_flags: 0,
@@ -305,7 +302,6 @@ impl pcmap_record {
             num_frame_registers: 0,
             site: r.site,
             locations: site.locations,
-            live_outs: s.live_outs,
             frame_registers: 0,
         };
         if let Some(at) = site.frame_state {

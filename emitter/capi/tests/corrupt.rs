@@ -78,8 +78,11 @@ fn exercise(bytes: &[u8]) {
                 let _ = decode::decode(&r, i, &[]);
                 let _ = decode::location(&r, i);
             }
-            for i in 0..=u32::from(r.num_live_outs) {
+            for i in 0..3 {
                 let _ = decode::live_out(&r, i);
+            }
+            if let Ok(mut c) = decode::cursor(&r, List::LiveOuts) {
+                while let Ok(Some(_)) = decode::live_out_next(&mut c) {}
             }
             let _ = decode::find_frame_register(&r, 30);
             if let Ok(mut c) = decode::cursor(&r, List::Locations) {

@@ -20,16 +20,15 @@ pub enum LebError {
 /// Reads the ULEB128 value at `offset` of `data`: the value and its length.
 #[inline]
 pub fn read_uleb128(data: &[u8], offset: usize) -> Result<(u64, usize), LebError> {
+    let bytes = data.get(offset..).ok_or(LebError::Truncated)?;
     // The common case, one byte, without the loop.
-    match data.get(offset) {
+    match bytes.first() {
         Some(&b) if b < 0x80 => return Ok((u64::from(b), 1)),
         None => return Err(LebError::Truncated),
         _ => {}
     }
     let mut value = 0u64;
-    for i in 0..MAX_LEN {
-        let at = offset.checked_add(i).ok_or(LebError::Truncated)?;
-        let byte = *data.get(at).ok_or(LebError::Truncated)?;
+    for (i, &byte) in bytes.iter().take(MAX_LEN).enumerate() {
         let bits = u64::from(byte & 0x7f);
         // The tenth byte may only hold bit 63.
         if i == MAX_LEN - 1 && bits > 1 {
@@ -40,29 +39,29 @@ pub fn read_uleb128(data: &[u8], offset: usize) -> Result<(u64, usize), LebError
             return Ok((value, i + 1));
         }
     }
-    Err(LebError::Overflow)
+    Err(match bytes.len() < MAX_LEN {
+        true => LebError::Truncated,
+        false => LebError::Overflow,
+    })
 }
 
 /// Reads the SLEB128 value at `offset` of `data`: the value and its length.
 #[inline]
 pub fn read_sleb128(data: &[u8], offset: usize) -> Result<(i64, usize), LebError> {
-    match data.get(offset) {
+    let bytes = data.get(offset..).ok_or(LebError::Truncated)?;
+    match bytes.first() {
         // One byte: bits 0-5 and the sign in bit 6.
         Some(&b) if b < 0x80 => return Ok((i64::from((b << 1) as i8 >> 1), 1)),
         None => return Err(LebError::Truncated),
         _ => {}
     }
     let mut value = 0u64;
-    for i in 0..MAX_LEN {
-        let at = offset.checked_add(i).ok_or(LebError::Truncated)?;
-        let byte = *data.get(at).ok_or(LebError::Truncated)?;
+    for (i, &byte) in bytes.iter().take(MAX_LEN).enumerate() {
         let bits = u64::from(byte & 0x7f);
         let shift = 7 * i as u32;
-        if i == MAX_LEN - 1 {
-            // Bit 63 and its sign extension: 0x00 or 0x7f.
-            if bits != 0 && bits != 0x7f {
-                return Err(LebError::Overflow);
-            }
+        // The tenth byte: bit 63 and its sign extension, 0x00 or 0x7f.
+        if i == MAX_LEN - 1 && bits != 0 && bits != 0x7f {
+            return Err(LebError::Overflow);
         }
         value |= bits << shift;
         if byte & 0x80 == 0 {
@@ -73,7 +72,10 @@ pub fn read_sleb128(data: &[u8], offset: usize) -> Result<(i64, usize), LebError
             return Ok((value as i64, i + 1));
         }
     }
-    Err(LebError::Overflow)
+    Err(match bytes.len() < MAX_LEN {
+        true => LebError::Truncated,
+        false => LebError::Overflow,
+    })
 }
 
 /// Writes `value` as ULEB128 into `out`; returns the length.

@@ -34,11 +34,11 @@ static int check(pcmap_status s, const char *what) {
 static int same_record(const pcmap_record *a, const pcmap_record *b) {
   return a->index == b->index && a->id == b->id && a->address == b->address &&
          a->instruction_offset == b->instruction_offset && a->patchable_size == b->patchable_size &&
-         a->num_locations == b->num_locations && a->num_live_outs == b->num_live_outs &&
+         a->num_locations == b->num_locations &&
          a->flags == b->flags && a->kind == b->kind && a->frame_flags == b->frame_flags &&
          a->cfa_register == b->cfa_register && a->cfa_offset == b->cfa_offset &&
          a->num_frame_registers == b->num_frame_registers && a->site == b->site &&
-         a->locations == b->locations && a->live_outs == b->live_outs &&
+         a->locations == b->locations &&
          a->frame_registers == b->frame_registers && a->table.data == b->table.data;
 }
 
@@ -62,13 +62,15 @@ static const char *found(const pcmap_stackmaps *m, const pcmap_record *r, uint32
 }
 
 static void print_record(const pcmap_stackmaps *m, const pcmap_record *r, uint32_t stack_size) {
-  pcmap_cursor c;
+  pcmap_cursor c, live_outs;
   pcmap_location l;
   pcmap_status s;
-  uint32_t i;
+  uint32_t i, num_live_outs;
+  if (!check(pcmap_live_outs(r, &live_outs), "live-outs")) return;
+  num_live_outs = live_outs.remaining;
   printf("  record id=%" PRIu64 " address=0x%" PRIx64 " kind=%u flags=%u patchable=%u locations=%u live_outs=%u find=%s\n",
          r->id, r->address, (unsigned)r->kind, (unsigned)r->flags, r->patchable_size,
-         (unsigned)r->num_locations, (unsigned)r->num_live_outs, found(m, r, stack_size));
+         (unsigned)r->num_locations, (unsigned)num_live_outs, found(m, r, stack_size));
   if (r->flags & PCMAP_RECORD_HAS_FRAME_STATE) {
     pcmap_frame_register reg, by_cursor;
     printf("    frame flags=%u", (unsigned)r->frame_flags);
@@ -108,11 +110,10 @@ static void print_record(const pcmap_stackmaps *m, const pcmap_record *r, uint32
              v.has_address ? "" : "-", v.address);
   }
   printf("    locations end=%s\n", pcmap_strerror(pcmap_location_next(&c, &l)));
-  if (!check(pcmap_live_outs(r, &c), "live-outs")) return;
-  for (i = 0; i < r->num_live_outs; i++) {
+  for (i = 0; i < num_live_outs; i++) {
     pcmap_live_out lo, by_cursor;
     if (check(pcmap_live_out_at(r, i, &lo), "live-out") &&
-        check(pcmap_live_out_next(&c, &by_cursor), "live-out cursor"))
+        check(pcmap_live_out_next(&live_outs, &by_cursor), "live-out cursor"))
       printf("    live_out reg=%u size=%u%s\n", (unsigned)lo.dwarf_reg, (unsigned)lo.size,
              lo.dwarf_reg == by_cursor.dwarf_reg && lo.size == by_cursor.size ? "" : " cursor differs");
   }

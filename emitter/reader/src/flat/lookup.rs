@@ -331,6 +331,32 @@ impl<'a, E: Endian> Lookup<'a, E> {
         let b = self.records.get(at..at + 4)?.try_into().ok()?;
         Some(self.endian.u32_from(b))
     }
+    /// The first of records `start..end` (sorted) whose offset is not below
+    /// `offset`: a binary search down to [`LINEAR_SEARCH`] records, then a
+    /// count over them, cut out of the array with one bounds check.
+    #[inline(always)]
+    fn records_below(&self, start: u32, end: u32, offset: u32) -> Option<u32> {
+        let (mut lo, mut hi) = (start, end);
+        while hi.saturating_sub(lo) > LINEAR_SEARCH {
+            let mid = lo + (hi - lo) / 2;
+            if self.record_offset(mid)? < offset {
+                lo = mid + 1;
+            } else {
+                hi = mid;
+            }
+        }
+        let window = self
+            .records
+            .get(lo as usize * RECORD_SIZE..(hi as usize).max(lo as usize) * RECORD_SIZE)?;
+        let below = window
+            .chunks_exact(RECORD_SIZE)
+            .map(|r| match r.first_chunk::<4>() {
+                Some(&b) => u32::from(self.endian.u32_from(b) < offset),
+                None => 0,
+            })
+            .sum::<u32>();
+        Some(lo + below)
+    }
     /// Function `f`'s records: its first record and the next function's.
     #[inline(always)]
     fn record_range(&self, f: u32) -> Option<(u32, u32)> {
@@ -357,7 +383,7 @@ impl<'a, E: Endian> Lookup<'a, E> {
             return Some(None);
         };
         // Lower bound over the function's records (sorted by offset).
-        let record = count_before(start, end, |i| Some(self.record_offset(i)? < offset))?;
+        let record = self.records_below(start, end, offset)?;
         if record >= end {
             return Some(None);
         }
@@ -420,10 +446,15 @@ impl<'a, E: Endian> Lookup<'a, E> {
         let w = self.map_window_from(pc, origin)?;
         // The last candidate starting at or below `pc`; the frame records
         // around it must bracket `pc` (they are sorted).
-        let after = count_before(w.first_function + 1, w.last_function + 1, |i| {
-            Some(self.address_of::<ABS>(i)? <= pc)
-        })?;
-        let function = after - 1;
+        let (first, last) = (w.first_function, w.last_function);
+        let function = if last - first <= 1 {
+            // One or two candidates (the usual bucket): no loop.
+            first + u32::from(last > first && self.address_of::<ABS>(last)? <= pc)
+        } else {
+            count_before(first + 1, last + 1, |i| {
+                Some(self.address_of::<ABS>(i)? <= pc)
+            })? - 1
+        };
         let frame = entry::<FRAME_RECORD_SIZE, FRAME_RECORD_SIZE>(self.frames, function)?;
         let f = Fields::new(frame, self.endian);
         let address = if ABS {

@@ -91,9 +91,20 @@ impl<'a> SiteData<'a> {
             LebError::Overflow => Error::BadLeb128 { offset },
         }
     }
-    /// The ULEB128 at `*at`, at most `max`; advances `*at`.
+    /// The ULEB128 at `*at`, at most `max` (which is at least 127);
+    /// advances `*at`. One byte inline, longer ones out of line.
     #[inline(always)]
     fn uleb(&self, at: &mut usize, max: u64) -> Result<u64> {
+        match self.bytes.get(*at) {
+            Some(&b) if b < 0x80 => {
+                *at += 1;
+                Ok(b.into())
+            }
+            _ => self.uleb_long(at, max),
+        }
+    }
+    #[inline(never)]
+    fn uleb_long(&self, at: &mut usize, max: u64) -> Result<u64> {
         let (v, n) = leb128::read_uleb128(self.bytes, *at).map_err(|e| self.err(*at, e))?;
         if v > max {
             return Err(self.err(*at, LebError::Overflow));
@@ -101,9 +112,21 @@ impl<'a> SiteData<'a> {
         *at += n;
         Ok(v)
     }
-    /// The SLEB128 at `*at`, within `min..=max`; advances `*at`.
+    /// The SLEB128 at `*at`, within `min..=max`; advances `*at`. One byte
+    /// inline, longer ones out of line.
     #[inline(always)]
     fn sleb(&self, at: &mut usize, min: i64, max: i64) -> Result<i64> {
+        if let Some(&b) = self.bytes.get(*at) {
+            let v = i64::from((b << 1) as i8 >> 1);
+            if b < 0x80 && v >= min && v <= max {
+                *at += 1;
+                return Ok(v);
+            }
+        }
+        self.sleb_long(at, min, max)
+    }
+    #[inline(never)]
+    fn sleb_long(&self, at: &mut usize, min: i64, max: i64) -> Result<i64> {
         let (v, n) = leb128::read_sleb128(self.bytes, *at).map_err(|e| self.err(*at, e))?;
         if v < min || v > max {
             return Err(self.err(*at, LebError::Overflow));
@@ -209,8 +232,14 @@ impl<'a> SiteData<'a> {
     /// where they start.
     #[inline]
     pub fn live_outs_of(&self, site: &Site) -> Result<(u16, u32)> {
-        let mut at = site.locations as usize;
-        for _ in 0..site.num_locations {
+        self.live_outs_after(site.locations, site.num_locations)
+    }
+
+    /// Skips the `count` locations at `locations` (each decoded and
+    /// checked); returns the live-outs' count and where they start.
+    pub fn live_outs_after(&self, locations: u32, count: u16) -> Result<(u16, u32)> {
+        let mut at = locations as usize;
+        for _ in 0..count {
             self.location(&mut at)?;
         }
         let n = self.uleb(&mut at, MAX_COUNT)? as u16;
