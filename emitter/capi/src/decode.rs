@@ -3,6 +3,7 @@
 //! a location into a value for one frame, given the registers the caller
 //! recovered for that frame.
 
+use pcmap_reader::flat;
 use pcmap_reader::{Location, LocationKind};
 
 use crate::status::pcmap_status::{self, *};
@@ -24,15 +25,19 @@ pub enum List {
 pub fn cursor(r: &pcmap_record, list: List) -> Result<pcmap_cursor, pcmap_status> {
     let t = r.table.open()?;
     let data = t.data();
-    let (at, count) = match list {
-        List::Locations => (r.locations, r.num_locations),
+    let (at, count, shift) = match list {
+        List::Locations => (r.locations, r.num_locations, 0),
         List::LiveOuts => {
             let (count, at) = data.live_outs_after(r.locations, r.num_locations)?;
-            (at, count)
+            (at, count, 0)
         }
-        List::FrameRegisters => (r.frame_registers, r.num_frame_registers),
+        List::FrameRegisters => (
+            r.frame_registers,
+            r.num_frame_registers,
+            u32::from(r.frame_shift),
+        ),
     };
-    Ok(pcmap_cursor::new(&data, at, count))
+    Ok(pcmap_cursor::new(&data, at, count, shift))
 }
 
 /// Decodes the next entry of `c` with `read`; `None` at the end.
@@ -62,8 +67,9 @@ pub fn live_out_next(c: &mut pcmap_cursor) -> Result<Option<pcmap_live_out>, pcm
 pub fn frame_register_next(
     c: &mut pcmap_cursor,
 ) -> Result<Option<pcmap_frame_register>, pcmap_status> {
+    let shift = u32::from(c.shift).min(flat::frame_state_flags::SCALE_SHIFT);
     Ok(
-        next(c, |d, at| d.saved_register(at))?.map(|r| pcmap_frame_register {
+        next(c, |d, at| d.saved_register(at, shift))?.map(|r| pcmap_frame_register {
             dwarf_reg: r.dwarf_reg,
             offset: r.offset,
         }),

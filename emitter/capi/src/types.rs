@@ -138,11 +138,13 @@ pub struct pcmap_record {
     /// the same offset (in one table) have the same Site, so a collector
     /// can cache what it decoded of one.
     pub site: u32,
-    /// Where the locations and saved registers start in the Data area
-    /// (for the library). The live-outs follow the locations:
-    /// `pcmap_live_outs` finds them and their number (patch points only).
+    /// Where the locations and saved registers start in the Data area, and
+    /// how the saved registers' offsets are stored (for the library). The
+    /// live-outs follow the locations: `pcmap_live_outs` finds them and
+    /// their number (patch points only).
     pub locations: u32,
     pub frame_registers: u32,
+    pub frame_shift: u8,
 }
 
 /// What `pcmap_find_site` found: enough to walk a frame (the stack size)
@@ -180,6 +182,9 @@ pub struct pcmap_cursor {
     pub position: u32,
     /// Entries left.
     pub remaining: u16,
+    /// How far the offsets of saved registers are stored shifted (for the
+    /// library).
+    pub shift: u8,
 }
 
 /// Where a live value is (`PCMAP_LOCATION_*` kind); see `pcmap_decode`.
@@ -303,11 +308,14 @@ impl pcmap_record {
             site: r.site,
             locations: site.locations,
             frame_registers: 0,
+            frame_shift: 0,
         };
         if let Some(at) = site.frame_state {
             let fs = data.frame_state(at)?;
             out.flags |= flat::site_head::HAS_FRAME_STATE;
-            out.frame_flags = fs.flags;
+            // The encoding's own flag is the library's business.
+            out.frame_flags = fs.flags & !flat::frame_state_flags::SCALED;
+            out.frame_shift = fs.scale_shift() as u8;
             if let Some(cfa) = fs.cfa {
                 out.cfa_register = cfa.register;
                 out.cfa_offset = cfa.offset;
@@ -353,14 +361,16 @@ impl pcmap_table {
 }
 
 impl pcmap_cursor {
-    /// A cursor over `count` entries at `at` of `data`.
-    pub(crate) fn new(data: &flat::SiteData<'_>, at: u32, count: u16) -> Self {
+    /// A cursor over `count` entries at `at` of `data` (saved registers:
+    /// their offsets stored shifted right by `shift`).
+    pub(crate) fn new(data: &flat::SiteData<'_>, at: u32, count: u16, shift: u32) -> Self {
         let bytes = data.bytes();
         pcmap_cursor {
             data: bytes.as_ptr(),
             size: bytes.len() as u32,
             position: at,
             remaining: count,
+            shift: shift as u8,
         }
     }
 

@@ -69,13 +69,13 @@ fn a_one_record_table_is_smaller_than_v3() {
     let flat = write_flat(&t, LittleEndian, false).unwrap();
     // 24 header + 16 frame record + 8 record + Site (ID, head, patchable
     // size, frame state offset, 0 locations, 0 live-outs: 6) + FrameState
-    // (flags, register, offset, count, 2 x (register, offset): 8) = 62,
-    // padded to 64.
+    // (flags, register, offset, count, 2 x (register, offset): 8; offsets
+    // divided by 8, flag SCALED) = 62, padded to 64.
     assert_eq!(flat.bytes.len(), 64);
     let data = &flat.bytes[48..];
     assert_eq!(
         &data[..8],
-        &[0x01, 0x07, 0x10, 0x02, 0x06, 0x70, 0x10, 0x78]
+        &[0x05, 0x07, 0x02, 0x02, 0x06, 0x7e, 0x10, 0x7f]
     );
     assert_eq!(&data[8..14], &[0x01, 0x17, 0x05, 0x00, 0x00, 0x00]);
     assert_eq!(&data[14..], &[0, 0]);
@@ -289,9 +289,8 @@ fn every_malformed_site_and_frame_state_is_an_error() {
     let mut long = record(u64::MAX, 8, vec![]);
     long.patchable_size = None;
     assert!(data_edited(long.clone(), |d| d[9] = 0xff).is_err());
-    // Frame state: reserved flags, saved registers out of order, an offset
-    // beyond an i32 (0x7f... SLEB of 2^31).
-    assert!(data_edited(r.clone(), |d| d[0] |= 0x04).is_err());
+    // Frame state: reserved flags, saved registers out of order.
+    assert!(data_edited(r.clone(), |d| d[0] |= 0x08).is_err());
     assert!(data_edited(r.clone(), |d| d[4] = 0x20).is_err());
     // Bytes after the last Site: only zero padding, fewer than 4.
     let tail_at = site + 9;

@@ -49,10 +49,17 @@ fn location(num_constants: usize) -> impl Strategy<Value = Location> {
 /// A frame state: a CFA rule or none (an expression), saved registers in
 /// register order (unique), slots anywhere an i32 reaches.
 fn frame_state() -> impl Strategy<Value = FrameState> {
+    // Multiples of 8 (stored scaled, as real frames have) or any i32.
+    let offset = || {
+        prop_oneof![
+            (i32::MIN / 8..=i32::MAX / 8).prop_map(|o| o * 8),
+            any::<i32>()
+        ]
+    };
     (
-        prop::option::of((register(), any::<i32>())),
+        prop::option::of((register(), offset())),
         any::<bool>(),
-        prop::collection::btree_map(register(), any::<i32>(), 0..5),
+        prop::collection::btree_map(register(), offset(), 0..5),
     )
         .prop_map(|(cfa, stack_realigned, saved)| FrameState {
             cfa: cfa.map(|(register, offset)| Cfa { register, offset }),

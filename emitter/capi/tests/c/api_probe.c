@@ -39,7 +39,8 @@ static int same_record(const pcmap_record *a, const pcmap_record *b) {
          a->cfa_register == b->cfa_register && a->cfa_offset == b->cfa_offset &&
          a->num_frame_registers == b->num_frame_registers && a->site == b->site &&
          a->locations == b->locations &&
-         a->frame_registers == b->frame_registers && a->table.data == b->table.data;
+         a->frame_registers == b->frame_registers && a->frame_shift == b->frame_shift &&
+         a->table.data == b->table.data;
 }
 
 /* What pcmap_find says of the record's address, and pcmap_find_site with

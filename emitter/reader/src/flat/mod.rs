@@ -23,9 +23,10 @@
 //!             ULEB L, L x (ULEB DWARF register, u8 size)
 //! Location:   u8 head (bits 0-2 kind, 3 SIZE, 4 REG, 5 OFFSET), [ULEB
 //!             size, else 8], [ULEB register, else 0], [SLEB offset, else 0]
-//! FrameState: u8 flags (0 CFA_RULE, 1 STACK_REALIGNED), [ULEB CFA register,
-//!             SLEB CFA offset], ULEB S, S x (ULEB register, SLEB slot
-//!             offset from the CFA), sorted by register
+//! FrameState: u8 flags (0 CFA_RULE, 1 STACK_REALIGNED, 2 SCALED: offsets
+//!             stored / 8), [ULEB CFA register, SLEB CFA offset], ULEB S,
+//!             S x (ULEB register, SLEB slot offset from the CFA), sorted
+//!             by register
 //! ```
 //!
 //! Arrays follow each other in this order with no offset fields: each
@@ -122,8 +123,14 @@ pub mod frame_state_flags {
     pub const CFA_RULE: u8 = 1 << 0;
     /// The function realigns the stack pointer.
     pub const STACK_REALIGNED: u8 = 1 << 1;
+    /// The CFA offset and the slot offsets are stored divided by 8
+    /// (`1 << SCALE_SHIFT`), as DWARF CFI factors them: set exactly when at
+    /// least one offset is stored and all are multiples of 8.
+    pub const SCALED: u8 = 1 << 2;
+    /// log2 of the factor of `SCALED`.
+    pub const SCALE_SHIFT: u32 = 3;
     /// Bits that must be 0.
-    pub const RESERVED: u8 = !(CFA_RULE | STACK_REALIGNED);
+    pub const RESERVED: u8 = !(CFA_RULE | STACK_REALIGNED | SCALED);
 }
 
 /// Most locations, live-outs or saved registers one Site or FrameState may

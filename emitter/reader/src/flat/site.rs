@@ -75,12 +75,14 @@ impl<'a> SiteData<'a> {
         }
     }
 
-    /// The `count` saved registers at offset `at` of the Data area.
-    pub fn saved_registers_at(&self, at: u32, count: u16) -> SavedRegisters<'a> {
+    /// The `count` saved registers at offset `at` of the Data area, their
+    /// offsets shifted by `shift` ([`FrameState::scale_shift`]).
+    pub fn saved_registers_at(&self, at: u32, count: u16, shift: u32) -> SavedRegisters<'a> {
         SavedRegisters {
             data: *self,
             at: at as usize,
             left: count,
+            shift,
         }
     }
 
@@ -262,9 +264,10 @@ impl<'a> SiteData<'a> {
         if flags & frame_state_flags::RESERVED != 0 {
             return Err(Error::Inconsistent("reserved bits set in a frame state"));
         }
+        let shift = scale_shift(flags);
         let cfa = if flags & frame_state_flags::CFA_RULE != 0 {
             let register = self.uleb(&mut at, u16::MAX.into())? as u16;
-            let offset = self.sleb(&mut at, i32::MIN.into(), i32::MAX.into())? as i32;
+            let offset = self.offset(&mut at, shift)?;
             Some(Cfa { register, offset })
         } else {
             None
@@ -279,11 +282,20 @@ impl<'a> SiteData<'a> {
         })
     }
 
-    /// One saved register at `*at`; advances `*at`.
+    /// A frame state's offset at `*at`, stored shifted right by `shift`
+    /// (0 or `SCALE_SHIFT`): an i32 once scaled back; advances `*at`.
+    #[inline(always)]
+    fn offset(&self, at: &mut usize, shift: u32) -> Result<i32> {
+        let (min, max) = (i64::from(i32::MIN) >> shift, i64::from(i32::MAX) >> shift);
+        Ok((self.sleb(at, min, max)? << shift) as i32)
+    }
+
+    /// One saved register at `*at` of a frame state whose offsets are
+    /// shifted by `shift` ([`FrameState::scale_shift`]); advances `*at`.
     #[inline]
-    pub fn saved_register(&self, at: &mut usize) -> Result<FrameRegister> {
+    pub fn saved_register(&self, at: &mut usize, shift: u32) -> Result<FrameRegister> {
         let dwarf_reg = self.uleb(at, u16::MAX.into())? as u16;
-        let offset = self.sleb(at, i32::MIN.into(), i32::MAX.into())? as i32;
+        let offset = self.offset(at, shift)?;
         Ok(FrameRegister { dwarf_reg, offset })
     }
 
@@ -321,7 +333,7 @@ impl<'a> SiteData<'a> {
         let mut at = fs.saved as usize;
         let mut last = None;
         for _ in 0..fs.num_saved {
-            let r = self.saved_register(&mut at)?;
+            let r = self.saved_register(&mut at, fs.scale_shift())?;
             if last.is_some_and(|l| r.dwarf_reg <= l) {
                 return Err(Error::Inconsistent(
                     "saved registers of a frame state not sorted by register",
@@ -397,6 +409,20 @@ impl FrameState {
     pub fn stack_realigned(&self) -> bool {
         self.flags & frame_state_flags::STACK_REALIGNED != 0
     }
+    /// How far its offsets are shifted right where stored: 3 with
+    /// `SCALED`, else 0.
+    pub fn scale_shift(&self) -> u32 {
+        scale_shift(self.flags)
+    }
+}
+
+/// The scale shift of frame state flags `flags`.
+#[inline(always)]
+fn scale_shift(flags: u8) -> u32 {
+    match flags & frame_state_flags::SCALED {
+        0 => 0,
+        _ => frame_state_flags::SCALE_SHIFT,
+    }
 }
 
 /// A Site's locations, decoded one by one.
@@ -467,6 +493,7 @@ pub struct SavedRegisters<'a> {
     pub(crate) data: SiteData<'a>,
     pub(crate) at: usize,
     pub(crate) left: u16,
+    pub(crate) shift: u32,
 }
 
 impl Iterator for SavedRegisters<'_> {
@@ -476,7 +503,7 @@ impl Iterator for SavedRegisters<'_> {
             return None;
         }
         self.left -= 1;
-        let r = self.data.saved_register(&mut self.at);
+        let r = self.data.saved_register(&mut self.at, self.shift);
         if r.is_err() {
             self.left = 0;
         }

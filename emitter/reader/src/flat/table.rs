@@ -549,16 +549,8 @@ impl<'a, E: Endian> FlatStackMap<'a, E> {
 
     /// A FrameState's saved registers, decoded one by one.
     pub fn saved_registers(&self, fs: &FrameState) -> SavedRegisters<'a> {
-        self.saved_registers_at(fs.saved, fs.num_saved)
-    }
-
-    /// The `count` saved registers at Data offset `at`.
-    pub fn saved_registers_at(&self, at: u32, count: u16) -> SavedRegisters<'a> {
-        SavedRegisters {
-            data: self.data(),
-            at: at as usize,
-            left: count,
-        }
+        self.data()
+            .saved_registers_at(fs.saved, fs.num_saved, fs.scale_shift())
     }
 
     /// A function's records, in offset order.

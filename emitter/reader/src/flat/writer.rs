@@ -288,16 +288,31 @@ impl<E: Endian> FlatWriter<E> {
         if fs.stack_realigned {
             flags |= frame_state_flags::STACK_REALIGNED;
         }
+        // Offsets divided by 8 when all are multiples of 8 (canonical: only
+        // then, and only if there is an offset).
+        let mut offsets = fs
+            .cfa
+            .iter()
+            .map(|c| c.offset)
+            .chain(saved.iter().map(|r| r.offset));
+        let scaled = fs.cfa.is_some() || !saved.is_empty();
+        let scaled = scaled && offsets.all(|o| o % (1 << frame_state_flags::SCALE_SHIFT) == 0);
+        let shift = if scaled {
+            flags |= frame_state_flags::SCALED;
+            frame_state_flags::SCALE_SHIFT
+        } else {
+            0
+        };
         s.push(flags);
         if let Some(cfa) = fs.cfa {
             uleb(s, cfa.register.into());
-            sleb(s, cfa.offset.into());
+            sleb(s, i64::from(cfa.offset >> shift));
         }
         let n = u16::try_from(saved.len()).map_err(|_| Error::TooLarge("saved register count"))?;
         uleb(s, n.into());
         for r in saved {
             uleb(s, r.dwarf_reg.into());
-            sleb(s, r.offset.into());
+            sleb(s, i64::from(r.offset >> shift));
         }
         let (offset, new) = self.data.add(&self.fs_bytes)?;
         self.frame_states += usize::from(new);
