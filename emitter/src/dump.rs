@@ -5,14 +5,16 @@
 use std::fmt::{self, Write};
 
 use pcmap_reader::flat;
+use pcmap_reader::stackmap::FrameState;
 use pcmap_reader::{Location, LocationKind};
 use serde::Serialize;
 
 use crate::pctable::PcSection;
 use crate::stackmap::{DecodedTable, Format, StackMapSection};
 
-/// Schema version of the JSON output.
-pub const SCHEMA_VERSION: u32 = 1;
+/// Schema version of the JSON output (2: the flat layout's version 2, a
+/// frame state per record).
+pub const SCHEMA_VERSION: u32 = 2;
 
 #[derive(Serialize)]
 pub struct Dump {
@@ -50,19 +52,27 @@ pub struct JsonFunction {
     pub record_count: u64,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub size: Option<u32>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub flags: Option<Vec<&'static str>>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub frame_base_register: Option<u16>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub cfa_offset: Option<i32>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub frame_registers: Option<Vec<JsonFrameRegister>>,
 }
 
 #[derive(Serialize)]
 pub struct JsonFrameRegister {
     pub dwarf_reg: u16,
+    pub offset: i32,
+}
+
+/// A record's frame state (flat only).
+#[derive(Serialize)]
+pub struct JsonFrameState {
+    /// The CFA rule's register and offset; null when the CFA is a DWARF
+    /// expression.
+    pub cfa: Option<JsonCfa>,
+    pub stack_realigned: bool,
+    pub saved_registers: Vec<JsonFrameRegister>,
+}
+
+#[derive(Serialize)]
+pub struct JsonCfa {
+    pub register: u16,
     pub offset: i32,
 }
 
@@ -77,6 +87,9 @@ pub struct JsonRecord {
     pub patchable_size: Option<u32>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub has_live_out_info: Option<bool>,
+    /// Flat only: null when no CFI covers the record.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub frame_state: Option<Option<JsonFrameState>>,
     pub locations: Vec<JsonLocation>,
     pub live_outs: Vec<JsonLiveOut>,
 }
@@ -102,14 +115,6 @@ pub struct JsonLiveOut {
     pub size: u8,
 }
 
-const FRAME_FLAGS: [(u8, &str); 5] = [
-    (flat::HAS_FRAME_POINTER, "frame_pointer"),
-    (flat::HAS_VARIABLE_SIZE_ALLOCA, "variable_size_alloca"),
-    (flat::HAS_STACK_REALIGNMENT, "stack_realignment"),
-    (flat::HAS_LIVE_OUT_INFO, "live_out_info"),
-    (flat::HAS_FRAME_INFO, "frame_info"),
-];
-
 fn json_location(l: &Location, constants: &[u64]) -> JsonLocation {
     let mut j = JsonLocation {
         kind: l.kind.name(),
@@ -134,6 +139,24 @@ fn json_location(l: &Location, constants: &[u64]) -> JsonLocation {
     j
 }
 
+fn json_frame_state(fs: &FrameState) -> JsonFrameState {
+    JsonFrameState {
+        cfa: fs.cfa.map(|c| JsonCfa {
+            register: c.register,
+            offset: c.offset,
+        }),
+        stack_realigned: fs.stack_realigned,
+        saved_registers: fs
+            .saved
+            .iter()
+            .map(|r| JsonFrameRegister {
+                dwarf_reg: r.dwarf_reg,
+                offset: r.offset,
+            })
+            .collect(),
+    }
+}
+
 pub fn json_tables(sections: &[StackMapSection]) -> Vec<JsonTable> {
     let mut out = Vec::new();
     for s in sections {
@@ -151,13 +174,6 @@ fn json_table(section: &str, t: &DecodedTable) -> JsonTable {
     let mut functions = Vec::new();
     let mut records = Vec::new();
     for (f, r) in t.table.functions.iter().zip(&t.functions) {
-        let mut flags = f.flags;
-        if f.stack_size == u64::MAX {
-            flags |= flat::HAS_VARIABLE_SIZE_ALLOCA;
-        }
-        if f.records.iter().any(|r| r.has_live_out_info) {
-            flags |= flat::HAS_LIVE_OUT_INFO;
-        }
         functions.push(JsonFunction {
             symbol: r.symbol.clone(),
             section: r.code_section.clone(),
@@ -171,24 +187,6 @@ fn json_table(section: &str, t: &DecodedTable) -> JsonTable {
             stack_size: f.stack_size,
             record_count: f.records.len() as u64,
             size: is_flat.then_some(f.size),
-            flags: is_flat.then(|| {
-                FRAME_FLAGS
-                    .iter()
-                    .filter(|(b, _)| flags & b != 0)
-                    .map(|(_, n)| *n)
-                    .collect()
-            }),
-            frame_base_register: is_flat.then_some(f.frame_base_register),
-            cfa_offset: is_flat.then_some(f.cfa_offset),
-            frame_registers: is_flat.then(|| {
-                f.frame_registers
-                    .iter()
-                    .map(|r| JsonFrameRegister {
-                        dwarf_reg: r.dwarf_reg,
-                        offset: r.offset,
-                    })
-                    .collect()
-            }),
         });
         for rec in &f.records {
             records.push(JsonRecord {
@@ -198,6 +196,7 @@ fn json_table(section: &str, t: &DecodedTable) -> JsonTable {
                 kind: is_flat.then_some(rec.kind.name()),
                 patchable_size: rec.patchable_size,
                 has_live_out_info: is_flat.then_some(rec.has_live_out_info),
+                frame_state: is_flat.then(|| rec.frame_state.as_ref().map(json_frame_state)),
                 locations: rec
                     .locations
                     .iter()

@@ -109,8 +109,7 @@ pub fn emit_object(
     let mut added = 0;
     if let Some(flat) = stack_maps {
         // The table and 24 bytes of relocation per address field.
-        added +=
-            flat.bytes.len() as u64 + 24 * (flat.addresses.len() + flat.index_entries.len()) as u64;
+        added += flat.bytes.len() as u64 + 24 * flat.addresses.len() as u64;
         emitted.stack_maps = Some(flat.report);
         sm_emit::apply(&mut rw, o.target, opts.absolute, opts.keep_v3, flat)?;
     }

@@ -1,7 +1,8 @@
 /* Finding the roots: walk the managed frames from a safepoint using only the
- * flat stack map (stack sizes, saved return address slots, records) and the
- * architecture's frame conventions (arch.h), and decode each record's
- * locations with the pcmap C API. */
+ * flat stack map (each record's frame state: the CFA rule and where the
+ * return address is saved; its locations) and the architecture's frame
+ * conventions (arch.h), and decode each record's locations with the pcmap
+ * C API. */
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -77,11 +78,12 @@ static int is_sp(uint16_t reg) {
   return reg == ARCH_SP_DWARF;
 }
 
-/* Where the frame of `fn` at `sp` saved its return address. */
-static uint64_t return_address_slot(const pcmap_function *fn, uint64_t sp, uint64_t cfa) {
+/* Where the frame whose CFA is `cfa` saved its return address at `rec`:
+ * the slot its frame state names, or the architecture's place. */
+static uint64_t return_address_slot(const pcmap_record *rec, uint64_t cfa) {
   pcmap_frame_register saved;
-  int s = pcmap_find_frame_register(fn, ARCH_RA_DWARF, &saved);
-  if (s == PCMAP_OK) return sp + (int64_t)saved.offset; /* base register holds SP (checked) */
+  int s = pcmap_find_frame_register(rec, ARCH_RA_DWARF, &saved);
+  if (s == PCMAP_OK) return cfa + (int64_t)saved.offset;
   if (s != PCMAP_NOT_FOUND || ARCH_DEFAULT_RA_SLOT(cfa) == 0) die("return address slot", s);
   return ARCH_DEFAULT_RA_SLOT(cfa);
 }
@@ -93,8 +95,13 @@ size_t gc_find_roots(uint64_t sp, uint64_t ra, void (*visit)(root r, void *ctx),
   while (find_safepoint(ra, &fn, &rec)) {
     uint32_t first = 0, i;
     uint64_t cfa;
-    if (fn.stack_size == PCMAP_VARIABLE_STACK_SIZE ||
-        ((fn.flags & PCMAP_FUNCTION_HAS_FRAME_INFO) && !is_sp(fn.frame_base_register))) {
+    /* The CFA rule at this safepoint (at the call, as an unwinder sees
+     * it): the frame must be SP-based, the registers the walk knows. */
+    if (!(rec.flags & PCMAP_RECORD_HAS_FRAME_STATE) || !(rec.frame_flags & PCMAP_FRAME_CFA_RULE)) {
+      fprintf(stderr, "gc: no CFA rule at 0x%llx\n", (unsigned long long)rec.address);
+      exit(3);
+    }
+    if (fn.stack_size == PCMAP_VARIABLE_STACK_SIZE || !is_sp(rec.cfa_register)) {
       fprintf(stderr, "gc: frame of the function at 0x%llx is not SP-based\n", (unsigned long long)fn.address);
       exit(3);
     }
@@ -123,10 +130,12 @@ size_t gc_find_roots(uint64_t sp, uint64_t ra, void (*visit)(root r, void *ctx),
             (unsigned long long)rec.id, (unsigned)rec.num_locations);
 #endif
     frames++;
-    cfa = sp + fn.stack_size + ARCH_CFA_EXTRA;
-    ra = *(const uint64_t *)(uintptr_t)return_address_slot(&fn, sp, cfa);
+    cfa = sp + (int64_t)rec.cfa_offset;
+    ra = *(const uint64_t *)(uintptr_t)return_address_slot(&rec, cfa);
 #ifdef GC_TRACE
-    fprintf(stderr, "gc:   next ra 0x%llx cfa 0x%llx stack %u base %u nregs %u\n", (unsigned long long)ra, (unsigned long long)cfa, fn.stack_size, fn.frame_base_register, fn.num_frame_registers);
+    fprintf(stderr, "gc:   next ra 0x%llx cfa 0x%llx = r%u%+d, stack %u, %u saved registers\n", (unsigned long long)ra,
+            (unsigned long long)cfa, (unsigned)rec.cfa_register, (int)rec.cfa_offset, fn.stack_size,
+            (unsigned)rec.num_frame_registers);
 #endif
     sp = cfa;
   }

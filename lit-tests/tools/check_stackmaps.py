@@ -21,6 +21,9 @@ input's header asks for, and the chosen LLVM version (16 or 19):
             the plugin (pcmap<sites>) describes the sites in .pcmap.sites,
             llc-N compiles that, pcmap emit without --ir (pcmap dump --json
             of both flat tables compared, kinds and sizes included)
+  bytes     each flat table is no larger than the v3 table it was made from
+            (the size rule of docs/stackmap-v2.md; `--sizes FILE` appends
+            every pair of sizes to FILE, one JSON object per line)
   link      the input compiled as position-independent code, through emit
             (default options: .llvm_stackmaps dropped), links as a shared
             object with ld.lld-16 and the target's GNU ld, with no dynamic
@@ -66,6 +69,7 @@ STEPS = {
     "readobj": "on",
     "flat": "on",
     "sizes": "on",
+    "bytes": "on",
     "described": "on",
     "link": "on",
 }
@@ -414,6 +418,21 @@ def check_flat(v3_tables, flat_tables, label):
 OBJDUMP_LINE = re.compile(r"^\s*([0-9a-f]+):[ \t]+([0-9a-f][0-9a-f ]*?)[ ]*\t(.*)$")
 
 
+def check_bytes(v3_tables, flat_tables, label, sizes, what):
+    """Each flat table is no larger than its v3 table."""
+    problems = []
+    for t, (v3, flat) in enumerate(zip(v3_tables, flat_tables)):
+        if sizes:
+            with open(sizes, "a") as f:
+                f.write(json.dumps(dict(what, table=t, v3=v3["table_size"], flat=flat["table_size"],
+                                        records=len(v3["records"]), functions=len(v3["functions"])))
+                        + "\n")
+        if flat["table_size"] > v3["table_size"]:
+            problems.append(f"{label}: table {t}: flat {flat['table_size']} bytes > v3 {v3['table_size']} bytes")
+    if problems:
+        raise Failure("\n".join(problems))
+
+
 def call_lengths(run, args, version, obj, target):
     """{(section, end offset): (length, text)} for every instruction."""
     out = run.run([tool(args, version, "llvm-objdump"), "-d", obj]).stdout
@@ -662,6 +681,13 @@ def check_one(args, path, head, text, target, variant, results):
                 status.setdefault("flat", "ok")
             except Failure as e:
                 fail("flat", str(e))
+        if steps["bytes"] == "on":
+            try:
+                check_bytes(v3, flat, ml, args.sizes, dict(input=base, target=target, llc=version,
+                                                           variant=variant, mode=mode))
+                status.setdefault("bytes", "ok")
+            except Failure as e:
+                fail("bytes", str(e))
         if steps["sizes"] == "on":
             try:
                 wrong, info = check_sizes(sites, flat, ends, target, ml, mode == "ir")
@@ -796,6 +822,7 @@ def main():
     ap.add_argument("--emit-args", default="",
                     help="more options for every pcmap emit, e.g. --absolute")
     ap.add_argument("--summary", help="also write the results as JSON here")
+    ap.add_argument("--sizes", help="append every (v3, flat) table size pair here (bytes step)")
     ap.add_argument("--verbose", action="store_true", help="print the info lines too")
     ap.add_argument("inputs", nargs="+")
     args = ap.parse_args()

@@ -9,9 +9,13 @@
 //! * `first_lookup`: open + one lookup (flat) vs parse + build + one lookup;
 //! * `lookup`: one lookup of a random return address, tables ready: through
 //!   the C API (`flat`, `pcmap_find`: the function and record written out
-//!   whole) and through the Rust crate (`flat_rust`,
-//!   `FlatStackMap::lookup_hit`: the stack size and ID read, as the hash
-//!   table's lookup reads them).
+//!   whole, the record's Site and frame state decoded; `flat_site`,
+//!   `pcmap_find_site`: indices, Site offset and stack size, what a
+//!   collector needs to walk the frame and find its roots) and through the
+//!   Rust crate (`flat_rust`, `FlatStackMap::lookup_hit`: the stack size
+//!   and ID read, as the hash table's lookup reads them, the ID decoded from
+//!   the record's Site; `flat_rust_site`: the stack size and Site offset,
+//!   the equivalent of the hash table's record pointer).
 //!
 //! `scripts/bench-runtime` runs this and prints the figures.
 
@@ -22,11 +26,11 @@ use std::time::Duration;
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
 use std::mem::MaybeUninit;
 
-use pcmap_capi::ffi::{pcmap_find, pcmap_open};
-use pcmap_capi::{pcmap_function, pcmap_record, pcmap_stackmaps, pcmap_status};
-use pcmap_reader::flat::{FlatStackMap, FlatTable, Match, RecordKind};
+use pcmap_capi::ffi::{pcmap_find, pcmap_find_site, pcmap_open};
+use pcmap_capi::{pcmap_function, pcmap_record, pcmap_site, pcmap_stackmaps, pcmap_status};
+use pcmap_reader::flat::{Cfa, FlatStackMap, FlatTable, FrameRegister, Match, RecordKind};
 use pcmap_reader::llvm::{LlvmRecord, LlvmStackMap};
-use pcmap_reader::stackmap::{write_flat_with, write_llvm, Function, Record, Table};
+use pcmap_reader::stackmap::{write_flat_with, write_llvm, FrameState, Function, Record, Table};
 use pcmap_reader::{LittleEndian, Location, LocationKind};
 
 const SIZES: [usize; 3] = [1_000, 100_000, 1_000_000];
@@ -72,6 +76,25 @@ fn table(n: usize) -> Table {
                     slot(8 * (r as i32 + 1)),
                 ],
                 live_outs: vec![],
+                // What `pcmap emit` finds in an x86-64 function that
+                // pushed RBP and keeps a 40-byte frame below it.
+                frame_state: Some(FrameState {
+                    cfa: Some(Cfa {
+                        register: 7,
+                        offset: 56,
+                    }),
+                    stack_realigned: false,
+                    saved: vec![
+                        FrameRegister {
+                            dwarf_reg: 6,
+                            offset: -16,
+                        },
+                        FrameRegister {
+                            dwarf_reg: 16,
+                            offset: -8,
+                        },
+                    ],
+                }),
             })
             .collect();
         let size = (count as u32 + 1) * RECORD_SPACING;
@@ -82,7 +105,6 @@ fn table(n: usize) -> Table {
             records,
             // One code section: `pcmap emit` writes a PC map.
             code_offset: Some(address),
-            ..Function::default()
         });
         address += u64::from(size).next_multiple_of(FUNCTION_ALIGN);
     }
@@ -152,16 +174,13 @@ fn hash_table_bytes(t: &HashMap<u64, Safepoint<'_>>) -> usize {
     buckets * (std::mem::size_of::<(u64, Safepoint<'_>)>() + 1) + GROUP_WIDTH
 }
 
-/// The table's bytes with its address fields and function index entries
-/// filled as the linker would for a table at address 0 (what `pcmap emit`
-/// writes: self-relative, with the function index and PC map).
+/// The table's bytes with its address fields filled as the linker would
+/// for a table at address 0 (what `pcmap emit` writes: self-relative, with
+/// the PC map).
 fn self_relative(t: &Table, flat: FlatTable) -> Vec<u8> {
     let mut bytes = flat.bytes;
     for (i, f) in t.functions.iter().enumerate() {
         let at = flat.address_offsets[i];
-        let rel = f.address.wrapping_sub(at as u64);
-        bytes[at..at + 8].copy_from_slice(&rel.to_le_bytes());
-        let at = flat.index_offsets[i];
         let rel = i32::try_from(f.address as i64 - at as i64).unwrap();
         bytes[at..at + 4].copy_from_slice(&rel.to_le_bytes());
     }
@@ -176,6 +195,19 @@ fn flat_open(flat: &[u8]) -> pcmap_stackmaps {
     assert_eq!(s, pcmap_status::PCMAP_OK);
     // SAFETY: `pcmap_open` returned OK, so it wrote `m`.
     unsafe { m.assume_init() }
+}
+
+/// One `pcmap_find_site` as a collector calls it: the Site offset (with
+/// the stack size).
+fn flat_find_site(m: &pcmap_stackmaps, pc: u64) -> u32 {
+    let mut site = MaybeUninit::<pcmap_site>::uninit();
+    // SAFETY: `m` was opened and its section outlives it; `site` writable.
+    let s = unsafe { pcmap_find_site(m, pc, site.as_mut_ptr()) };
+    assert_eq!(s, pcmap_status::PCMAP_OK);
+    // SAFETY: written on OK.
+    let site = unsafe { site.assume_init() };
+    black_box(site.stack_size);
+    site.site
 }
 
 /// One `pcmap_find` as a C runtime calls it: the record's ID.
@@ -231,15 +263,33 @@ fn benches(c: &mut Criterion) {
                 flat_find(&section, black_box(pcs[i]))
             })
         });
+        let mut i = 0;
+        g.bench_with_input(BenchmarkId::new("flat_site", n), &n, |b, _| {
+            b.iter(|| {
+                i = (i + 1) % LOOKUPS;
+                flat_find_site(&section, black_box(pcs[i]))
+            })
+        });
         let parsed = FlatStackMap::parse(&flat, LittleEndian).unwrap();
+        let data = parsed.data();
         let mut i = 0;
         g.bench_with_input(BenchmarkId::new("flat_rust", n), &n, |b, _| {
             b.iter(|| {
                 i = (i + 1) % LOOKUPS;
                 let hit = parsed.lookup_hit(black_box(pcs[i]), 0, Match::Exact);
                 let hit = hit.unwrap().unwrap();
-                black_box(hit.frame_record().stack_size);
-                hit.record().unwrap().id
+                black_box(hit.stack_size());
+                data.site(hit.site_offset()).unwrap().id
+            })
+        });
+        let mut i = 0;
+        g.bench_with_input(BenchmarkId::new("flat_rust_site", n), &n, |b, _| {
+            b.iter(|| {
+                i = (i + 1) % LOOKUPS;
+                let hit = parsed.lookup_hit(black_box(pcs[i]), 0, Match::Exact);
+                let hit = hit.unwrap().unwrap();
+                black_box(hit.stack_size());
+                hit.site_offset()
             })
         });
         let mut i = 0;

@@ -37,19 +37,21 @@ c_constants! {
     /// Entries of `pcmap_table_header.bounds`.
     PCMAP_TABLE_BOUNDS: usize = flat::NUM_BOUNDS;
 
-    /// Frame record flags (`pcmap_function.flags`).
-    PCMAP_FUNCTION_HAS_FRAME_POINTER: u8 = flat::HAS_FRAME_POINTER;
-    PCMAP_FUNCTION_HAS_VARIABLE_SIZE_ALLOCA: u8 = flat::HAS_VARIABLE_SIZE_ALLOCA;
-    PCMAP_FUNCTION_HAS_STACK_REALIGNMENT: u8 = flat::HAS_STACK_REALIGNMENT;
-    PCMAP_FUNCTION_HAS_LIVE_OUT_INFO: u8 = flat::HAS_LIVE_OUT_INFO;
-    /// The frame registers and base register come from the function's CFI.
-    PCMAP_FUNCTION_HAS_FRAME_INFO: u8 = flat::HAS_FRAME_INFO;
     /// `pcmap_function.stack_size` of a frame with a variable-sized alloca.
     PCMAP_VARIABLE_STACK_SIZE: u32 = flat::VARIABLE_STACK_SIZE;
 
     /// Record flags (`pcmap_record.flags`).
-    PCMAP_RECORD_HAS_LIVE_OUT_INFO: u8 = flat::RECORD_HAS_LIVE_OUT_INFO;
-    PCMAP_RECORD_PATCHABLE_SIZE_KNOWN: u8 = flat::RECORD_PATCHABLE_SIZE_KNOWN;
+    PCMAP_RECORD_PATCHABLE_SIZE_KNOWN: u8 = flat::site_head::PATCHABLE_SIZE_KNOWN;
+    PCMAP_RECORD_HAS_LIVE_OUT_INFO: u8 = flat::site_head::HAS_LIVE_OUT_INFO;
+    /// The record has a frame state (the CFI described the code there).
+    PCMAP_RECORD_HAS_FRAME_STATE: u8 = flat::site_head::HAS_FRAME_STATE;
+
+    /// Frame state flags (`pcmap_record.frame_flags`).
+    /// `cfa_register` and `cfa_offset` give the CFA; clear: the CFA is a
+    /// DWARF expression or unknown, and a stack walk must stop.
+    PCMAP_FRAME_CFA_RULE: u8 = flat::frame_state_flags::CFA_RULE;
+    /// The function realigns its stack pointer.
+    PCMAP_FRAME_STACK_REALIGNED: u8 = flat::frame_state_flags::STACK_REALIGNED;
 
     /// Record kinds (`pcmap_record.kind`).
     PCMAP_KIND_UNKNOWN: u8 = RecordKind::Unknown as u8;

@@ -7,8 +7,8 @@
 
 use core::ffi::c_void;
 
-use crate::decode;
-use crate::section::{Match, Section};
+use crate::decode::{self, List};
+use crate::section::{Full, Match, Section, SiteOut};
 use crate::status::pcmap_status::{self, *};
 use crate::status::status;
 use crate::types::*;
@@ -56,7 +56,7 @@ unsafe fn find(
     if record.is_null() {
         return PCMAP_ERR_ARGUMENT;
     }
-    match section(m).and_then(|s| s.search(pc, how, function, record)) {
+    match section(m).and_then(|s| s.search(pc, how, Full { function, record })) {
         Ok(true) => PCMAP_OK,
         Ok(false) => PCMAP_NOT_FOUND,
         Err(e) => e,
@@ -116,7 +116,9 @@ pub unsafe extern "C" fn pcmap_validate(m: *const pcmap_stackmaps) -> pcmap_stat
 
 /// Finds the record at address `pc` (for a call: its return address) and the
 /// function containing it. Returns `PCMAP_NOT_FOUND` if no record is there.
-/// `function` may be NULL.
+/// `function` may be NULL. Decodes the record's Site (up to its live-outs,
+/// skipping its locations) and frame state into `record`;
+/// `pcmap_find_site` finds the same record without decoding anything.
 ///
 /// # Safety
 /// `m` was filled by `pcmap_open`; `record` (and `function` unless NULL) are
@@ -190,13 +192,16 @@ pub unsafe extern "C" fn pcmap_record_at(
             .record_index
             .checked_add(index)
             .ok_or(PCMAP_ERR_OUT_OF_RANGE)?;
-        let rec = f.table.open()?.record(i)?;
-        Ok(pcmap_record::new(f, i, &rec))
+        let t = f.table.open()?;
+        pcmap_record::new(f.table, f.address, i, t.record(i)?, &t.data())
     })();
     put(out, r)
 }
 
 /// Location `index` (0 .. `r->num_locations`) of a record, undecoded.
+/// Locations vary in length: this decodes the `index` before it too
+/// (O(index)); `pcmap_locations` and `pcmap_location_next` walk them in
+/// linear time.
 ///
 /// # Safety
 /// `r` was filled by this library; `out` is writable.
@@ -212,7 +217,9 @@ pub unsafe extern "C" fn pcmap_location_at(
     }
 }
 
-/// Live-out `index` (0 .. `r->num_live_outs`) of a record.
+/// Live-out `index` of a record (0 .. the `remaining` of the cursor
+/// `pcmap_live_outs` gives): the locations and the live-outs before it are
+/// decoded too.
 ///
 /// # Safety
 /// `r` was filled by this library; `out` is writable.
@@ -228,37 +235,249 @@ pub unsafe extern "C" fn pcmap_live_out_at(
     }
 }
 
-/// Saved register `index` (0 .. `f->num_frame_registers`) of a function.
+/// Saved register `index` (0 .. `r->num_frame_registers`) of a record's
+/// frame state: the slot is at the CFA plus `offset`. Decodes the saved
+/// registers before it too (O(index)); `pcmap_frame_registers` walks them.
 ///
 /// # Safety
-/// `f` was filled by this library; `out` is writable.
+/// `r` was filled by this library; `out` is writable.
 #[no_mangle]
 pub unsafe extern "C" fn pcmap_frame_register_at(
-    f: *const pcmap_function,
+    r: *const pcmap_record,
     index: u32,
     out: *mut pcmap_frame_register,
 ) -> pcmap_status {
-    match (f.as_ref(), out.is_null()) {
-        (Some(f), false) => put(out, decode::frame_register(f, index)),
+    match (r.as_ref(), out.is_null()) {
+        (Some(r), false) => put(out, decode::frame_register(r, index)),
         _ => PCMAP_ERR_ARGUMENT,
     }
 }
 
-/// Where function `f` saved DWARF register `dwarf_reg` (e.g. the return
-/// address register), or `PCMAP_NOT_FOUND`.
+/// Where the frame state at record `r` says DWARF register `dwarf_reg` (e.g.
+/// the return address register) is saved, or `PCMAP_NOT_FOUND`.
 ///
 /// # Safety
-/// `f` was filled by this library; `out` is writable.
+/// `r` was filled by this library; `out` is writable.
 #[no_mangle]
 pub unsafe extern "C" fn pcmap_find_frame_register(
-    f: *const pcmap_function,
+    r: *const pcmap_record,
     dwarf_reg: u16,
     out: *mut pcmap_frame_register,
 ) -> pcmap_status {
-    match (f.as_ref(), out.is_null()) {
-        (Some(f), false) => put_found(out, decode::find_frame_register(f, dwarf_reg)),
+    match (r.as_ref(), out.is_null()) {
+        (Some(r), false) => put_found(out, decode::find_frame_register(r, dwarf_reg)),
         _ => PCMAP_ERR_ARGUMENT,
     }
+}
+
+/// Finds the record at address `pc` (for a call: its return address) like
+/// `pcmap_find`, and writes only what a collector needs to walk the frame
+/// and to find (or cache) its roots: the table, function and record
+/// indices, the record's Site offset (records with equal Sites share it)
+/// and the function's stack size. Nothing is decoded;
+/// `pcmap_site_record` gives the whole record.
+///
+/// # Safety
+/// `m` was filled by `pcmap_open`; `out` is writable.
+#[no_mangle]
+pub unsafe extern "C" fn pcmap_find_site(
+    m: *const pcmap_stackmaps,
+    pc: u64,
+    out: *mut pcmap_site,
+) -> pcmap_status {
+    find_site(m, pc, Match::Exact, out)
+}
+
+/// `pcmap_find_site` for the function's first record at or after `pc`
+/// (see `pcmap_find_at_or_after`).
+///
+/// # Safety
+/// As `pcmap_find_site`.
+#[no_mangle]
+pub unsafe extern "C" fn pcmap_find_site_at_or_after(
+    m: *const pcmap_stackmaps,
+    pc: u64,
+    out: *mut pcmap_site,
+) -> pcmap_status {
+    find_site(m, pc, Match::AtOrAfter, out)
+}
+
+/// # Safety
+/// As `pcmap_find_site`.
+unsafe fn find_site(
+    m: *const pcmap_stackmaps,
+    pc: u64,
+    how: Match,
+    out: *mut pcmap_site,
+) -> pcmap_status {
+    if out.is_null() {
+        return PCMAP_ERR_ARGUMENT;
+    }
+    match section(m).and_then(|s| s.search(pc, how, SiteOut(out))) {
+        Ok(true) => PCMAP_OK,
+        Ok(false) => PCMAP_NOT_FOUND,
+        Err(e) => e,
+    }
+}
+
+/// The whole record `pcmap_find_site` found (as `pcmap_find` writes it).
+///
+/// # Safety
+/// `m` was filled by `pcmap_open`; `site` by `pcmap_find_site` on it;
+/// `out` is writable.
+#[no_mangle]
+pub unsafe extern "C" fn pcmap_site_record(
+    m: *const pcmap_stackmaps,
+    site: *const pcmap_site,
+    out: *mut pcmap_record,
+) -> pcmap_status {
+    let (Some(site), false) = (site.as_ref(), out.is_null()) else {
+        return PCMAP_ERR_ARGUMENT;
+    };
+    put(out, section(m).and_then(|s| s.site_record(site)))
+}
+
+/// The function of the record `pcmap_find_site` found.
+///
+/// # Safety
+/// As `pcmap_site_record`.
+#[no_mangle]
+pub unsafe extern "C" fn pcmap_site_function(
+    m: *const pcmap_stackmaps,
+    site: *const pcmap_site,
+    out: *mut pcmap_function,
+) -> pcmap_status {
+    let (Some(site), false) = (site.as_ref(), out.is_null()) else {
+        return PCMAP_ERR_ARGUMENT;
+    };
+    put(out, section(m).and_then(|s| s.site_function(site)))
+}
+
+/// A cursor at record `r`'s first location, for `pcmap_location_next`.
+///
+/// # Safety
+/// `r` was filled by this library; `out` is writable.
+#[no_mangle]
+pub unsafe extern "C" fn pcmap_locations(
+    r: *const pcmap_record,
+    out: *mut pcmap_cursor,
+) -> pcmap_status {
+    cursor(r, List::Locations, out)
+}
+
+/// A cursor at record `r`'s first live-out, for `pcmap_live_out_next`; its
+/// `remaining` is the number of live-outs (LLVM lists them for patch points
+/// only). The live-outs follow the locations: this decodes the locations
+/// once to find them.
+///
+/// # Safety
+/// As `pcmap_locations`.
+#[no_mangle]
+pub unsafe extern "C" fn pcmap_live_outs(
+    r: *const pcmap_record,
+    out: *mut pcmap_cursor,
+) -> pcmap_status {
+    cursor(r, List::LiveOuts, out)
+}
+
+/// A cursor at the first saved register of record `r`'s frame state, for
+/// `pcmap_frame_register_next`.
+///
+/// # Safety
+/// As `pcmap_locations`.
+#[no_mangle]
+pub unsafe extern "C" fn pcmap_frame_registers(
+    r: *const pcmap_record,
+    out: *mut pcmap_cursor,
+) -> pcmap_status {
+    cursor(r, List::FrameRegisters, out)
+}
+
+/// # Safety
+/// As `pcmap_locations`.
+unsafe fn cursor(r: *const pcmap_record, list: List, out: *mut pcmap_cursor) -> pcmap_status {
+    match (r.as_ref(), out.is_null()) {
+        (Some(r), false) => put(out, decode::cursor(r, list)),
+        _ => PCMAP_ERR_ARGUMENT,
+    }
+}
+
+/// The location at cursor `c` (from `pcmap_locations`), undecoded; moves
+/// the cursor on. `PCMAP_NOT_FOUND` after the last.
+///
+/// # Safety
+/// `c` was filled by this library and its section is still mapped; `out`
+/// is writable.
+#[no_mangle]
+pub unsafe extern "C" fn pcmap_location_next(
+    c: *mut pcmap_cursor,
+    out: *mut pcmap_location,
+) -> pcmap_status {
+    match (c.as_mut(), out.is_null()) {
+        (Some(c), false) => put_found(out, decode::location_next(c)),
+        _ => PCMAP_ERR_ARGUMENT,
+    }
+}
+
+/// The live-out at cursor `c` (from `pcmap_live_outs`); moves the cursor
+/// on. `PCMAP_NOT_FOUND` after the last.
+///
+/// # Safety
+/// As `pcmap_location_next`.
+#[no_mangle]
+pub unsafe extern "C" fn pcmap_live_out_next(
+    c: *mut pcmap_cursor,
+    out: *mut pcmap_live_out,
+) -> pcmap_status {
+    match (c.as_mut(), out.is_null()) {
+        (Some(c), false) => put_found(out, decode::live_out_next(c)),
+        _ => PCMAP_ERR_ARGUMENT,
+    }
+}
+
+/// The saved register at cursor `c` (from `pcmap_frame_registers`); moves
+/// the cursor on. `PCMAP_NOT_FOUND` after the last.
+///
+/// # Safety
+/// As `pcmap_location_next`.
+#[no_mangle]
+pub unsafe extern "C" fn pcmap_frame_register_next(
+    c: *mut pcmap_cursor,
+    out: *mut pcmap_frame_register,
+) -> pcmap_status {
+    match (c.as_mut(), out.is_null()) {
+        (Some(c), false) => put_found(out, decode::frame_register_next(c)),
+        _ => PCMAP_ERR_ARGUMENT,
+    }
+}
+
+/// Decodes location `loc` (from `pcmap_location_next` or
+/// `pcmap_location_at`) of record `r` for one frame, as `pcmap_decode`
+/// does: the way to decode every location of a record in linear time.
+///
+/// # Safety
+/// `r` was filled by this library; `loc` is readable; `regs` points to
+/// `num_regs` entries (or is NULL with `num_regs` 0); `out` is writable.
+#[no_mangle]
+pub unsafe extern "C" fn pcmap_decode_location(
+    r: *const pcmap_record,
+    loc: *const pcmap_location,
+    regs: *const pcmap_register,
+    num_regs: usize,
+    out: *mut pcmap_value,
+) -> pcmap_status {
+    let (Some(r), Some(loc)) = (r.as_ref(), loc.as_ref()) else {
+        return PCMAP_ERR_ARGUMENT;
+    };
+    if out.is_null() || (regs.is_null() && num_regs != 0) {
+        return PCMAP_ERR_ARGUMENT;
+    }
+    let regs = if num_regs == 0 {
+        &[][..]
+    } else {
+        core::slice::from_raw_parts(regs, num_regs)
+    };
+    put(out, decode::decode_location(r, loc, regs))
 }
 
 /// Decodes location `index` of record `r` for one frame, given the values of
@@ -274,7 +493,8 @@ pub unsafe extern "C" fn pcmap_find_frame_register(
 /// | ConstantIndex  | `value` = the table's large constant                     |
 ///
 /// Returns `PCMAP_ERR_NO_REGISTER` if the location needs a register not in
-/// `regs`. Never reads the frame's memory.
+/// `regs`. Never reads the frame's memory. Finds location `index` as
+/// `pcmap_location_at` does (O(index)).
 ///
 /// # Safety
 /// `r` was filled by this library; `regs` points to `num_regs` entries (or

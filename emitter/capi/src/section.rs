@@ -3,20 +3,22 @@
 //! Opening reads only the table headers, so it costs the same for ten records
 //! as for a million, and keeps the first `PCMAP_CACHED_TABLES` of them in the
 //! caller's `pcmap_stackmaps`. A lookup visits each table (from the kept
-//! header, or parsing it), binary searches its frame records by function
-//! address, probing only the address field, and then the function's records
-//! by instruction offset, probing only that field; it decodes the one frame
-//! record and record it found into the caller's structs.
+//! header, or parsing it), finds the function through the PC map or a
+//! binary search of its frame records, probing only the address field, and
+//! then the record by instruction offset, probing only that field; it
+//! writes what the caller asked for: the whole frame record and record
+//! (`pcmap_find`: the Site and frame state decoded) or only indices, Site
+//! offset and stack size (`pcmap_find_site`).
 //! O(tables + log functions + log records), no memory.
 
 pub(crate) use pcmap_reader::flat::Match;
-use pcmap_reader::flat::{self, FlatStackMap, Hit};
+use pcmap_reader::flat::{self, FlatStackMap, Hit, KeptHeader, SiteData};
 use pcmap_reader::{BigEndian, Endian, Error, LittleEndian, RunTimeEndian};
 
 use crate::status::pcmap_status;
 use crate::types::{
-    pcmap_function, pcmap_record, pcmap_stackmaps, pcmap_table, pcmap_table_header, Table,
-    PCMAP_CACHED_TABLES,
+    pcmap_function, pcmap_record, pcmap_site, pcmap_stackmaps, pcmap_table, pcmap_table_header,
+    Table, PCMAP_CACHED_TABLES,
 };
 
 /// Section bytes and the address they have in the described program.
@@ -122,19 +124,7 @@ impl<'a> Section<'a> {
     /// are in address order without overlap (which lookups rely on).
     pub fn validate(&self) -> Result<(), pcmap_status> {
         for t in self.tables() {
-            let (r, t) = t?;
-            t.validate()?;
-            let mut end = 0u64;
-            for i in 0..t.num_frame_records() {
-                let f = pcmap_function::new(r, &t, i)?;
-                if i > 0 && f.address < end {
-                    return Err(pcmap_status::PCMAP_ERR_NOT_SORTED);
-                }
-                end = f
-                    .address
-                    .checked_add(f.size.into())
-                    .ok_or(pcmap_status::PCMAP_ERR_CORRUPT)?;
-            }
+            t?.1.validate()?;
         }
         Ok(())
     }
@@ -161,7 +151,11 @@ impl<'a> Section<'a> {
     ) -> Result<Option<(pcmap_function, pcmap_record)>, pcmap_status> {
         let mut f = core::mem::MaybeUninit::uninit();
         let mut r = core::mem::MaybeUninit::uninit();
-        if self.search(pc, how, f.as_mut_ptr(), r.as_mut_ptr())? {
+        let out = Full {
+            function: f.as_mut_ptr(),
+            record: r.as_mut_ptr(),
+        };
+        if self.search(pc, how, out)? {
             // SAFETY: `search` wrote both when it returned true.
             Ok(Some(unsafe { (f.assume_init(), r.assume_init()) }))
         } else {
@@ -169,17 +163,25 @@ impl<'a> Section<'a> {
         }
     }
 
-    /// Finds the record for `pc`; on `Ok(true)` writes it to `record` and its
-    /// function to `function` (unless NULL), each once.
-    ///
-    /// `record` must be valid for a write; `function` NULL or valid.
+    /// The record at `pc` (`how`) as `pcmap_find_site` gives it.
+    pub fn find_site(&self, pc: u64, how: Match) -> Result<Option<pcmap_site>, pcmap_status> {
+        let mut site = core::mem::MaybeUninit::uninit();
+        if self.search(pc, how, SiteOut(site.as_mut_ptr()))? {
+            // SAFETY: `search` wrote it when it returned true.
+            Ok(Some(unsafe { site.assume_init() }))
+        } else {
+            Ok(None)
+        }
+    }
+
+    /// Finds the record for `pc`; on `Ok(true)` has `out` write what it
+    /// wants of it.
     #[inline(always)]
-    pub(crate) fn search(
+    pub(crate) fn search<O: Output>(
         &self,
         pc: u64,
         how: Match,
-        function: *mut pcmap_function,
-        record: *mut pcmap_record,
+        out: O,
     ) -> Result<bool, pcmap_status> {
         // The kept headers' flags say it without reading the section.
         let big = match self.cached.first() {
@@ -189,51 +191,48 @@ impl<'a> Section<'a> {
         // A runtime reads its own program's tables, in its own byte order:
         // that search is inlined here, the other one is not.
         if big == cfg!(target_endian = "big") {
-            self.search_ordered(big, pc, how, function, record)
+            self.search_ordered(big, pc, how, out)
         } else {
-            self.search_foreign(big, pc, how, function, record)
+            self.search_foreign(big, pc, how, out)
         }
     }
 
     /// `search` of tables that are big-endian if `big`.
     #[inline(always)]
-    fn search_ordered(
+    fn search_ordered<O: Output>(
         &self,
         big: bool,
         pc: u64,
         how: Match,
-        function: *mut pcmap_function,
-        record: *mut pcmap_record,
+        out: O,
     ) -> Result<bool, pcmap_status> {
         if big {
-            self.search_in(BigEndian, pc, how, function, record)
+            self.search_in(BigEndian, pc, how, out)
         } else {
-            self.search_in(LittleEndian, pc, how, function, record)
+            self.search_in(LittleEndian, pc, how, out)
         }
     }
 
     /// `search_ordered` of tables in the other byte order than this
     /// machine's (read from a file), out of line.
     #[inline(never)]
-    fn search_foreign(
+    fn search_foreign<O: Output>(
         &self,
         big: bool,
         pc: u64,
         how: Match,
-        function: *mut pcmap_function,
-        record: *mut pcmap_record,
+        out: O,
     ) -> Result<bool, pcmap_status> {
-        self.search_ordered(big, pc, how, function, record)
+        self.search_ordered(big, pc, how, out)
     }
 
     #[inline]
-    fn search_in<E: Endian + 'a>(
+    fn search_in<E: Endian + 'a, O: Output>(
         &self,
         endian: E,
         pc: u64,
         how: Match,
-        function: *mut pcmap_function,
-        record: *mut pcmap_record,
+        out: O,
     ) -> Result<bool, pcmap_status> {
         let mut next = 0;
         for h in self.cached {
@@ -245,31 +244,30 @@ impl<'a> Section<'a> {
             let address = self.table_address(offset);
             if let Some(hit) = FlatStackMap::lookup_kept(bytes, endian, h.kept(), pc, address, how)?
             {
-                let size = h.bounds[flat::NUM_BOUNDS - 1];
-                self.write(offset, size, hit, function, record)?;
+                out.write(self, offset, h.kept(), hit)?;
                 return Ok(true);
             }
             next = offset + h.bounds[flat::NUM_BOUNDS - 1] as usize;
         }
-        self.search_from(next, endian, pc, how, function, record)
+        self.search_from(next, endian, pc, how, out)
     }
 
     /// `search_in` over the tables whose headers were not kept, from byte
     /// `next` on: out of line, as only sections of many tables get here.
     #[inline(never)]
-    fn search_from<E: Endian + 'a>(
+    fn search_from<E: Endian + 'a, O: Output>(
         &self,
         next: usize,
         endian: E,
         pc: u64,
         how: Match,
-        function: *mut pcmap_function,
-        record: *mut pcmap_record,
+        out: O,
     ) -> Result<bool, pcmap_status> {
         for t in FlatStackMap::tables_from(self.bytes, next, endian) {
             let (offset, t) = t?;
             if let Some(hit) = t.lookup_hit(pc, self.table_address(offset), how)? {
-                self.write(offset, t.table_size(), hit, function, record)?;
+                let header = t.parsed_header();
+                out.write(self, offset, header.kept(), hit)?;
                 return Ok(true);
             }
         }
@@ -280,58 +278,53 @@ impl<'a> Section<'a> {
         self.address.wrapping_add(offset as u64)
     }
 
-    /// Writes the function and record of `hit`, in the table of `size`
-    /// bytes at `offset`, to the caller's structs.
-    #[inline]
-    fn write<E: Endian>(
-        &self,
-        offset: usize,
-        size: u32,
-        hit: Hit<'a, E>,
-        function: *mut pcmap_function,
-        record: *mut pcmap_record,
-    ) -> Result<(), pcmap_status> {
-        let table = pcmap_table {
+    /// The `pcmap_table` of the table at `offset` whose header is `h`.
+    #[inline(always)]
+    fn table_at(&self, offset: usize, h: KeptHeader<'_>) -> pcmap_table {
+        pcmap_table {
             data: self.bytes.as_ptr().wrapping_add(offset),
-            size: size as usize,
+            size: h.bounds[flat::NUM_BOUNDS - 1] as usize,
             address: self.table_address(offset),
-        };
-        let (found, r) = (hit.found, hit.record()?);
-        // SAFETY: `search`'s contract.
-        unsafe {
-            record.write(pcmap_record {
-                table,
-                index: found.record,
-                id: r.id,
-                address: found.address.wrapping_add(r.instruction_offset.into()),
-                instruction_offset: r.instruction_offset,
-                patchable_size: r.patchable_size,
-                num_locations: r.num_locations,
-                num_live_outs: r.num_live_outs,
-                flags: r.flags,
-                kind: r.kind as u8,
-                location_index: r.location_index,
-                live_out_index: r.live_out_index,
-            });
-            if !function.is_null() {
-                let f = hit.frame_record();
-                function.write(pcmap_function {
-                    table,
-                    index: found.function,
-                    address: found.address,
-                    size: f.size,
-                    stack_size: f.stack_size,
-                    flags: f.flags,
-                    num_frame_registers: f.num_frame_registers,
-                    frame_base_register: f.frame_base_register,
-                    cfa_offset: f.cfa_offset,
-                    num_records: f.num_records,
-                    frame_register_index: f.frame_register_index,
-                    record_index: f.record_index,
-                });
-            }
         }
-        Ok(())
+    }
+
+    /// The record of a `pcmap_site` (of this section's `find_site`).
+    pub fn site_record(&self, site: &pcmap_site) -> Result<pcmap_record, pcmap_status> {
+        let (table, t) = self.table(site.table)?;
+        let f = t.frame_record(site.function)?;
+        if !(f.record_index..f.record_index + f.num_records).contains(&site.record) {
+            return Err(pcmap_status::PCMAP_ERR_OUT_OF_RANGE);
+        }
+        let address = t.function_address(site.function, table.address)?;
+        pcmap_record::new(
+            table,
+            address,
+            site.record,
+            t.record(site.record)?,
+            &t.data(),
+        )
+    }
+
+    /// The function of a `pcmap_site`.
+    pub fn site_function(&self, site: &pcmap_site) -> Result<pcmap_function, pcmap_status> {
+        let (table, t) = self.table(site.table)?;
+        pcmap_function::new(table, &t, site.function)
+    }
+
+    /// The table at `offset` of the section.
+    fn table(&self, offset: u64) -> Result<(pcmap_table, Table<'a>), pcmap_status> {
+        let at = usize::try_from(offset).map_err(|_| pcmap_status::PCMAP_ERR_OUT_OF_RANGE)?;
+        let bytes = self
+            .bytes
+            .get(at..)
+            .ok_or(pcmap_status::PCMAP_ERR_OUT_OF_RANGE)?;
+        let t = FlatStackMap::parse(bytes, flat::section_endian(self.bytes))?;
+        let table = pcmap_table {
+            data: bytes.as_ptr(),
+            size: t.table_size() as usize,
+            address: self.table_address(at),
+        };
+        Ok((table, t))
     }
 
     /// Function `index` counting across all tables in section order.
@@ -344,5 +337,87 @@ impl<'a> Section<'a> {
             index -= t.num_frame_records();
         }
         Ok(None)
+    }
+}
+
+/// What a lookup writes of the record it found.
+pub(crate) trait Output {
+    /// Writes what it wants of `hit`, found in the table at `offset` of
+    /// `s` whose header is `h`.
+    fn write<E: Endian>(
+        self,
+        s: &Section<'_>,
+        offset: usize,
+        h: KeptHeader<'_>,
+        hit: Hit<'_, E>,
+    ) -> Result<(), pcmap_status>;
+}
+
+/// `pcmap_find`: the function (unless NULL) and the whole record, its Site
+/// and frame state decoded.
+pub(crate) struct Full {
+    /// NULL or valid for a write.
+    pub function: *mut pcmap_function,
+    /// Valid for a write.
+    pub record: *mut pcmap_record,
+}
+
+impl Output for Full {
+    #[inline]
+    fn write<E: Endian>(
+        self,
+        s: &Section<'_>,
+        offset: usize,
+        h: KeptHeader<'_>,
+        hit: Hit<'_, E>,
+    ) -> Result<(), pcmap_status> {
+        let table = s.table_at(offset, h);
+        let found = hit.found;
+        let data = SiteData::of_kept(s.bytes.get(offset..).unwrap_or_default(), h);
+        let record = pcmap_record::new(table, found.address, found.record, hit.record(), &data)?;
+        // SAFETY: `Full`'s contract.
+        unsafe {
+            self.record.write(record);
+            if !self.function.is_null() {
+                let f = hit.frame_record();
+                self.function.write(pcmap_function {
+                    table,
+                    index: found.function,
+                    address: found.address,
+                    size: f.size,
+                    stack_size: f.stack_size,
+                    num_records: f.num_records,
+                    record_index: f.record_index,
+                });
+            }
+        }
+        Ok(())
+    }
+}
+
+/// `pcmap_find_site`: indices, Site offset and stack size; nothing decoded.
+pub(crate) struct SiteOut(pub *mut pcmap_site);
+
+impl Output for SiteOut {
+    #[inline(always)]
+    fn write<E: Endian>(
+        self,
+        _: &Section<'_>,
+        offset: usize,
+        _: KeptHeader<'_>,
+        hit: Hit<'_, E>,
+    ) -> Result<(), pcmap_status> {
+        // SAFETY: the pointer is valid for a write (`pcmap_find_site`'s
+        // contract).
+        unsafe {
+            self.0.write(pcmap_site {
+                table: offset as u64,
+                function: hit.found.function,
+                record: hit.found.record,
+                site: hit.site_offset(),
+                stack_size: hit.stack_size(),
+            });
+        }
+        Ok(())
     }
 }

@@ -41,7 +41,7 @@ impl From<Error> for pcmap_status {
             Error::BadMagic => PCMAP_ERR_BAD_MAGIC,
             Error::UnsupportedVersion(_) | Error::UnsupportedFlatVersion(_) => PCMAP_ERR_VERSION,
             Error::IndexOutOfRange { .. } => PCMAP_ERR_OUT_OF_RANGE,
-            Error::NotSorted { .. } => PCMAP_ERR_NOT_SORTED,
+            Error::NotSorted { .. } | Error::FunctionsNotSorted { .. } => PCMAP_ERR_NOT_SORTED,
             _ => PCMAP_ERR_CORRUPT,
         }
     }

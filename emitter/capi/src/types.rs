@@ -45,9 +45,8 @@ pub const PCMAP_CACHED_TABLES: usize = 8;
 pub struct pcmap_table_header {
     /// Offset of the table in the section.
     pub offset: u64,
-    /// Where the arrays start (constants, frame records, records, locations,
-    /// frame registers, live-outs, function index, PC map), and the table
-    /// size.
+    /// Where the arrays start (frame records, records, addresses,
+    /// constants, PC map, Data), and the table size.
     pub bounds: [u32; PCMAP_TABLE_BOUNDS],
     /// Header flags.
     pub flags: u8,
@@ -78,7 +77,8 @@ pub struct pcmap_table {
     pub address: u64,
 }
 
-/// A function's frame record: its code range and frame layout.
+/// A function's frame record: its code range and frame size. (Its frame
+/// state, CFA rule and saved registers, is each record's.)
 #[allow(non_camel_case_types)]
 #[repr(C)]
 #[derive(Debug, Clone, Copy)]
@@ -94,22 +94,14 @@ pub struct pcmap_function {
     /// at a call, as LLVM's `.llvm_stackmaps` gives it (x86-64: excluding the
     /// return address). `PCMAP_VARIABLE_STACK_SIZE` for a variable-sized frame.
     pub stack_size: u32,
-    /// `PCMAP_FUNCTION_*` flags.
-    pub flags: u8,
-    pub num_frame_registers: u8,
-    /// DWARF register the frame registers' offsets are relative to (the CFA
-    /// register: the stack pointer, or the frame pointer).
-    pub frame_base_register: u16,
-    /// The CFA (the caller's stack pointer at the call) is the value of
-    /// `frame_base_register` plus this.
-    pub cfa_offset: i32,
     pub num_records: u32,
-    /// Where this function's lists start in their arrays (for the library).
-    pub frame_register_index: u32,
+    /// Index of the function's first record in its table.
     pub record_index: u32,
 }
 
-/// A stack map record: one call site (safepoint) or patch point.
+/// A stack map record: one call site (safepoint) or patch point, its Site
+/// (ID, kind, patchable size, locations, live-outs) and the frame state at
+/// it (the CFI row: CFA rule and saved registers).
 #[allow(non_camel_case_types)]
 #[repr(C)]
 #[derive(Debug, Clone, Copy)]
@@ -127,14 +119,72 @@ pub struct pcmap_record {
     /// Bytes reserved for patching (`PCMAP_RECORD_PATCHABLE_SIZE_KNOWN`).
     pub patchable_size: u32,
     pub num_locations: u16,
-    pub num_live_outs: u16,
     /// `PCMAP_RECORD_*` flags.
     pub flags: u8,
     /// `PCMAP_KIND_*`: what produced the record.
     pub kind: u8,
-    /// Where this record's lists start in their arrays (for the library).
-    pub location_index: u32,
-    pub live_out_index: u32,
+    /// `PCMAP_FRAME_*` flags of the frame state (0 without one,
+    /// `PCMAP_RECORD_HAS_FRAME_STATE` clear).
+    pub frame_flags: u8,
+    /// With `PCMAP_FRAME_CFA_RULE`: the CFA (the caller's stack pointer at
+    /// the call) is the value of DWARF register `cfa_register` plus
+    /// `cfa_offset` at this record. Without it the CFA is a DWARF
+    /// expression or unknown: a stack walk cannot continue past this frame.
+    pub cfa_register: u16,
+    pub cfa_offset: i32,
+    /// Registers the frame state says are saved in slots (`pcmap_frame_register_at`).
+    pub num_frame_registers: u16,
+    /// Offset of the record's Site in its table's Data area: records with
+    /// the same offset (in one table) have the same Site, so a collector
+    /// can cache what it decoded of one.
+    pub site: u32,
+    /// Where the locations and saved registers start in the Data area, and
+    /// how the saved registers' offsets are stored (for the library). The
+    /// live-outs follow the locations: `pcmap_live_outs` finds them and
+    /// their number (patch points only).
+    pub locations: u32,
+    pub frame_registers: u32,
+    pub frame_shift: u8,
+}
+
+/// What `pcmap_find_site` found: enough to walk a frame (the stack size)
+/// and to find or cache what a record says (its table and Site), without
+/// decoding anything. `pcmap_site_record` decodes the whole record.
+#[allow(non_camel_case_types)]
+#[repr(C)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct pcmap_site {
+    /// Offset of the record's table in the section.
+    pub table: u64,
+    /// Index of the function's frame record in its table.
+    pub function: u32,
+    /// Index of the record in its table.
+    pub record: u32,
+    /// Offset of the record's Site in the table's Data area (shared by the
+    /// records with the same Site).
+    pub site: u32,
+    /// The function's stack size (`PCMAP_VARIABLE_STACK_SIZE` for a
+    /// variable-sized frame).
+    pub stack_size: u32,
+}
+
+/// A position in a record's locations, live-outs or saved registers, each
+/// decoded in turn (`pcmap_location_next`, `pcmap_live_out_next`,
+/// `pcmap_frame_register_next`). Filled by this library.
+#[allow(non_camel_case_types)]
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct pcmap_cursor {
+    /// The table's Data area and its size.
+    pub data: *const u8,
+    pub size: u32,
+    /// Offset of the next entry in the Data area.
+    pub position: u32,
+    /// Entries left.
+    pub remaining: u16,
+    /// How far the offsets of saved registers are stored shifted (for the
+    /// library).
+    pub shift: u8,
 }
 
 /// Where a live value is (`PCMAP_LOCATION_*` kind); see `pcmap_decode`.
@@ -143,9 +193,9 @@ pub struct pcmap_record {
 #[derive(Debug, Clone, Copy, Default)]
 pub struct pcmap_location {
     pub kind: u8,
-    /// Size of the value in bytes.
-    pub size: u8,
     pub dwarf_reg: u16,
+    /// Size of the value in bytes (up to 65535: vector deopt values).
+    pub size: u16,
     /// Offset, small constant or constant index, by `kind`.
     pub offset: i32,
 }
@@ -160,8 +210,9 @@ pub struct pcmap_live_out {
     pub size: u8,
 }
 
-/// A register the function saved in its frame, and where: the slot's address
-/// is the value of the function's `frame_base_register` plus `offset`.
+/// A register the frame saved in a slot at a record: the slot's address is
+/// the CFA plus `offset` (the CFA is the record's `cfa_register` plus
+/// `cfa_offset`).
 #[allow(non_camel_case_types)]
 #[repr(C)]
 #[derive(Debug, Clone, Copy, Default)]
@@ -202,19 +253,6 @@ pub struct pcmap_value {
 
 pub(crate) type Table<'a> = FlatStackMap<'a, RunTimeEndian>;
 
-impl pcmap_table {
-    /// The table these bytes hold. The caller of the API promised that `data`
-    /// and `size` came from this library, pointing into a live section.
-    pub(crate) fn open(&self) -> Result<Table<'_>, pcmap_status> {
-        if self.data.is_null() {
-            return Err(pcmap_status::PCMAP_ERR_ARGUMENT);
-        }
-        // SAFETY: filled by this library from a section the caller keeps alive.
-        let bytes = unsafe { core::slice::from_raw_parts(self.data, self.size) };
-        Ok(FlatStackMap::parse(bytes, flat::section_endian(bytes))?)
-    }
-}
-
 impl pcmap_function {
     pub(crate) fn new<E: Endian>(
         table: pcmap_table,
@@ -228,33 +266,64 @@ impl pcmap_function {
             address: t.function_address(index, table.address)?,
             size: f.size,
             stack_size: f.stack_size,
-            flags: f.flags,
-            num_frame_registers: f.num_frame_registers,
-            frame_base_register: f.frame_base_register,
-            cfa_offset: f.cfa_offset,
             num_records: f.num_records,
-            frame_register_index: f.frame_register_index,
             record_index: f.record_index,
         })
     }
 }
 
 impl pcmap_record {
-    pub(crate) fn new(f: &pcmap_function, index: u32, r: &flat::Record) -> Self {
-        pcmap_record {
-            table: f.table,
-            index,
-            id: r.id,
-            address: f.address.wrapping_add(r.instruction_offset.into()),
-            instruction_offset: r.instruction_offset,
-            patchable_size: r.patchable_size,
-            num_locations: r.num_locations,
-            num_live_outs: r.num_live_outs,
-            flags: r.flags,
-            kind: r.kind as u8,
-            location_index: r.location_index,
-            live_out_index: r.live_out_index,
+    /// Record `index` at `r` of the function at `function_address`, its
+    /// Site (up to its locations) and frame state decoded from `data`.
+    #[inline]
+    pub(crate) fn new(
+        table: pcmap_table,
+        function_address: u64,
+        index: u32,
+        r: flat::Record,
+        data: &flat::SiteData<'_>,
+    ) -> Result<Self, pcmap_status> {
+        let site = data.site(r.site)?;
+        let mut flags = 0;
+        if site.patchable_size.is_some() {
+            flags |= flat::site_head::PATCHABLE_SIZE_KNOWN;
         }
+        if site.has_live_out_info {
+            flags |= flat::site_head::HAS_LIVE_OUT_INFO;
+        }
+        let mut out = pcmap_record {
+            table,
+            index,
+            id: site.id,
+            address: function_address.wrapping_add(r.instruction_offset.into()),
+            instruction_offset: r.instruction_offset,
+            patchable_size: site.patchable_size.unwrap_or(0),
+            num_locations: site.num_locations,
+            flags,
+            kind: site.kind as u8,
+            frame_flags: 0,
+            cfa_register: 0,
+            cfa_offset: 0,
+            num_frame_registers: 0,
+            site: r.site,
+            locations: site.locations,
+            frame_registers: 0,
+            frame_shift: 0,
+        };
+        if let Some(at) = site.frame_state {
+            let fs = data.frame_state(at)?;
+            out.flags |= flat::site_head::HAS_FRAME_STATE;
+            // The encoding's own flag is the library's business.
+            out.frame_flags = fs.flags & !flat::frame_state_flags::SCALED;
+            out.frame_shift = fs.scale_shift() as u8;
+            if let Some(cfa) = fs.cfa {
+                out.cfa_register = cfa.register;
+                out.cfa_offset = cfa.offset;
+            }
+            out.num_frame_registers = fs.num_saved;
+            out.frame_registers = fs.saved;
+        }
+        Ok(out)
     }
 }
 
@@ -262,9 +331,8 @@ impl From<Location> for pcmap_location {
     fn from(l: Location) -> Self {
         pcmap_location {
             kind: l.kind as u8,
-            // The flat layout stores sizes in a byte.
-            size: l.size.min(u8::MAX.into()) as u8,
             dwarf_reg: l.dwarf_reg,
+            size: l.size,
             offset: l.offset,
         }
     }
@@ -276,5 +344,44 @@ impl From<LiveOut> for pcmap_live_out {
             dwarf_reg: l.dwarf_reg,
             size: l.size,
         }
+    }
+}
+
+impl pcmap_table {
+    /// The table these bytes hold. The caller of the API promised that `data`
+    /// and `size` came from this library, pointing into a live section.
+    pub(crate) fn open(&self) -> Result<Table<'_>, pcmap_status> {
+        if self.data.is_null() {
+            return Err(pcmap_status::PCMAP_ERR_ARGUMENT);
+        }
+        // SAFETY: filled by this library from a section the caller keeps alive.
+        let bytes = unsafe { core::slice::from_raw_parts(self.data, self.size) };
+        Ok(FlatStackMap::parse(bytes, flat::section_endian(bytes))?)
+    }
+}
+
+impl pcmap_cursor {
+    /// A cursor over `count` entries at `at` of `data` (saved registers:
+    /// their offsets stored shifted right by `shift`).
+    pub(crate) fn new(data: &flat::SiteData<'_>, at: u32, count: u16, shift: u32) -> Self {
+        let bytes = data.bytes();
+        pcmap_cursor {
+            data: bytes.as_ptr(),
+            size: bytes.len() as u32,
+            position: at,
+            remaining: count,
+            shift: shift as u8,
+        }
+    }
+
+    /// The Data area it reads.
+    pub(crate) fn site_data(&self) -> Result<flat::SiteData<'_>, pcmap_status> {
+        if self.data.is_null() {
+            return Err(pcmap_status::PCMAP_ERR_ARGUMENT);
+        }
+        // SAFETY: filled by this library from a section the caller keeps
+        // alive (`pcmap_cursor`'s contract).
+        let bytes = unsafe { core::slice::from_raw_parts(self.data, self.size as usize) };
+        Ok(flat::SiteData::new(bytes, 0))
     }
 }

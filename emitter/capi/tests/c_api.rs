@@ -8,8 +8,8 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use pcmap_reader::flat::{FrameRegister, RecordKind};
-use pcmap_reader::stackmap::{write_flat, Function, Record, Table};
+use pcmap_reader::flat::{Cfa, FrameRegister, RecordKind};
+use pcmap_reader::stackmap::{write_flat, FrameState, Function, Record, Table};
 use pcmap_reader::{LittleEndian, LiveOut, Location, LocationKind};
 
 /// Where the section is pretended to be loaded.
@@ -54,10 +54,39 @@ fn loc(kind: LocationKind, dwarf_reg: u16, offset: i32) -> Location {
     }
 }
 
-/// Two functions with every location kind, live-outs and saved registers.
+/// The frame state of an x86-64 function whose CFA is RSP + `cfa_offset`,
+/// with the return address at CFA - 8 (and RBP at CFA - 16 if `rbp`).
+fn frame(cfa_offset: i32, rbp: bool) -> Option<FrameState> {
+    let mut saved = vec![FrameRegister {
+        dwarf_reg: 16,
+        offset: -8,
+    }];
+    if rbp {
+        saved.insert(
+            0,
+            FrameRegister {
+                dwarf_reg: 6,
+                offset: -16,
+            },
+        );
+    }
+    Some(FrameState {
+        cfa: Some(Cfa {
+            register: 7,
+            offset: cfa_offset,
+        }),
+        stack_realigned: false,
+        saved,
+    })
+}
+
+/// Two functions with every location kind, live-outs, frame states that
+/// differ between records (arguments pushed for a call), one whose CFA is
+/// an expression and one record without any, a 8192-byte location and
+/// register 65535.
 fn first_table() -> Table {
     use LocationKind::*;
-    let statepoint = |id, offset, locations| Record {
+    let statepoint = |id, offset, locations, frame_state| Record {
         id,
         instruction_offset: offset,
         patchable_size: Some(5),
@@ -65,6 +94,7 @@ fn first_table() -> Table {
         has_live_out_info: false,
         locations,
         live_outs: vec![],
+        frame_state,
     };
     Table {
         constants: vec![0x1234_5678_9abc_def0, 7],
@@ -73,15 +103,8 @@ fn first_table() -> Table {
                 address: 0x1000,
                 size: 0x80,
                 stack_size: 40,
-                flags: pcmap_reader::flat::HAS_FRAME_INFO,
-                frame_base_register: 7,
-                // CFA = RSP + 48; the return address at CFA - 8 = RSP + 40.
-                cfa_offset: 48,
-                frame_registers: vec![FrameRegister {
-                    dwarf_reg: 16,
-                    offset: -8,
-                }],
                 records: vec![
+                    // CFA = RSP + 48; the return address at CFA - 8 = RSP + 40.
                     statepoint(
                         1,
                         0x10,
@@ -90,9 +113,34 @@ fn first_table() -> Table {
                             loc(Indirect, 7, 16),
                             loc(Indirect, 7, 16),
                         ],
+                        frame(48, true),
                     ),
-                    statepoint(2, 0x24, vec![loc(Direct, 7, 8), loc(ConstantIndex, 0, 1)]),
-                    statepoint(3, 0x80, vec![loc(Register, 29, 0), loc(Register, 3, 0)]),
+                    // Two arguments pushed for this call: RSP is 16 lower.
+                    statepoint(
+                        2,
+                        0x24,
+                        vec![loc(Direct, 7, 8), loc(ConstantIndex, 0, 1)],
+                        frame(64, true),
+                    ),
+                    statepoint(
+                        3,
+                        0x80,
+                        vec![
+                            loc(Register, 29, 0),
+                            loc(Register, 3, 0),
+                            Location {
+                                kind: Register,
+                                size: 8192,
+                                dwarf_reg: 65535,
+                                offset: 0,
+                            },
+                        ],
+                        Some(FrameState {
+                            cfa: None,
+                            stack_realigned: true,
+                            saved: vec![],
+                        }),
+                    ),
                 ],
                 code_offset: None,
             },
@@ -100,7 +148,6 @@ fn first_table() -> Table {
                 address: 0x1100,
                 size: 0x40,
                 stack_size: 0,
-                frame_base_register: 6,
                 records: vec![Record {
                     id: 0xABCD_EF00,
                     instruction_offset: 4,
@@ -118,6 +165,7 @@ fn first_table() -> Table {
                             size: 16,
                         },
                     ],
+                    frame_state: frame(16, false),
                 }],
                 ..Function::default()
             },
@@ -133,7 +181,6 @@ fn second_table() -> Table {
             address: 0x2000,
             size: 0x100,
             stack_size: 4096,
-            frame_base_register: 31,
             records: vec![Record {
                 id: 9,
                 instruction_offset: 0x30,
@@ -142,18 +189,21 @@ fn second_table() -> Table {
                 has_live_out_info: false,
                 locations: vec![loc(LocationKind::Direct, 31, 4000)],
                 live_outs: vec![],
+                // No CFI at this record.
+                frame_state: None,
             }],
             ..Function::default()
         }],
     }
 }
 
-/// The two tables as a linker concatenates them, with 8 bytes of padding.
+/// The two tables as a linker concatenates them: the second 8-aligned,
+/// after 8 more bytes of padding.
 fn section() -> Vec<u8> {
     let mut bytes = write_flat(&first_table(), LittleEndian, true)
         .unwrap()
         .bytes;
-    bytes.extend_from_slice(&[0; 8]);
+    bytes.resize(bytes.len().next_multiple_of(8) + 8, 0);
     bytes.extend(
         write_flat(&second_table(), LittleEndian, true)
             .unwrap()
@@ -178,36 +228,56 @@ fn expected() -> String {
     )
     .unwrap();
     for (t, f) in &functions {
-        // The writer derives the live-out flag from the records.
-        let live_outs = f.records.iter().any(|r| r.has_live_out_info);
-        let flags = f.flags
-            | if live_outs {
-                pcmap_reader::flat::HAS_LIVE_OUT_INFO
-            } else {
-                0
-            };
         writeln!(
             out,
-            "function address={:#x} size={} stack_size={} flags={flags} base={}",
-            f.address, f.size, f.stack_size, f.frame_base_register
+            "function address={:#x} size={} stack_size={} records={}",
+            f.address,
+            f.size,
+            f.stack_size,
+            f.records.len()
         )
         .unwrap();
-        for r in &f.frame_registers {
-            // The C API gives the slot relative to the frame base register.
-            let offset = r.offset + f.cfa_offset;
-            writeln!(out, "  saves reg={} offset={offset}", r.dwarf_reg).unwrap();
-        }
         for r in &f.records {
+            use pcmap_reader::flat::{frame_state_flags, site_head};
+            let mut flags = 0;
+            if r.patchable_size.is_some() {
+                flags |= site_head::PATCHABLE_SIZE_KNOWN;
+            }
+            if r.has_live_out_info {
+                flags |= site_head::HAS_LIVE_OUT_INFO;
+            }
+            if r.frame_state.is_some() {
+                flags |= site_head::HAS_FRAME_STATE;
+            }
             writeln!(
                 out,
-                "  record id={} address={:#x} kind={} locations={} live_outs={} find=same",
+                "  record id={} address={:#x} kind={} flags={flags} patchable={} locations={} live_outs={} find=same",
                 r.id,
                 f.address + u64::from(r.instruction_offset),
                 r.kind as u8,
+                r.patchable_size.unwrap_or(0),
                 r.locations.len(),
                 r.live_outs.len()
             )
             .unwrap();
+            if let Some(fs) = &r.frame_state {
+                let mut flags = 0;
+                if fs.cfa.is_some() {
+                    flags |= frame_state_flags::CFA_RULE;
+                }
+                if fs.stack_realigned {
+                    flags |= frame_state_flags::STACK_REALIGNED;
+                }
+                write!(out, "    frame flags={flags}").unwrap();
+                if let Some(cfa) = fs.cfa {
+                    write!(out, " cfa={}{:+}", cfa.register, cfa.offset).unwrap();
+                }
+                writeln!(out).unwrap();
+                for reg in &fs.saved {
+                    writeln!(out, "    saves reg={} offset={}", reg.dwarf_reg, reg.offset).unwrap();
+                }
+                writeln!(out, "    frame_registers end=not found").unwrap();
+            }
             for l in &r.locations {
                 write!(
                     out,
@@ -240,12 +310,14 @@ fn expected() -> String {
                 };
                 writeln!(out, " value={} address={}", show(value), show(address)).unwrap();
             }
+            writeln!(out, "    locations end=not found").unwrap();
             for lo in &r.live_outs {
                 writeln!(out, "    live_out reg={} size={}", lo.dwarf_reg, lo.size).unwrap();
             }
         }
     }
     writeln!(out, "function_at(end)=stack map index out of range").unwrap();
+    writeln!(out, "find_site(0)=not found").unwrap();
     out
 }
 

@@ -2,9 +2,10 @@
 //! section is opened, validated, searched and walked through the API without
 //! a panic or an out-of-bounds read (the slices end where the data ends).
 
-use pcmap_capi::{decode, pcmap_status, Section};
-use pcmap_reader::flat::RecordKind;
-use pcmap_reader::stackmap::{write_flat, Function, Record, Table};
+use pcmap_capi::decode::{self, List};
+use pcmap_capi::{pcmap_status, Section};
+use pcmap_reader::flat::{Cfa, FrameRegister, Match, RecordKind};
+use pcmap_reader::stackmap::{write_flat, FrameState, Function, Record, Table};
 use pcmap_reader::{BigEndian, LittleEndian, Location, LocationKind};
 
 fn table() -> Table {
@@ -29,6 +30,23 @@ fn table() -> Table {
             },
         ],
         live_outs: vec![],
+        frame_state: Some(FrameState {
+            cfa: Some(Cfa {
+                register: 31,
+                offset: 32,
+            }),
+            stack_realigned: false,
+            saved: vec![
+                FrameRegister {
+                    dwarf_reg: 29,
+                    offset: -32,
+                },
+                FrameRegister {
+                    dwarf_reg: 30,
+                    offset: -24,
+                },
+            ],
+        }),
     };
     Table {
         constants: vec![42],
@@ -55,14 +73,32 @@ fn exercise(bytes: &[u8]) {
     let Ok(m) = s.open() else { return };
     let _ = s.validate();
     for pc in [0x108, 0x120, 0x204, 0x1000] {
-        if let Ok(Some((f, r))) = s.find(pc) {
+        if let Ok(Some((_, r))) = s.find(pc) {
             for i in 0..=u32::from(r.num_locations) {
                 let _ = decode::decode(&r, i, &[]);
                 let _ = decode::location(&r, i);
             }
-            let _ = decode::find_frame_register(&f, 16);
+            for i in 0..3 {
+                let _ = decode::live_out(&r, i);
+            }
+            if let Ok(mut c) = decode::cursor(&r, List::LiveOuts) {
+                while let Ok(Some(_)) = decode::live_out_next(&mut c) {}
+            }
+            let _ = decode::find_frame_register(&r, 30);
+            if let Ok(mut c) = decode::cursor(&r, List::Locations) {
+                while let Ok(Some(l)) = decode::location_next(&mut c) {
+                    let _ = decode::decode_location(&r, &l, &[]);
+                }
+            }
+            if let Ok(mut c) = decode::cursor(&r, List::FrameRegisters) {
+                while let Ok(Some(_)) = decode::frame_register_next(&mut c) {}
+            }
         }
         let _ = s.find_at_or_after(pc);
+        if let Ok(Some(site)) = s.find_site(pc, Match::Exact) {
+            let _ = s.site_record(&site);
+            let _ = s.site_function(&site);
+        }
     }
     for i in 0..=m.num_functions {
         let _ = s.function_at(i);
@@ -109,8 +145,25 @@ fn lookups_find_exactly_the_records() {
                 (id(0x108), id(0x120), id(0x204)),
                 (Some(1), Some(2), Some(3))
             );
+            // The lean lookup finds the same records, and expands to them.
+            for pc in [0x108, 0x120, 0x204] {
+                let (f, r) = s.find(pc).unwrap().unwrap();
+                let site = s.find_site(pc, Match::Exact).unwrap().unwrap();
+                assert_eq!(
+                    (site.function, site.record, site.site, site.stack_size),
+                    (f.index, r.index, r.site, f.stack_size)
+                );
+                let again = s.site_record(&site).unwrap();
+                assert_eq!((again.id, again.address), (r.id, r.address));
+                assert_eq!(s.site_function(&site).unwrap().address, f.address);
+                // Its frame state: the CFA rule and saved registers.
+                assert_eq!((r.cfa_register, r.cfa_offset), (31, 32));
+                let lr = decode::find_frame_register(&r, 30).unwrap().unwrap();
+                assert_eq!(lr.offset, -24);
+            }
             for miss in [0, 0x100, 0x107, 0x109, 0x141, 0x1ff, 0x205, u64::MAX] {
                 assert_eq!(id(miss), None, "pc {miss:#x}");
+                assert_eq!(s.find_site(miss, Match::Exact).unwrap(), None);
             }
         }
     }

@@ -28,8 +28,13 @@ pub enum Error {
     },
     /// A function's records are not sorted by instruction offset.
     NotSorted { function: u32, record: u32 },
+    /// A table's functions are not in address order, or overlap.
+    FunctionsNotSorted { function: u32, previous: u32 },
     /// A value the layout being written cannot hold.
     TooLarge(&'static str),
+    /// A ULEB128/SLEB128 field at `offset` longer than 10 bytes or too
+    /// large for its field.
+    BadLeb128 { offset: usize },
 }
 
 pub type Result<T, E = Error> = core::result::Result<T, E>;
@@ -60,7 +65,15 @@ impl fmt::Display for Error {
                 f,
                 "records of function {function} not sorted by instruction offset at record {record}"
             ),
+            Error::FunctionsNotSorted { function, previous } => write!(
+                f,
+                "function {function} starts before the end of function {previous}: functions not in address order"
+            ),
             Error::TooLarge(what) => write!(f, "{what} too large for the flat stack map layout"),
+            Error::BadLeb128 { offset } => write!(
+                f,
+                "LEB128 field at offset {offset} is too long or too large for its field"
+            ),
         }
     }
 }

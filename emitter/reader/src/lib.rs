@@ -5,7 +5,8 @@
 //! generic over byte order, bounds-check every access and never panic.
 //!
 //! * [`llvm`]: LLVM's `.llvm_stackmaps`, versions 1, 2 and 3.
-//! * [`flat`]: the flat stack map layout of `docs/stackmap-v2.md`.
+//! * [`flat`]: the flat stack map layout of `docs/stackmap-v2.md`, version 2.
+//! * [`leb128`]: ULEB128 and SLEB128, read and written.
 //! * [`pctable`]: PC tables (`!pcsections`), raw, native and compact.
 //! * [`sanmd`]: SanitizerBinaryMetadata's section names, versions and
 //!   feature bits.
@@ -26,6 +27,7 @@ extern crate std;
 mod endian;
 mod error;
 pub mod flat;
+pub mod leb128;
 pub mod llvm;
 mod location;
 #[cfg(feature = "alloc")]

@@ -20,6 +20,7 @@
 //! [`Layout`] describes one; [`PcTable`] decodes a section with it.
 
 use crate::endian::Bytes;
+use crate::leb128::LebError;
 use crate::Endian;
 use core::fmt;
 
@@ -34,7 +35,7 @@ pub const FUNCTION_SIZE_BYTES: u8 = 4;
 pub const STACK_ARGS_BYTES: u8 = 4;
 
 /// Longest ULEB128 encoding of a `u64`.
-pub const MAX_ULEB128_LEN: usize = 10;
+pub const MAX_ULEB128_LEN: usize = crate::leb128::MAX_LEN;
 
 /// Why a PC table could not be read. Offsets are from the section start.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -307,43 +308,16 @@ impl Entry {
     }
 }
 
-/// Reads the ULEB128 value at `offset`: the value and its length.
+/// Reads the ULEB128 value at `offset`: the value and its length
+/// ([`crate::leb128`], with this module's errors).
 pub fn read_uleb128(data: &[u8], offset: usize) -> Result<(u64, usize)> {
-    let mut value = 0u64;
-    for i in 0..MAX_ULEB128_LEN {
-        let at = offset.checked_add(i).ok_or(Error::Truncated { offset })?;
-        let byte = *data.get(at).ok_or(Error::Truncated { offset })?;
-        let bits = u64::from(byte & 0x7f);
-        let shift = 7 * i as u32;
-        // The tenth byte may only hold bit 63.
-        if i == MAX_ULEB128_LEN - 1 && bits > 1 {
-            return Err(Error::Uleb128Overflow { offset });
-        }
-        value |= bits << shift;
-        if byte & 0x80 == 0 {
-            return Ok((value, i + 1));
-        }
-    }
-    Err(Error::Uleb128Overflow { offset })
+    crate::leb128::read_uleb128(data, offset).map_err(|e| match e {
+        LebError::Truncated => Error::Truncated { offset },
+        LebError::Overflow => Error::Uleb128Overflow { offset },
+    })
 }
 
-/// Writes `value` as ULEB128 (LLVM's `encodeULEB128`, no padding) into
-/// `out`; returns the length.
-pub fn write_uleb128(mut value: u64, out: &mut [u8; MAX_ULEB128_LEN]) -> usize {
-    let mut n = 0;
-    loop {
-        let mut byte = (value & 0x7f) as u8;
-        value >>= 7;
-        if value != 0 {
-            byte |= 0x80;
-        }
-        out[n] = byte;
-        n += 1;
-        if value == 0 {
-            return n;
-        }
-    }
-}
+pub use crate::leb128::write_uleb128;
 
 /// A PC table over borrowed section bytes.
 #[derive(Debug, Clone, Copy)]

@@ -10,7 +10,8 @@
 use alloc::vec::Vec;
 
 use crate::flat::{
-    self, FlatStackMap, FlatTable, FlatWriter, FrameHead, FrameRegister, RecordHead, RecordKind,
+    Cfa, FlatStackMap, FlatTable, FlatWriter, FrameHead, FrameRegister, FrameStateRef, RecordHead,
+    RecordKind,
 };
 use crate::llvm::LlvmStackMap;
 use crate::{Endian, Error, LiveOut, Location, Result};
@@ -23,19 +24,14 @@ pub struct Table {
 
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct Function {
-    /// The value stored in the address field (0 where a relocation fills it).
+    /// The value stored in the address field (0 where a relocation fills
+    /// it): in a flat table a self-relative i32 sign-extended, or the
+    /// absolute address.
     pub address: u64,
     /// Function size in bytes (flat only).
     pub size: u32,
     /// UINT64_MAX for a variable-sized frame, as LLVM writes it.
     pub stack_size: u64,
-    /// Flat frame flags other than those derived from the records and stack size.
-    pub flags: u8,
-    /// The CFA rule: CFA = `frame_base_register` + `cfa_offset` (flat only).
-    pub frame_base_register: u16,
-    pub cfa_offset: i32,
-    /// Saved registers, their slots relative to the CFA (flat only).
-    pub frame_registers: Vec<FrameRegister>,
     pub records: Vec<Record>,
     /// Offset of the function's code in the one code section all of the
     /// table's functions are in, for the PC map (flat only; `None`: no map).
@@ -52,6 +48,29 @@ pub struct Record {
     pub has_live_out_info: bool,
     pub locations: Vec<Location>,
     pub live_outs: Vec<LiveOut>,
+    /// The CFI row at the record (flat only; `None`: no CFI covers it).
+    pub frame_state: Option<FrameState>,
+}
+
+/// The CFI row in force at a record: see `docs/stackmap-v2.md`.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Default)]
+pub struct FrameState {
+    /// CFA = register + offset; `None` when the CFA is a DWARF expression.
+    pub cfa: Option<Cfa>,
+    /// The function realigns the stack pointer.
+    pub stack_realigned: bool,
+    /// Registers saved in slots, at the CFA + offset, sorted by register.
+    pub saved: Vec<FrameRegister>,
+}
+
+impl FrameState {
+    pub fn as_ref(&self) -> FrameStateRef<'_> {
+        FrameStateRef {
+            cfa: self.cfa,
+            stack_realigned: self.stack_realigned,
+            saved: &self.saved,
+        }
+    }
 }
 
 impl Table {
@@ -85,6 +104,7 @@ impl Table {
                     has_live_out_info: !live_outs.is_empty(),
                     locations,
                     live_outs,
+                    frame_state: None,
                 });
             }
             functions.push(Function {
@@ -100,9 +120,12 @@ impl Table {
         })
     }
 
-    /// Reads a flat table (checked with `validate` first).
+    /// Reads a flat table, checked with
+    /// [`check_entries`](FlatStackMap::check_entries) first (not the
+    /// functions' address order: a dump shows a table lookups would
+    /// refuse).
     pub fn from_flat<E: Endian>(t: &FlatStackMap<'_, E>) -> Result<Table> {
-        t.validate()?;
+        t.check_entries()?;
         let constants = (0..t.num_constants())
             .map(|i| t.constant(i))
             .collect::<Result<Vec<_>>>()?;
@@ -112,30 +135,37 @@ impl Table {
             let mut records = Vec::new();
             for r in t.records_of(&f)? {
                 let r = r?;
+                let site = t.site(r.site)?;
+                let frame_state = match site.frame_state {
+                    Some(offset) => {
+                        let fs = t.frame_state(offset)?;
+                        Some(FrameState {
+                            cfa: fs.cfa,
+                            stack_realigned: fs.stack_realigned(),
+                            saved: t.saved_registers(&fs).collect::<Result<Vec<_>>>()?,
+                        })
+                    }
+                    None => None,
+                };
                 records.push(Record {
-                    id: r.id,
+                    id: site.id,
                     instruction_offset: r.instruction_offset,
-                    patchable_size: (r.flags & flat::RECORD_PATCHABLE_SIZE_KNOWN != 0)
-                        .then_some(r.patchable_size),
-                    kind: r.kind,
-                    has_live_out_info: r.flags & flat::RECORD_HAS_LIVE_OUT_INFO != 0,
-                    locations: t.locations_of(&r)?.collect::<Result<Vec<_>>>()?,
-                    live_outs: t.live_outs_of(&r)?.collect::<Result<Vec<_>>>()?,
+                    patchable_size: site.patchable_size,
+                    kind: site.kind,
+                    has_live_out_info: site.has_live_out_info,
+                    locations: t.locations(&site).collect::<Result<Vec<_>>>()?,
+                    live_outs: t.live_outs(&site)?.collect::<Result<Vec<_>>>()?,
+                    frame_state,
                 });
             }
-            let derived = flat::HAS_VARIABLE_SIZE_ALLOCA | flat::HAS_LIVE_OUT_INFO;
             functions.push(Function {
                 address: f.address,
                 size: f.size,
-                stack_size: if f.flags & flat::HAS_VARIABLE_SIZE_ALLOCA != 0 {
+                stack_size: if f.variable_stack_size() {
                     u64::MAX
                 } else {
                     f.stack_size.into()
                 },
-                flags: f.flags & !derived,
-                frame_base_register: f.frame_base_register,
-                cfa_offset: f.cfa_offset,
-                frame_registers: t.frame_registers_of(&f)?.collect::<Result<Vec<_>>>()?,
                 records,
                 code_offset: None,
             });
@@ -154,17 +184,16 @@ pub fn write_flat<E: Endian>(table: &Table, endian: E, absolute: bool) -> Result
     write_flat_with(table, endian, absolute, false)
 }
 
-/// [`write_flat`], with a function index if `function_index` (see
-/// [`FlatWriter::function_index`]).
+/// [`write_flat`], with a PC map if `pc_map` and every function has a
+/// `code_offset` (see [`FlatWriter::pc_map`]).
 pub fn write_flat_with<E: Endian>(
     table: &Table,
     endian: E,
     absolute: bool,
-    function_index: bool,
+    pc_map: bool,
 ) -> Result<FlatTable> {
     let mut w = FlatWriter::new(endian, absolute);
-    w.function_index(function_index);
-    w.pc_map(function_index && table.functions.iter().all(|f| f.code_offset.is_some()));
+    w.pc_map(pc_map && table.functions.iter().all(|f| f.code_offset.is_some()));
     let nrecords = table.functions.iter().map(|f| f.records.len()).sum();
     w.reserve(table.functions.len(), nrecords);
     for &c in &table.constants {
@@ -187,16 +216,13 @@ pub fn write_flat_with<E: Endian>(
                 &head,
                 r.locations.iter().copied().map(Ok),
                 r.live_outs.iter().copied().map(Ok),
+                r.frame_state.as_ref().map(FrameState::as_ref).as_ref(),
             )?;
         }
         w.function(&FrameHead {
             address: f.address,
             size: f.size,
             stack_size: f.stack_size,
-            flags: f.flags,
-            frame_base_register: f.frame_base_register,
-            cfa_offset: f.cfa_offset,
-            frame_registers: &f.frame_registers,
             code: f.code_offset.map(|offset| (0, offset)),
         })?;
     }

@@ -1,7 +1,8 @@
 //! Lookups through the PC map (docs/stackmap-v2.md, "PC map") give the
 //! answer of a plain scan of the frame records and records, for every PC,
 //! whether the program's layout is the one the map was written for or a
-//! linker moved functions apart, and whatever a corrupt map entry holds.
+//! linker moved functions apart, and whatever a corrupt map entry holds,
+//! with self-relative and with absolute addresses.
 
 use pcmap_reader::flat::{FlatStackMap, Found, Match, RecordKind};
 use pcmap_reader::stackmap::{write_flat_with, Function, Record, Table};
@@ -46,6 +47,7 @@ fn table(shape: &[Shape]) -> Table {
                         has_live_out_info: false,
                         locations: vec![],
                         live_outs: vec![],
+                        frame_state: None,
                     })
                     .collect(),
                 ..Function::default()
@@ -62,15 +64,18 @@ fn table(shape: &[Shape]) -> Table {
     }
 }
 
-/// The table at address 0 with its address fields and index relocated.
-fn relocated(t: &Table) -> Vec<u8> {
-    let w = write_flat_with(t, LittleEndian, false, true).unwrap();
+/// The table at address 0 with its address fields relocated (self-relative,
+/// or with `absolute` the Addresses entries).
+fn relocated(t: &Table, absolute: bool) -> Vec<u8> {
+    let w = write_flat_with(t, LittleEndian, absolute, true).unwrap();
     let mut b = w.bytes;
     for (i, f) in t.functions.iter().enumerate() {
         let at = w.address_offsets[i];
-        b[at..at + 8].copy_from_slice(&(f.address as i64 - at as i64).to_le_bytes());
-        let at = w.index_offsets[i];
-        b[at..at + 4].copy_from_slice(&((f.address as i64 - at as i64) as i32).to_le_bytes());
+        if absolute {
+            b[at..at + 8].copy_from_slice(&f.address.to_le_bytes());
+        } else {
+            b[at..at + 4].copy_from_slice(&((f.address as i64 - at as i64) as i32).to_le_bytes());
+        }
     }
     b
 }
@@ -126,9 +131,9 @@ proptest! {
     #![proptest_config(ProptestConfig::with_cases(64))]
 
     #[test]
-    fn map_lookups_equal_the_scan(shape in prop::collection::vec(function(), 1..80)) {
+    fn map_lookups_equal_the_scan(shape in prop::collection::vec(function(), 1..80), absolute in any::<bool>()) {
         let t = table(&shape);
-        let bytes = relocated(&t);
+        let bytes = relocated(&t, absolute);
         let parsed = FlatStackMap::parse(&bytes, LittleEndian).unwrap();
         prop_assert!(parsed.has_pc_map());
         parsed.validate().unwrap();
@@ -138,16 +143,18 @@ proptest! {
     #[test]
     fn corrupt_map_entries_change_no_answer(
         shape in prop::collection::vec(function(), 1..40),
-        changes in prop::collection::vec((any::<prop::sample::Index>(), 0usize..2, any::<u32>()), 1..4),
+        changes in prop::collection::vec((any::<prop::sample::Index>(), any::<u32>()), 1..4),
+        absolute in any::<bool>(),
     ) {
         let t = table(&shape);
-        let mut bytes = relocated(&t);
-        let entries = FlatStackMap::parse(&bytes, LittleEndian).unwrap().num_pc_map_entries() as usize;
-        let map = bytes.len() - 8 * entries;
-        for (bucket, field, value) in changes {
+        let mut bytes = relocated(&t, absolute);
+        let parsed = FlatStackMap::parse(&bytes, LittleEndian).unwrap();
+        let entries = parsed.num_pc_map_entries() as usize;
+        let map = parsed.parsed_header().bounds[4] as usize;
+        for (bucket, value) in changes {
             // Small values are the likely wrong ones: near indices.
             let value = if value & 1 == 0 { value % 64 } else { value };
-            let at = map + 8 * bucket.index(entries) + 4 * field;
+            let at = map + 4 * bucket.index(entries);
             bytes[at..at + 4].copy_from_slice(&value.to_le_bytes());
         }
         check(&t, &bytes)?;

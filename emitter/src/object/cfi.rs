@@ -15,13 +15,15 @@ use object::{Object, ObjectSection};
 use super::{CodeLoc, ObjectFile};
 use crate::error::{Error, Result};
 
-/// What the CFI says about a function at one of its instructions.
+/// What the CFI says about a function at one of its instructions: the row
+/// in force there.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct FrameInfo {
-    /// The CFA's register (DWARF).
-    pub cfa_register: u16,
-    pub cfa_offset: i64,
-    /// Registers saved in slots, with the slot's offset from the CFA.
+    /// The CFA rule: register (DWARF) + offset. `None` when the CFA is a
+    /// DWARF expression (SVE frames, realigned stacks on some targets).
+    pub cfa: Option<(u16, i64)>,
+    /// Registers saved in slots (`offset(N)` rules), with the slot's offset
+    /// from the CFA, sorted by register.
     pub saved: Vec<(u16, i64)>,
 }
 
@@ -120,49 +122,73 @@ impl Cfi {
         }
     }
 
-    /// The CFI row in force at `loc`, if an FDE covers it.
-    pub fn frame_at(&self, o: &ObjectFile<'_>, loc: CodeLoc) -> Result<Option<FrameInfo>> {
-        let file = &o.file;
-        let Some(pc) = self.address(loc, file) else {
-            return Ok(None);
+    /// The CFI row in force at each of `offsets` (ascending) from the
+    /// function at `function`, or `None` where no FDE covers it. Each FDE
+    /// is parsed and evaluated once for all the offsets it covers.
+    pub fn frames_at(
+        &self,
+        o: &ObjectFile<'_>,
+        function: CodeLoc,
+        offsets: &[u64],
+    ) -> Result<Vec<Option<FrameInfo>>> {
+        let mut out = Vec::with_capacity(offsets.len());
+        let Some(base) = self.address(function, &o.file) else {
+            out.resize(offsets.len(), None);
+            return Ok(out);
         };
         let eh = EhFrame::new(&self.data, self.endian);
         let bases = BaseAddresses::default().set_eh_frame(self.eh_frame_address);
         let mut ctx = UnwindContext::new();
-        let i = self.fdes.partition_point(|f| f.0 <= pc);
-        let Some(&(_, end, offset)) = i.checked_sub(1).and_then(|i| self.fdes.get(i)) else {
-            return Ok(None);
-        };
-        if pc >= end {
-            return Ok(None);
+        let mut i = 0;
+        while i < offsets.len() {
+            let pc = base.wrapping_add(offsets[i]);
+            let f = self.fdes.partition_point(|f| f.0 <= pc);
+            let fde = match f.checked_sub(1).and_then(|f| self.fdes.get(f)) {
+                Some(&(_, end, offset)) if pc < end => offset,
+                _ => {
+                    out.push(None);
+                    i += 1;
+                    continue;
+                }
+            };
+            let fde = eh
+                .fde_from_offset(&bases, gimli::EhFrameOffset(fde), EhFrame::cie_from_offset)
+                .map_err(Error::Cfi)?;
+            // The offsets this FDE covers, against its rows in one pass.
+            let mut rows = fde.rows(&eh, &bases, &mut ctx).map_err(Error::Cfi)?;
+            let mut row = rows.next_row().map_err(Error::Cfi)?.cloned();
+            while i < offsets.len() {
+                let pc = base.wrapping_add(offsets[i]);
+                if !fde.contains(pc) {
+                    break;
+                }
+                while row.as_ref().is_some_and(|r| r.end_address() <= pc) {
+                    row = rows.next_row().map_err(Error::Cfi)?.cloned();
+                }
+                out.push(match &row {
+                    Some(r) if r.contains(pc) => Some(info(r)),
+                    _ => None,
+                });
+                i += 1;
+            }
         }
-        let fde = eh
-            .fde_from_offset(
-                &bases,
-                gimli::EhFrameOffset(offset),
-                EhFrame::cie_from_offset,
-            )
-            .map_err(Error::Cfi)?;
-        let row = match fde.unwind_info_for_address(&eh, &bases, &mut ctx, pc) {
-            Ok(row) => row.clone(),
-            Err(gimli::Error::NoUnwindInfoForAddress) => return Ok(None),
-            Err(e) => return Err(Error::Cfi(e)),
-        };
-        let CfaRule::RegisterAndOffset { register, offset } = *row.cfa() else {
-            return Ok(None);
-        };
-        let mut saved: Vec<(u16, i64)> = row
-            .registers()
-            .filter_map(|(reg, rule)| match rule {
-                RegisterRule::Offset(n) => Some((reg.0, *n)),
-                _ => None,
-            })
-            .collect();
-        saved.sort();
-        Ok(Some(FrameInfo {
-            cfa_register: register.0,
-            cfa_offset: offset,
-            saved,
-        }))
+        Ok(out)
     }
+}
+
+/// A row's CFA rule and saved registers.
+fn info(row: &gimli::UnwindTableRow<usize>) -> FrameInfo {
+    let cfa = match *row.cfa() {
+        CfaRule::RegisterAndOffset { register, offset } => Some((register.0, offset)),
+        CfaRule::Expression(_) => None,
+    };
+    let mut saved: Vec<(u16, i64)> = row
+        .registers()
+        .filter_map(|(reg, rule)| match rule {
+            RegisterRule::Offset(n) => Some((reg.0, *n)),
+            _ => None,
+        })
+        .collect();
+    saved.sort();
+    FrameInfo { cfa, saved }
 }

@@ -10,7 +10,8 @@ use object::build::{ByteString, Id};
 use object::elf;
 use object::{Object, ObjectSection};
 use pcmap_reader::flat::{
-    self, FlatTable, FlatWriter, FrameHead, FrameRegister, RecordHead, RecordKind,
+    self, Cfa, FlatTable, FlatWriter, FrameHead, FrameRegister, FrameStateRef, RecordHead,
+    RecordKind,
 };
 use pcmap_reader::llvm::{LlvmRecord, LlvmStackMap};
 use pcmap_reader::RunTimeEndian;
@@ -21,19 +22,18 @@ use pcmap_reader::sites::{self, Match, SiteIndex, SiteKind, Sites};
 use super::ir::IrInput;
 use super::{function_ref, AddressField, LLVM_STACKMAPS};
 use crate::error::{Error, Result};
-use crate::object::cfi::Cfi;
+use crate::object::cfi::{Cfi, FrameInfo};
 use crate::object::rewrite::Rewrite;
 use crate::object::{instructions, CodeLoc, ObjectFile, Relocations, Target};
 
 /// The flat tables `emit` adds: one per LLVM table, back to back in one
 /// `pcmap_stackmaps` section (each 8-aligned, as readers expect), and where
-/// each function's address fields are.
+/// each function's address field is.
 pub struct FlatSection {
     pub bytes: Vec<u8>,
-    /// Offset in `bytes` of each function's address field, and its code.
+    /// Offset in `bytes` of each function's address field (a self-relative
+    /// i32, or with `--absolute` a u64), and its code.
     pub addresses: Vec<(usize, CodeLoc)>,
-    /// Offset in `bytes` of each function index entry, and its code.
-    pub index_entries: Vec<(usize, CodeLoc)>,
     pub report: Report,
 }
 
@@ -49,6 +49,13 @@ pub struct Report {
     /// Records whose kind and patchable size are unknown: nothing described
     /// them, or their function's sites with their ID disagree.
     pub unknown: usize,
+    /// Distinct Sites and FrameStates the flat tables store.
+    pub sites: usize,
+    pub frame_states: usize,
+    /// Records without a frame state (no FDE covers them), and with one
+    /// whose CFA is not register + offset.
+    pub no_frame_state: usize,
+    pub cfa_expression: usize,
 }
 
 /// What describes records' kinds and patchable sizes.
@@ -109,7 +116,6 @@ pub fn flat_tables(o: &ObjectFile<'_>, opts: EmitOptions<'_>) -> Result<FlatSect
     let mut out = FlatSection {
         bytes: Vec::new(),
         addresses: Vec::new(),
-        index_entries: Vec::new(),
         report: Report {
             described_by: describer.map(|d| d.0),
             ..Report::default()
@@ -148,8 +154,12 @@ pub fn flat_tables(o: &ObjectFile<'_>, opts: EmitOptions<'_>) -> Result<FlatSect
                 name: &name,
                 offset: at,
             };
-            let (table, locs, unknown) = t.flat_table(&map)?;
-            out.report.unknown += unknown;
+            let (table, locs, counts) = t.flat_table(&map)?;
+            out.report.unknown += counts.unknown;
+            out.report.no_frame_state += counts.no_frame_state;
+            out.report.cfa_expression += counts.cfa_expression;
+            out.report.sites += table.sites;
+            out.report.frame_states += table.frame_states;
             at += map.size() as u64;
             let base = out.bytes.len().next_multiple_of(flat::TABLE_ALIGN);
             out.bytes.resize(base, 0);
@@ -157,13 +167,6 @@ pub fn flat_tables(o: &ObjectFile<'_>, opts: EmitOptions<'_>) -> Result<FlatSect
             out.addresses.extend(
                 table
                     .address_offsets
-                    .iter()
-                    .map(|o| base + o)
-                    .zip(locs.iter().copied()),
-            );
-            out.index_entries.extend(
-                table
-                    .index_offsets
                     .iter()
                     .map(|o| base + o)
                     .zip(locs.iter().copied()),
@@ -212,18 +215,14 @@ pub fn apply(
             section_symbols.entry(sec.index()).or_insert(s.id());
         }
     }
-    let mut relocs = Vec::with_capacity(flat.addresses.len() + flat.index_entries.len());
-    let fields = flat
-        .addresses
-        .iter()
-        .map(|&(at, loc)| (at, loc, target.address_relocation(absolute)))
-        // The function index: the same targets, 32-bit PC-relative.
-        .chain(
-            flat.index_entries
-                .iter()
-                .map(|&(at, loc)| (at, loc, target.pc_relative32())),
-        );
-    for (at, loc, r_type) in fields {
+    let mut relocs = Vec::with_capacity(flat.addresses.len());
+    // Self-relative: 32-bit PC-relative, as `.eh_frame`'s FDE addresses
+    // (a table and its code are within ±2 GiB); absolute: 64-bit.
+    let r_type = match absolute {
+        true => target.address_relocation(true),
+        false => target.pc_relative32(),
+    };
+    for &(at, loc) in &flat.addresses {
         let sec = rw.section(loc.section)?;
         let sym = match section_symbols.get(&sec.index()) {
             Some(&id) => id,
@@ -299,11 +298,12 @@ impl TableInput<'_, '_, '_> {
     }
 
     /// The flat table for `map`, with the code location of each function,
-    /// and how many records have an unknown kind and size.
+    /// and how many records have an unknown kind and size or lack a frame
+    /// state.
     fn flat_table(
         &self,
         map: &LlvmStackMap<'_, RunTimeEndian>,
-    ) -> Result<(FlatTable, Vec<CodeLoc>, usize)> {
+    ) -> Result<(FlatTable, Vec<CodeLoc>, Counts)> {
         let (o, file, target) = (self.o, &self.o.file, self.o.target);
         let err = |source| Error::StackMap {
             section: self.name.to_string(),
@@ -316,21 +316,21 @@ impl TableInput<'_, '_, '_> {
             )));
         }
         let mut w = FlatWriter::new(o.endian, self.opts.absolute);
-        // The function index pays from this many functions (docs/stackmap-v2.md);
-        // `emit::add_stack_maps` relocates its entries. Never with --absolute.
-        w.function_index(nfun as usize >= flat::FUNCTION_INDEX_MIN_FUNCTIONS);
-        // A PC map speeds lookups up when the functions share one code section
-        // (no -ffunction-sections); linkers keep a section's layout.
-        w.pc_map(true);
+        // A PC map speeds lookups of tables of many functions up when they
+        // share one code section (no -ffunction-sections); linkers keep a
+        // section's layout (docs/stackmap-v2.md).
+        w.pc_map(nfun as usize >= flat::PC_MAP_MIN_FUNCTIONS);
         w.reserve(nfun as usize, map.num_records() as usize);
         for c in map.constants() {
             w.constant(c.map_err(err)?);
         }
         let mut records = map.records();
         let mut batch: Vec<LlvmRecord<'_, RunTimeEndian>> = Vec::new();
-        let mut unknown = 0;
+        let mut counts = Counts::default();
         let mut locs = Vec::with_capacity(nfun as usize);
-        let mut frame_registers: Vec<FrameRegister> = Vec::new();
+        let mut calls_at: Vec<Option<u32>> = Vec::new();
+        let mut probes: Vec<u64> = Vec::new();
+        let mut saved: Vec<FrameRegister> = Vec::new();
         for i in 0..nfun {
             let f = map.function(i).map_err(err)?;
             let field = self.offset + map.function_address_offset(i) as u64;
@@ -406,8 +406,30 @@ impl TableInput<'_, '_, '_> {
                 .functions
                 .at(code_loc)
                 .map_or(&b""[..], |f| f.name.as_bytes());
-            // Records are in offset order: one decoding pass finds their calls.
+            // Records are in offset order: one decoding pass finds the
+            // calls that end at them.
             let mut calls = instructions::Calls::new(target, code);
+            calls_at.clear();
+            calls_at.extend(
+                batch
+                    .iter()
+                    .map(|r| calls.ending_at(r.instruction_offset.into())),
+            );
+            // The frame state at each record: the CFI row in force at the
+            // call that ends there (pc - 1, as an unwinder looks a return
+            // address up), else at the record.
+            probes.clear();
+            probes.extend(
+                batch
+                    .iter()
+                    .zip(&calls_at)
+                    .map(|(r, call)| u64::from(r.instruction_offset) - u64::from(call.is_some())),
+            );
+            let frames = match self.cfi {
+                Some(c) => c.frames_at(o, code_loc, &probes)?,
+                None => vec![None; batch.len()],
+            };
+            let realigned = instructions::realigns_stack(target, code);
             for (j, r) in batch.iter().enumerate() {
                 let neighbours = (
                     j.checked_sub(1).map(|p| batch[p].instruction_offset),
@@ -422,12 +444,12 @@ impl TableInput<'_, '_, '_> {
                         code,
                         neighbours,
                         target,
-                        &mut calls,
+                        calls_at[j],
                     )?,
                     None => (RecordKind::Unknown, None),
                 };
                 if kind == RecordKind::Unknown {
-                    unknown += 1;
+                    counts.unknown += 1;
                 }
                 let head = RecordHead {
                     id: r.id,
@@ -436,56 +458,41 @@ impl TableInput<'_, '_, '_> {
                     kind,
                     has_live_out_info: kind == RecordKind::PatchPoint || r.num_live_outs() > 0,
                 };
-                w.record(&head, r.locations(), r.live_outs())
+                let state = match &frames[j] {
+                    Some(info) => {
+                        let at = || {
+                            format!(
+                                "function {name}, record ID {} at offset {:#x}",
+                                r.id, r.instruction_offset
+                            )
+                        };
+                        Some(self.frame_state(info, &mut saved, at)?)
+                    }
+                    None => {
+                        counts.no_frame_state += 1;
+                        None
+                    }
+                };
+                if state == Some(None) {
+                    counts.cfa_expression += 1;
+                }
+                let state = state.map(|cfa| FrameStateRef {
+                    cfa,
+                    stack_realigned: realigned,
+                    saved: &saved,
+                });
+                w.record(&head, r.locations(), r.live_outs(), state.as_ref())
                     .map_err(|source| Error::StackMap {
                         section: flat::SECTION_NAME.into(),
                         problem: source,
                     })?;
             }
 
-            let mut flags = 0;
-            if instructions::realigns_stack(target, code) {
-                flags |= flat::HAS_STACK_REALIGNMENT;
-            }
-            let probe = batch.first().map_or(0, |r| u64::from(r.instruction_offset));
-            let at = CodeLoc {
-                section: code_loc.section,
-                offset: code_loc.offset + probe,
-            };
-            let (mut base, mut cfa_offset) = (0, 0);
-            frame_registers.clear();
-            if let Some(info) = match self.cfi {
-                Some(c) => c.frame_at(o, at)?,
-                None => None,
-            } {
-                flags |= flat::HAS_FRAME_INFO;
-                if info.cfa_register != target.stack_pointer() {
-                    flags |= flat::HAS_FRAME_POINTER;
-                }
-                base = info.cfa_register;
-                cfa_offset = i32::try_from(info.cfa_offset)
-                    .map_err(|_| self.err(format!("function {name}: CFA offset too large")))?;
-                for &(reg, off) in &info.saved {
-                    let offset = i32::from(i16::try_from(off).map_err(|_| {
-                        self.err(format!(
-                            "function {name}: register {reg} saved {off} bytes from the CFA (more than an i16)"
-                        ))
-                    })?);
-                    frame_registers.push(FrameRegister {
-                        dwarf_reg: reg,
-                        offset,
-                    });
-                }
-            }
             // The relocation's addend carries the code offset.
             w.function(&FrameHead {
                 address: 0,
                 size,
                 stack_size: f.stack_size,
-                flags,
-                frame_base_register: base,
-                cfa_offset,
-                frame_registers: &frame_registers,
                 code: Some((code_loc.section.0, code_loc.offset)),
             })
             .map_err(|source| Error::StackMap {
@@ -504,8 +511,51 @@ impl TableInput<'_, '_, '_> {
             section: flat::SECTION_NAME.into(),
             problem: source,
         })?;
-        Ok((out, locs, unknown))
+        Ok((out, locs, counts))
     }
+
+    /// A record's frame state from the CFI row at it: the CFA rule (`None`
+    /// for an expression), and the saved registers into `saved`. A value
+    /// the layout cannot hold (an offset beyond an i32) is an error naming
+    /// the record (`at`).
+    fn frame_state(
+        &self,
+        info: &FrameInfo,
+        saved: &mut Vec<FrameRegister>,
+        at: impl Fn() -> String,
+    ) -> Result<Option<Cfa>> {
+        let cfa = match info.cfa {
+            Some((register, offset)) => Some(Cfa {
+                register,
+                offset: i32::try_from(offset).map_err(|_| {
+                    self.err(format!("{}: CFA offset {offset} beyond 32 bits", at()))
+                })?,
+            }),
+            None => None,
+        };
+        saved.clear();
+        for &(reg, off) in &info.saved {
+            let offset = i32::try_from(off).map_err(|_| {
+                self.err(format!(
+                    "{}: register {reg} saved {off} bytes from the CFA (beyond 32 bits)",
+                    at()
+                ))
+            })?;
+            saved.push(FrameRegister {
+                dwarf_reg: reg,
+                offset,
+            });
+        }
+        Ok(cfa)
+    }
+}
+
+/// What one table's records lacked.
+#[derive(Debug, Clone, Copy, Default)]
+struct Counts {
+    unknown: usize,
+    no_frame_state: usize,
+    cfa_expression: usize,
 }
 
 /// A record's kind and patchable size as `source` describes its function's
@@ -523,7 +573,7 @@ fn describe(
     code: &[u8],
     (before, after): (Option<u32>, Option<u32>),
     target: Target,
-    calls: &mut instructions::Calls<'_>,
+    call: Option<u32>,
 ) -> Result<(RecordKind, Option<u32>)> {
     let offset = r.instruction_offset;
     let err = |problem: String| Error::IrRecord {
@@ -566,7 +616,7 @@ fn describe(
         }
         SiteKind::StatePoint if bytes == 0 => {
             // The call's own bytes: the instruction that ends at the offset.
-            let size = calls.ending_at(end).ok_or_else(|| {
+            let size = call.ok_or_else(|| {
                 err("a statepoint without patch bytes, but no call instruction ends here".into())
             })?;
             return Ok((RecordKind::StatePoint, Some(size)));

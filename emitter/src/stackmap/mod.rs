@@ -88,15 +88,19 @@ pub fn function_ref(
             section: section_name(),
             problem: format!("no relocation for the function address at offset {field:#x}"),
         })?;
-        let want = o.target.address_relocation(!relative);
+        // LLVM's tables and flat absolute ones: 64-bit absolute; flat
+        // self-relative: 32-bit PC-relative.
+        let (want, what) = match relative {
+            true => (o.target.pc_relative32(), "32-bit self-relative"),
+            false => (o.target.address_relocation(true), "64-bit absolute"),
+        };
         if r.r_type != want.0 {
             return Err(Error::Section {
                 section: section_name(),
                 problem: format!(
-                    "the function address at offset {field:#x} has a relocation of type {}, not {} (the 64-bit {} address a stack map takes)",
+                    "the function address at offset {field:#x} has a relocation of type {}, not {} (the {what} address a stack map takes)",
                     o.target.relocation_name(r.r_type),
                     o.target.relocation_name(want.0),
-                    if relative { "self-relative" } else { "absolute" },
                 ),
             });
         }

@@ -1,6 +1,7 @@
-/* Walks the pcmap_stackmaps tables of the running program from
-   __start_/__stop_, resolves each self-relative function address and checks
-   it is the code of one of sm.ll's functions. */
+/* Walks the pcmap_stackmaps tables (layout version 2) of the running
+   program from __start_/__stop_, resolves each frame record's self-relative
+   32-bit function address and checks it is the code of one of sm.ll's
+   functions. Decodes the bytes itself, not through pcmap's reader. */
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -31,22 +32,29 @@ static uint32_t u32(const unsigned char *p) {
   return v;
 }
 
+static uint16_t u16(const unsigned char *p) {
+  uint16_t v;
+  memcpy(&v, p, 2);
+  return v;
+}
+
 int main(void) {
   void (*fns[])(void) = {constants,   registers_and_spills, allocas, patchpoints,
                          dynamic_frame, realigned,          repeated};
   const unsigned n = sizeof fns / sizeof fns[0];
   unsigned found = 0, tables = 0;
   for (const unsigned char *t = __start_pcmap_stackmaps; t < __stop_pcmap_stackmaps;) {
-    if (memcmp(t, "\x7fSMF", 4) != 0) {
-      printf("bad magic at table %u\n", tables);
+    if (memcmp(t, "\x7fSMF\x02", 5) != 0) {
+      printf("bad magic or version at table %u\n", tables);
       return 1;
     }
-    uint32_t size = u32(t + 8), frames = u32(t + 12), records = u32(t + 16);
-    for (uint32_t i = 0; i < (records - frames) / 32; i++) {
-      const unsigned char *field = t + frames + 32 * i;
-      int64_t rel;
-      memcpy(&rel, field, 8);
-      uintptr_t addr = (uintptr_t)field + (uintptr_t)rel;
+    /* Frame records (16 bytes each) follow the header. */
+    uint32_t size = u32(t + 8), header = u16(t + 6), functions = u32(t + 12);
+    for (uint32_t i = 0; i < functions; i++) {
+      const unsigned char *field = t + header + 16 * i;
+      int32_t rel;
+      memcpy(&rel, field, 4);
+      uintptr_t addr = (uintptr_t)field + (uintptr_t)(intptr_t)rel;
       int ok = 0;
       for (unsigned k = 0; k < n; k++)
         ok |= addr == code_of(fns[k]);

@@ -31,32 +31,92 @@ static int check(pcmap_status s, const char *what) {
   return 1;
 }
 
-static void print_record(const pcmap_stackmaps *m, const pcmap_record *r) {
+static int same_record(const pcmap_record *a, const pcmap_record *b) {
+  return a->index == b->index && a->id == b->id && a->address == b->address &&
+         a->instruction_offset == b->instruction_offset && a->patchable_size == b->patchable_size &&
+         a->num_locations == b->num_locations &&
+         a->flags == b->flags && a->kind == b->kind && a->frame_flags == b->frame_flags &&
+         a->cfa_register == b->cfa_register && a->cfa_offset == b->cfa_offset &&
+         a->num_frame_registers == b->num_frame_registers && a->site == b->site &&
+         a->locations == b->locations &&
+         a->frame_registers == b->frame_registers && a->frame_shift == b->frame_shift &&
+         a->table.data == b->table.data;
+}
+
+/* What pcmap_find says of the record's address, and pcmap_find_site with
+ * pcmap_site_record: "same" when both give this record. */
+static const char *found(const pcmap_stackmaps *m, const pcmap_record *r, uint32_t stack_size) {
   pcmap_function found_f;
-  pcmap_record found_r;
+  pcmap_record found_r, site_r;
+  pcmap_site site;
   pcmap_status s = pcmap_find(m, r->address, &found_f, &found_r);
-  uint32_t i;
-  printf("  record id=%" PRIu64 " address=0x%" PRIx64 " kind=%u locations=%u live_outs=%u find=%s\n",
-         r->id, r->address, (unsigned)r->kind, (unsigned)r->num_locations, (unsigned)r->num_live_outs,
-         s == PCMAP_OK ? (found_r.instruction_offset == r->instruction_offset ? "same" : "other")
-                       : pcmap_strerror(s));
+  if (s != PCMAP_OK) return pcmap_strerror(s);
+  if (!same_record(&found_r, r)) return "other";
+  s = pcmap_find_site(m, r->address, &site);
+  if (s != PCMAP_OK) return pcmap_strerror(s);
+  if (site.record != r->index || site.site != r->site || site.stack_size != stack_size ||
+      site.function != found_f.index)
+    return "other site";
+  s = pcmap_site_record(m, &site, &site_r);
+  if (s != PCMAP_OK) return pcmap_strerror(s);
+  return same_record(&site_r, r) ? "same" : "other site record";
+}
+
+static void print_record(const pcmap_stackmaps *m, const pcmap_record *r, uint32_t stack_size) {
+  pcmap_cursor c, live_outs;
+  pcmap_location l;
+  pcmap_status s;
+  uint32_t i, num_live_outs;
+  if (!check(pcmap_live_outs(r, &live_outs), "live-outs")) return;
+  num_live_outs = live_outs.remaining;
+  printf("  record id=%" PRIu64 " address=0x%" PRIx64 " kind=%u flags=%u patchable=%u locations=%u live_outs=%u find=%s\n",
+         r->id, r->address, (unsigned)r->kind, (unsigned)r->flags, r->patchable_size,
+         (unsigned)r->num_locations, (unsigned)num_live_outs, found(m, r, stack_size));
+  if (r->flags & PCMAP_RECORD_HAS_FRAME_STATE) {
+    pcmap_frame_register reg, by_cursor;
+    printf("    frame flags=%u", (unsigned)r->frame_flags);
+    if (r->frame_flags & PCMAP_FRAME_CFA_RULE)
+      printf(" cfa=%u%+d", (unsigned)r->cfa_register, (int)r->cfa_offset);
+    printf("\n");
+    if (!check(pcmap_frame_registers(r, &c), "frame registers")) return;
+    for (i = 0; i < r->num_frame_registers; i++) {
+      if (!check(pcmap_frame_register_at(r, i, &reg), "frame register")) continue;
+      if (!check(pcmap_frame_register_next(&c, &by_cursor), "frame register cursor")) continue;
+      printf("    saves reg=%u offset=%d%s\n", (unsigned)reg.dwarf_reg, (int)reg.offset,
+             reg.dwarf_reg == by_cursor.dwarf_reg && reg.offset == by_cursor.offset ? "" : " cursor differs");
+    }
+    printf("    frame_registers end=%s\n", pcmap_strerror(pcmap_frame_register_next(&c, &reg)));
+  }
+  if (!check(pcmap_locations(r, &c), "locations")) return;
   for (i = 0; i < r->num_locations; i++) {
-    pcmap_location l;
-    pcmap_value v;
+    pcmap_location by_cursor;
+    pcmap_value v, v2;
+    pcmap_status s2;
     if (!check(pcmap_location_at(r, i, &l), "location")) continue;
+    if (!check(pcmap_location_next(&c, &by_cursor), "location cursor")) continue;
     s = pcmap_decode(r, i, kRegisters, NUM_REGISTERS, &v);
-    printf("    location kind=%u size=%u reg=%u offset=%d", (unsigned)l.kind, (unsigned)l.size,
-           (unsigned)l.dwarf_reg, (int)l.offset);
+    s2 = pcmap_decode_location(r, &by_cursor, kRegisters, NUM_REGISTERS, &v2);
+    printf("    location kind=%u size=%u reg=%u offset=%d%s", (unsigned)l.kind, (unsigned)l.size,
+           (unsigned)l.dwarf_reg, (int)l.offset,
+           l.kind == by_cursor.kind && l.size == by_cursor.size && l.dwarf_reg == by_cursor.dwarf_reg &&
+                   l.offset == by_cursor.offset && s == s2 &&
+                   (s != PCMAP_OK || (v.value == v2.value && v.address == v2.address &&
+                                      v.has_value == v2.has_value && v.has_address == v2.has_address))
+               ? ""
+               : " cursor differs");
     if (s != PCMAP_OK)
       printf(" decode=%s\n", pcmap_strerror(s));
     else
       printf(" value=%s0x%" PRIx64 " address=%s0x%" PRIx64 "\n", v.has_value ? "" : "-", v.value,
              v.has_address ? "" : "-", v.address);
   }
-  for (i = 0; i < r->num_live_outs; i++) {
-    pcmap_live_out lo;
-    if (check(pcmap_live_out_at(r, i, &lo), "live-out"))
-      printf("    live_out reg=%u size=%u\n", (unsigned)lo.dwarf_reg, (unsigned)lo.size);
+  printf("    locations end=%s\n", pcmap_strerror(pcmap_location_next(&c, &l)));
+  for (i = 0; i < num_live_outs; i++) {
+    pcmap_live_out lo, by_cursor;
+    if (check(pcmap_live_out_at(r, i, &lo), "live-out") &&
+        check(pcmap_live_out_next(&live_outs, &by_cursor), "live-out cursor"))
+      printf("    live_out reg=%u size=%u%s\n", (unsigned)lo.dwarf_reg, (unsigned)lo.size,
+             lo.dwarf_reg == by_cursor.dwarf_reg && lo.size == by_cursor.size ? "" : " cursor differs");
   }
 }
 
@@ -145,22 +205,19 @@ int main(int argc, char **argv) {
   for (fi = 0; fi < m.num_functions; fi++) {
     pcmap_function fn;
     if (!check(pcmap_function_at(&m, fi, &fn), "function")) continue;
-    printf("function address=0x%" PRIx64 " size=%u stack_size=%u flags=%u base=%u\n", fn.address,
-           fn.size, fn.stack_size, (unsigned)fn.flags, (unsigned)fn.frame_base_register);
-    for (i = 0; i < fn.num_frame_registers; i++) {
-      pcmap_frame_register reg;
-      if (check(pcmap_frame_register_at(&fn, i, &reg), "frame register"))
-        printf("  saves reg=%u offset=%d\n", (unsigned)reg.dwarf_reg, (int)reg.offset);
-    }
+    printf("function address=0x%" PRIx64 " size=%u stack_size=%u records=%u\n", fn.address, fn.size,
+           fn.stack_size, fn.num_records);
     for (i = 0; i < fn.num_records; i++) {
       pcmap_record r;
-      if (check(pcmap_record_at(&fn, i, &r), "record")) print_record(&m, &r);
+      if (check(pcmap_record_at(&fn, i, &r), "record")) print_record(&m, &r, fn.stack_size);
     }
   }
   /* Past the end of each array: errors, never crashes. */
   {
     pcmap_function fn;
+    pcmap_site site;
     printf("function_at(end)=%s\n", pcmap_strerror(pcmap_function_at(&m, m.num_functions, &fn)));
+    printf("find_site(0)=%s\n", pcmap_strerror(pcmap_find_site(&m, 0, &site)));
   }
   free(data);
   return 0;

@@ -1,17 +1,18 @@
-//! Lookups through the function index and the PC map of a valid table that
-//! the input corrupts: the input is a list of (offset, byte) edits applied
-//! to a table of 80 functions written by the writer, then a PC to look up.
-//! Random bytes rarely pass the header checks (`flat_stackmap`); edits of a
-//! real table reach the map's window, the frame record checks and the
-//! fallback searches. Every lookup answers or errs, never panics; a lookup
-//! whose table still validates gives the frame-record search's answer.
+//! Lookups through the PC map of a valid table that the input corrupts: the
+//! input is a list of (offset, byte) edits applied to a table of 80
+//! functions written by the writer (Sites and frame states included), then
+//! a PC to look up. Random bytes rarely pass the header checks
+//! (`flat_stackmap`); edits of a real table reach the map's window, the
+//! frame record checks, the fallback search and the Site decoding. Every
+//! lookup answers or errs, never panics; a lookup whose table still
+//! validates gives the answer of the same table without a map.
 #![no_main]
 use std::sync::OnceLock;
 
 use libfuzzer_sys::fuzz_target;
-use pcmap_reader::flat::{FlatStackMap, Match, RecordKind};
-use pcmap_reader::stackmap::{write_flat_with, Function, Record, Table};
-use pcmap_reader::LittleEndian;
+use pcmap_reader::flat::{Cfa, FlatStackMap, FrameRegister, Match, RecordKind};
+use pcmap_reader::stackmap::{write_flat, write_flat_with, FrameState, Function, Record, Table};
+use pcmap_reader::{LittleEndian, Location, LocationKind};
 
 const FUNCTIONS: u64 = 80;
 const BASE: u64 = 0x1000;
@@ -20,23 +21,40 @@ const BASE: u64 = 0x1000;
 fn table() -> &'static [u8] {
     static TABLE: OnceLock<Vec<u8>> = OnceLock::new();
     TABLE.get_or_init(|| {
+        let slot = |offset| Location {
+            kind: LocationKind::Indirect,
+            size: 8,
+            dwarf_reg: 7,
+            offset,
+        };
         let functions: Vec<Function> = (0..FUNCTIONS)
             .map(|f| Function {
                 address: BASE + 0x40 * f,
                 code_offset: Some(0x40 * f),
                 size: 0x30,
+                stack_size: 16,
                 records: (0..(f % 4) as u32)
                     .map(|r| Record {
                         id: f * 10 + u64::from(r),
                         instruction_offset: 8 * (r + 1) - (r % 2) * 4,
-                        patchable_size: None,
+                        patchable_size: Some(5),
                         kind: RecordKind::StatePoint,
                         has_live_out_info: false,
-                        locations: vec![],
+                        locations: vec![slot(8 * r as i32), slot(16)],
                         live_outs: vec![],
+                        frame_state: (r != 2).then(|| FrameState {
+                            cfa: Some(Cfa {
+                                register: 7,
+                                offset: 24 + 16 * (r as i32 % 2),
+                            }),
+                            stack_realigned: false,
+                            saved: vec![FrameRegister {
+                                dwarf_reg: 16,
+                                offset: -8,
+                            }],
+                        }),
                     })
                     .collect(),
-                ..Function::default()
             })
             .collect();
         let t = Table {
@@ -47,8 +65,6 @@ fn table() -> &'static [u8] {
         let mut b = w.bytes;
         for (i, f) in t.functions.iter().enumerate() {
             let at = w.address_offsets[i];
-            b[at..at + 8].copy_from_slice(&(f.address as i64 - at as i64).to_le_bytes());
-            let at = w.index_offsets[i];
             b[at..at + 4].copy_from_slice(&((f.address as i64 - at as i64) as i32).to_le_bytes());
         }
         b
@@ -69,13 +85,15 @@ fuzz_target!(|data: &[u8]| {
     let Ok(t) = FlatStackMap::parse(&bytes, LittleEndian) else {
         return;
     };
-    // Answers are specified for valid tables whose functions ascend.
+    // Answers are specified for valid tables whose functions ascend
+    // (validate does not compare address fields of 0: unrelocated).
     let n = t.num_frame_records();
     let ascending = (1..n).all(|i| {
         matches!((t.function_address(i - 1, 0), t.function_address(i, 0)), (Ok(a), Ok(b)) if a < b)
     });
-    let valid = ascending && t.validate().is_ok();
-    let plain = plain(&bytes, &t);
+    let plain = (ascending && t.validate().is_ok())
+        .then(|| plain(&t))
+        .flatten();
     for pc in [
         pc,
         pc.wrapping_sub(4),
@@ -83,10 +101,17 @@ fuzz_target!(|data: &[u8]| {
     ] {
         for how in [Match::Exact, Match::AtOrAfter] {
             let got = t.lookup(pc, 0, how);
-            let _ = t.lookup_entries(pc, 0, how);
-            if valid {
-                // The same table without index and map: the frame-record search.
-                let expected = FlatStackMap::parse(&plain, LittleEndian)
+            if let Ok(Some(hit)) = t.lookup_hit(pc, 0, how) {
+                if let Ok(site) = t.site(hit.site_offset()) {
+                    let _ = t.locations(&site).count();
+                    if let Some(fs) = site.frame_state.and_then(|o| t.frame_state(o).ok()) {
+                        let _ = t.saved_registers(&fs).count();
+                    }
+                }
+            }
+            if let Some(plain) = &plain {
+                // The same functions without a map: a frame-record search.
+                let expected = FlatStackMap::parse(plain, LittleEndian)
                     .unwrap()
                     .lookup(pc, 0, how);
                 assert_eq!(got.ok(), expected.ok(), "pc {pc:#x} {how:?}");
@@ -97,12 +122,13 @@ fuzz_target!(|data: &[u8]| {
     }
 });
 
-/// The table in `bytes` (parsed as `t`) with the index and map flags
-/// cleared and the table cut before them.
-fn plain(bytes: &[u8], t: &FlatStackMap<'_, LittleEndian>) -> Vec<u8> {
-    let end = t.parsed_header().bounds[6] as usize;
-    let mut b = bytes[..end].to_vec();
-    b[5] &= !(pcmap_reader::flat::FUNCTION_INDEX | pcmap_reader::flat::PC_MAP);
-    b[8..12].copy_from_slice(&(end as u32).to_le_bytes());
-    b
+/// The table `t` (valid) written again without a PC map, its functions at
+/// the same addresses (absolute, so that moving the frame records does not
+/// move them).
+fn plain(t: &FlatStackMap<'_, LittleEndian>) -> Option<Vec<u8>> {
+    let mut model = Table::from_flat(t).ok()?;
+    for (i, f) in model.functions.iter_mut().enumerate() {
+        f.address = t.function_address(i as u32, 0).ok()?;
+    }
+    Some(write_flat(&model, LittleEndian, true).ok()?.bytes)
 }

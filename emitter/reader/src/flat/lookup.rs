@@ -1,11 +1,11 @@
 //! Finding the function and record of a PC in a flat table: through the PC
-//! map, the function index or the frame records, each answer checked
+//! map or a binary search of the frame records, each answer checked
 //! against the frame records themselves.
 
 use super::table::{check_range, Fields, FlatStackMap, FrameRecord, KeptHeader, Record};
 use super::{
-    frame_record, pc_map_entry, record, ABSOLUTE_ADDRESSES, FRAME_RECORDS, FRAME_RECORD_SIZE,
-    FUNCTION_INDEX_ENTRY_SIZE, INDEX_ARRAY, MAP_ARRAY, PC_MAP_ENTRY_SIZE, RECORDS, RECORD_SIZE,
+    frame_record, record, ABSOLUTE_ADDRESSES, ADDRESSES, ADDRESS_SIZE, FRAME_RECORDS,
+    FRAME_RECORD_SIZE, MAP_ARRAY, PC_MAP_ENTRY_SIZE, RECORDS, RECORD_SIZE,
 };
 use crate::{Endian, Error, Result};
 
@@ -24,14 +24,30 @@ pub struct Hit<'a, E: Endian> {
 }
 
 impl<'a, E: Endian> Hit<'a, E> {
+    /// The function's frame record (its `address` as the frame record
+    /// stores it: with absolute addresses, see `found.address`).
     #[inline(always)]
     pub fn frame_record(&self) -> FrameRecord {
-        FrameRecord::decode(Fields::new(self.frame, self.endian), self.num_records)
+        FrameRecord::decode(self.frame, self.endian, self.num_records)
     }
-    /// The record (an error if its kind is not one of [`RecordKind`](super::RecordKind)).
+    /// The function's stack size alone.
     #[inline(always)]
-    pub fn record(&self) -> Result<Record> {
-        Record::decode(Fields::new(self.record, self.endian))
+    pub fn stack_size(&self) -> u32 {
+        Fields::new(self.frame, self.endian).u32(frame_record::STACK_SIZE)
+    }
+    /// The record.
+    #[inline(always)]
+    pub fn record(&self) -> Record {
+        let f = Fields::new(self.record, self.endian);
+        Record {
+            instruction_offset: f.u32(record::INSTRUCTION_OFFSET),
+            site: f.u32(record::SITE),
+        }
+    }
+    /// The record's Site offset alone.
+    #[inline(always)]
+    pub fn site_offset(&self) -> u32 {
+        Fields::new(self.record, self.endian).u32(record::SITE)
     }
 }
 
@@ -90,8 +106,7 @@ impl<'a, E: Endian> FlatStackMap<'a, E> {
     /// table) is an error.
     #[inline]
     pub fn lookup(&self, pc: u64, table_address: u64, how: Match) -> Result<Option<Found>> {
-        let found = self.lookup_state(table_address)?.find(pc, how);
-        Ok(found.ok_or(LOOKUP_CORRUPT)?.map(|(found, _)| found))
+        Ok(self.lookup_hit(pc, table_address, how)?.map(|h| h.found))
     }
 
     /// [`lookup`](Self::lookup), with the frame record and record found,
@@ -106,7 +121,11 @@ impl<'a, E: Endian> FlatStackMap<'a, E> {
         let Some(hit) = self.lookup_hit(pc, table_address, how)? else {
             return Ok(None);
         };
-        Ok(Some((hit.found, hit.frame_record(), hit.record()?)))
+        let mut f = hit.frame_record();
+        if self.absolute_addresses() {
+            f.address = hit.found.address;
+        }
+        Ok(Some((hit.found, f, hit.record())))
     }
 
     /// [`lookup`](Self::lookup), with the frame record's and record's
@@ -163,12 +182,7 @@ impl<'a, E: Endian> FlatStackMap<'a, E> {
         how: Match,
     ) -> Result<Option<Hit<'a, E>>> {
         let l = Lookup::new(data, endian, kept, table_address).ok_or(LOOKUP_CORRUPT)?;
-        let Some((found, (start, end))) = l.search(pc, how).ok_or(LOOKUP_CORRUPT)? else {
-            return Ok(None);
-        };
-        l.hit(found, end.wrapping_sub(start))
-            .map(Some)
-            .ok_or(LOOKUP_CORRUPT)
+        l.search(pc, how).ok_or(LOOKUP_CORRUPT)
     }
 
     /// The function containing `pc` (the last one starting at or below it,
@@ -196,18 +210,14 @@ impl<'a, E: Endian> FlatStackMap<'a, E> {
     }
 }
 
-/// The functions and records a PC map entry and the next one name for a PC,
-/// as the code was laid out when the table was written. Unchecked: a lookup
-/// checks it against the frame records and records.
+/// The functions a PC map entry and the next one name for a PC, as the code
+/// was laid out when the table was written. Unchecked: a lookup checks it
+/// against the frame records.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct PcMapWindow {
     /// Functions `first_function..=last_function` can contain the PC.
     pub first_function: u32,
     pub last_function: u32,
-    /// Records `first_record..last_record` are those in the PC's bucket;
-    /// `last_record` is the first after it (or the number of records).
-    pub first_record: u32,
-    pub last_record: u32,
 }
 
 /// The search of one table for a PC. Reads return `None` for a read outside
@@ -218,11 +228,9 @@ pub struct PcMapWindow {
 /// reads the map, the candidates' frame records and the function's records,
 /// each depending on the one before. Without a map, or if the map does not
 /// fit the program (its linker moved the functions apart) or is corrupt
-/// (`validate` reports that), a binary search of the function index, whose
-/// answer is taken only if the frame records' addresses bracket the PC with
-/// it; without an index, of the frame records' address fields. Frame records
-/// and index are in address order, as LLVM emits functions. So the map and
-/// the index cost time when wrong but never change an answer. Within the
+/// (`validate` reports that), a binary search of the frame records'
+/// addresses, which are in address order as LLVM emits functions. So the
+/// map costs time when wrong but never changes an answer. Within the
 /// function, its records are searched by instruction offset.
 ///
 /// Searches end in a branch-free count over at most [`LINEAR_SEARCH`]
@@ -234,14 +242,12 @@ struct Lookup<'a, E: Endian> {
     /// absent), so that each read is one bounds check.
     frames: &'a [u8],
     records: &'a [u8],
-    index: &'a [u8],
+    addresses: &'a [u8],
     map: &'a [u8],
     /// Address of the frame records, to which their self-relative address
-    /// fields are added, and all ones; both 0 if the table's addresses are
-    /// absolute (a mask rather than a branch on the hot path).
+    /// fields are added.
     frames_address: u64,
-    relative: u64,
-    index_address: u64,
+    absolute: bool,
     functions: u32,
     num_records: u32,
     buckets: u32,
@@ -273,15 +279,10 @@ impl<'a, E: Endian> Lookup<'a, E> {
             endian,
             frames,
             records,
-            index: array(INDEX_ARRAY)?,
+            addresses: array(ADDRESSES)?,
             map,
             frames_address: table_address.wrapping_add(b[FRAME_RECORDS].into()),
-            relative: if kept.flags & ABSOLUTE_ADDRESSES != 0 {
-                0
-            } else {
-                u64::MAX
-            },
-            index_address: table_address.wrapping_add(b[INDEX_ARRAY].into()),
+            absolute: kept.flags & ABSOLUTE_ADDRESSES != 0,
             functions: (frames.len() / FRAME_RECORD_SIZE) as u32,
             num_records: (records.len() / RECORD_SIZE) as u32,
             buckets: (map.len() / PC_MAP_ENTRY_SIZE) as u32,
@@ -296,45 +297,32 @@ impl<'a, E: Endian> Lookup<'a, E> {
         let b = self.frames.get(at..at + 4)?.try_into().ok()?;
         Some(self.endian.u32_from(b))
     }
-    /// Function `i`'s address from its frame record (the entry's first 8
-    /// bytes).
+    /// Function `i`'s address: from its frame record's self-relative field,
+    /// or (`ABS`) from the Addresses array.
+    #[inline(always)]
+    fn address_of<const ABS: bool>(&self, i: u32) -> Option<u64> {
+        if ABS {
+            let b = *entry::<ADDRESS_SIZE, 8>(self.addresses, i)?;
+            Some(self.endian.u64_from(b))
+        } else {
+            let stored = self.frame_u32(i, frame_record::ADDRESS)? as i32;
+            Some(self.relative_address(i, stored))
+        }
+    }
+    /// Function `i`'s address given its self-relative field.
+    #[inline(always)]
+    fn relative_address(&self, i: u32, stored: i32) -> u64 {
+        self.frames_address
+            .wrapping_add(u64::from(i) * FRAME_RECORD_SIZE as u64)
+            .wrapping_add(stored as i64 as u64)
+    }
     #[inline(always)]
     fn function_address(&self, i: u32) -> Option<u64> {
-        const _: () = assert!(frame_record::ADDRESS == 0);
-        let stored = self
-            .endian
-            .u64_from(*entry::<FRAME_RECORD_SIZE, 8>(self.frames, i)?);
-        Some(self.stored_address(i, stored))
-    }
-    /// Function `i`'s address, given its frame record's address field.
-    #[inline(always)]
-    fn stored_address(&self, i: u32, stored: u64) -> u64 {
-        let field = self
-            .frames_address
-            .wrapping_add(u64::from(i) * FRAME_RECORD_SIZE as u64);
-        stored.wrapping_add(field & self.relative)
-    }
-    /// Function `i`'s address from the function index.
-    #[inline(always)]
-    fn index_address(&self, i: u32) -> Option<u64> {
-        let b = *entry::<FUNCTION_INDEX_ENTRY_SIZE, 4>(self.index, i)?;
-        let stored = self.endian.u32_from(b) as i32;
-        Some(
-            self.index_address
-                .wrapping_add(u64::from(i) * FUNCTION_INDEX_ENTRY_SIZE as u64)
-                .wrapping_add(stored as i64 as u64),
-        )
-    }
-    /// The entries of `found`, a function with `num_records` records.
-    #[inline(always)]
-    fn hit(&self, found: Found, num_records: u32) -> Option<Hit<'a, E>> {
-        Some(Hit {
-            found,
-            frame: entry::<FRAME_RECORD_SIZE, FRAME_RECORD_SIZE>(self.frames, found.function)?,
-            record: entry::<RECORD_SIZE, RECORD_SIZE>(self.records, found.record)?,
-            num_records,
-            endian: self.endian,
-        })
+        if self.absolute {
+            self.address_of::<true>(i)
+        } else {
+            self.address_of::<false>(i)
+        }
     }
     /// Record `i`'s instruction offset.
     #[inline(always)]
@@ -343,142 +331,59 @@ impl<'a, E: Endian> Lookup<'a, E> {
         let b = self.records.get(at..at + 4)?.try_into().ok()?;
         Some(self.endian.u32_from(b))
     }
-    /// Function `f`'s records: its record index and the next function's.
+    /// The first of records `start..end` (sorted) whose offset is not below
+    /// `offset`: a binary search down to [`LINEAR_SEARCH`] records, then a
+    /// count over them, cut out of the array with one bounds check.
+    #[inline(always)]
+    fn records_below(&self, start: u32, end: u32, offset: u32) -> Option<u32> {
+        let (mut lo, mut hi) = (start, end);
+        while hi.saturating_sub(lo) > LINEAR_SEARCH {
+            let mid = lo + (hi - lo) / 2;
+            if self.record_offset(mid)? < offset {
+                lo = mid + 1;
+            } else {
+                hi = mid;
+            }
+        }
+        let window = self
+            .records
+            .get(lo as usize * RECORD_SIZE..(hi as usize).max(lo as usize) * RECORD_SIZE)?;
+        let below = window
+            .chunks_exact(RECORD_SIZE)
+            .map(|r| match r.first_chunk::<4>() {
+                Some(&b) => u32::from(self.endian.u32_from(b) < offset),
+                None => 0,
+            })
+            .sum::<u32>();
+        Some(lo + below)
+    }
+    /// Function `f`'s records: its first record and the next function's.
     #[inline(always)]
     fn record_range(&self, f: u32) -> Option<(u32, u32)> {
-        let start = self.frame_u32(f, frame_record::RECORD_INDEX)?;
+        let start = self.frame_u32(f, frame_record::FIRST_RECORD)?;
         let end = match f + 1 < self.functions {
-            true => self.frame_u32(f + 1, frame_record::RECORD_INDEX)?,
+            true => self.frame_u32(f + 1, frame_record::FIRST_RECORD)?,
             false => self.num_records,
         };
-        Some((start, end))
+        (start <= end && end <= self.num_records).then_some((start, end))
     }
 
-    /// The answer, with the function's records.
+    /// The record of `pc` in function `function` at `address` whose records
+    /// are `start..end`: `Some(None)` if there is none.
     #[inline(always)]
-    fn find(&self, pc: u64, how: Match) -> Option<Option<(Found, (u32, u32))>> {
-        match self.find_mapped(pc, how) {
-            Some(hit) => Some(hit.map(|h| {
-                let start = h.frame_record().record_index;
-                (h.found, (start, start.wrapping_add(h.num_records)))
-            })),
-            None => self.search(pc, how),
-        }
-    }
-
-    /// [`find`](Self::find) without the PC map (none, or it does not hold
-    /// the answer): searches for the function, then its records. Inlined
-    /// into its callers, which are `FlatStackMap` methods and so compiled
-    /// in another codegen unit than this module's.
-    #[inline]
-    fn search(&self, pc: u64, how: Match) -> Option<Option<(Found, (u32, u32))>> {
-        let Some((function, address)) = self.function_containing(pc)? else {
-            return Some(None);
-        };
+    fn record_in(
+        &self,
+        pc: u64,
+        how: Match,
+        function: u32,
+        address: u64,
+        (start, end): (u32, u32),
+    ) -> Option<Option<Hit<'a, E>>> {
         let Ok(offset) = u32::try_from(pc - address) else {
             return Some(None);
         };
-        let (start, end) = self.record_range(function)?;
         // Lower bound over the function's records (sorted by offset).
-        let record = count_before(start, end, |i| Some(self.record_offset(i)? < offset))?;
-        if record >= end || (how == Match::Exact && self.record_offset(record)? != offset) {
-            return Some(None);
-        }
-        let found = Found {
-            function,
-            address,
-            record,
-        };
-        Some(Some((found, (start, end))))
-    }
-
-    /// The lookup through the PC map: the map entry, then the candidate
-    /// frame records and records, whose addresses do not depend on each
-    /// other, so their cache misses overlap. Returns the function's frame
-    /// record and the record's entry, read once. `None` if the map's window
-    /// does not hold the answer by the frame records and records themselves
-    /// (no map, a map that does not fit the code, a failed read): the caller
-    /// searches without the map.
-    #[inline(always)]
-    fn find_mapped(&self, pc: u64, how: Match) -> Option<Option<Hit<'a, E>>> {
-        // A PC map needs the function index, which never goes with absolute
-        // addresses (`parse` rejects both): on this path addresses are
-        // self-relative, a constant the compiler folds.
-        if self.map.is_empty() || self.relative != u64::MAX {
-            return None;
-        }
-        Lookup {
-            relative: u64::MAX,
-            ..*self
-        }
-        .find_relative(pc, how)
-    }
-
-    /// [`find_mapped`](Self::find_mapped) of a table with a PC map and
-    /// self-relative addresses.
-    #[inline(always)]
-    fn find_relative(&self, pc: u64, how: Match) -> Option<Option<Hit<'a, E>>> {
-        let origin = self.function_address(0)?;
-        if pc < origin {
-            return Some(None);
-        }
-        let w = self.map_window_from(pc, origin)?;
-        // The last candidate starting at or below `pc`; the frame records
-        // around it must bracket `pc` (they are sorted).
-        let mut function = w.first_function;
-        for i in w.first_function + 1..=w.last_function {
-            function += u32::from(self.function_address(i)? <= pc);
-        }
-        let frame = entry::<FRAME_RECORD_SIZE, FRAME_RECORD_SIZE>(self.frames, function)?;
-        let f = Fields::new(frame, self.endian);
-        let address = self.stored_address(function, f.u64(frame_record::ADDRESS));
-        let start = f.u32(frame_record::RECORD_INDEX);
-        let end = if function + 1 < self.functions {
-            let next = entry::<FRAME_RECORD_SIZE, FRAME_RECORD_SIZE>(self.frames, function + 1)?;
-            let next = Fields::new(next, self.endian);
-            if self.stored_address(function + 1, next.u64(frame_record::ADDRESS)) <= pc {
-                return None;
-            }
-            next.u32(frame_record::RECORD_INDEX)
-        } else {
-            self.num_records
-        };
-        let offset = pc.checked_sub(address)?;
-        // The size read where it is compared: read once before, it cost 13
-        // more instructions per lookup (register pressure).
-        let size = || f.u32(frame_record::SIZE);
-        if size() != 0 && offset > u64::from(size()) {
-            return Some(None);
-        }
-        let offset = u32::try_from(offset).ok()?;
-        // The function's records in the bucket.
-        let (lo, hi) = (w.first_record.max(start), w.last_record.min(end));
-        if lo > hi {
-            return None;
-        }
-        let record = if w.last_record - w.first_record <= LINEAR_SEARCH {
-            // Over the whole bucket, so that which records are read does not
-            // wait for the frame record: the records before the function's
-            // count as below `offset`, those after it as not.
-            let mut record = w.first_record;
-            for i in w.first_record..w.last_record {
-                let below = self.record_offset(i)? < offset;
-                record += u32::from(i < start || (i < end && below));
-            }
-            record
-        } else {
-            count_before(lo, hi, |i| Some(self.record_offset(i)? < offset))?
-        };
-        // The window's lower bound is the function's if the records just
-        // outside it are on the right sides of `offset`. Records are sorted
-        // by offset, so a lower bound past the window's first record means
-        // that record, and every one before it, is below `offset`: record
-        // `lo - 1` need not be read (nor record `hi` below `hi`).
-        let left = record > lo || lo == start || self.record_offset(lo - 1)? < offset;
-        let right = record < hi || hi == end || self.record_offset(hi)? >= offset;
-        if !(left && right) {
-            return None;
-        }
+        let record = self.records_below(start, end, offset)?;
         if record >= end {
             return Some(None);
         }
@@ -495,11 +400,96 @@ impl<'a, E: Endian> Lookup<'a, E> {
         };
         Some(Some(Hit {
             found,
-            frame,
+            frame: entry::<FRAME_RECORD_SIZE, FRAME_RECORD_SIZE>(self.frames, function)?,
             record: r,
             num_records: end - start,
             endian: self.endian,
         }))
+    }
+
+    /// The answer without the PC map (none, or it does not hold the
+    /// answer): searches for the function, then its records.
+    #[inline]
+    fn search(&self, pc: u64, how: Match) -> Option<Option<Hit<'a, E>>> {
+        let Some((function, address)) = self.function_containing(pc)? else {
+            return Some(None);
+        };
+        let range = self.record_range(function)?;
+        self.record_in(pc, how, function, address, range)
+    }
+
+    /// The lookup through the PC map: the map entries, then the candidate
+    /// frame records, then the function's records. Returns the function's
+    /// frame record and the record's entry, read once. `None` if the map's
+    /// window does not hold the answer by the frame records themselves (no
+    /// map, a map that does not fit the code, a failed read): the caller
+    /// searches without the map.
+    #[inline(always)]
+    fn find_mapped(&self, pc: u64, how: Match) -> Option<Option<Hit<'a, E>>> {
+        if self.map.is_empty() {
+            return None;
+        }
+        // The address kind, a constant inside each copy.
+        if self.absolute {
+            self.find_in_map::<true>(pc, how)
+        } else {
+            self.find_in_map::<false>(pc, how)
+        }
+    }
+
+    #[inline(always)]
+    fn find_in_map<const ABS: bool>(&self, pc: u64, how: Match) -> Option<Option<Hit<'a, E>>> {
+        let origin = self.address_of::<ABS>(0)?;
+        if pc < origin {
+            return Some(None);
+        }
+        let w = self.map_window_from(pc, origin)?;
+        // The last candidate starting at or below `pc`; the frame records
+        // around it must bracket `pc` (they are sorted).
+        let (first, last) = (w.first_function, w.last_function);
+        let function = if last - first <= 1 {
+            // One or two candidates (the usual bucket): no loop.
+            first + u32::from(last > first && self.address_of::<ABS>(last)? <= pc)
+        } else {
+            count_before(first + 1, last + 1, |i| {
+                Some(self.address_of::<ABS>(i)? <= pc)
+            })? - 1
+        };
+        let frame = entry::<FRAME_RECORD_SIZE, FRAME_RECORD_SIZE>(self.frames, function)?;
+        let f = Fields::new(frame, self.endian);
+        let address = if ABS {
+            self.address_of::<true>(function)?
+        } else {
+            self.relative_address(function, f.u32(frame_record::ADDRESS) as i32)
+        };
+        if address > pc {
+            return None;
+        }
+        let start = f.u32(frame_record::FIRST_RECORD);
+        let end = if function + 1 < self.functions {
+            let next = entry::<FRAME_RECORD_SIZE, FRAME_RECORD_SIZE>(self.frames, function + 1)?;
+            let next = Fields::new(next, self.endian);
+            let next_address = if ABS {
+                self.address_of::<true>(function + 1)?
+            } else {
+                self.relative_address(function + 1, next.u32(frame_record::ADDRESS) as i32)
+            };
+            if next_address <= pc {
+                return None;
+            }
+            next.u32(frame_record::FIRST_RECORD)
+        } else {
+            self.num_records
+        };
+        // The size read where it is compared (fewer live registers).
+        let size = f.u32(frame_record::SIZE);
+        if size != 0 && pc - address > u64::from(size) {
+            return Some(None);
+        }
+        if start > end || end > self.num_records {
+            return None;
+        }
+        self.record_in(pc, how, function, address, (start, end))
     }
 
     /// The number of functions starting at or below `pc`, if the frame
@@ -511,11 +501,9 @@ impl<'a, E: Endian> Lookup<'a, E> {
         if !(below && above) {
             return None;
         }
-        let mut after = first + 1;
-        for i in first + 1..=last {
-            after += u32::from(self.function_address(i)? <= pc);
-        }
-        Some(after)
+        count_before(first + 1, last + 1, |i| {
+            Some(self.function_address(i)? <= pc)
+        })
     }
 
     #[inline(always)]
@@ -524,13 +512,9 @@ impl<'a, E: Endian> Lookup<'a, E> {
         if n == 0 || pc < self.function_address(0)? {
             return Some(None);
         }
-        let mut after = self
+        let after = self
             .map_window(pc)
             .and_then(|w| self.function_among(pc, w.first_function, w.last_function));
-        if after.is_none() && !self.index.is_empty() {
-            let guess = count_before(0, n, |i| Some(self.index_address(i)? <= pc))?;
-            after = self.brackets(pc, guess)?.then_some(guess);
-        }
         let after = match after {
             Some(after) => after,
             None => count_before(0, n, |i| Some(self.function_address(i)? <= pc))?,
@@ -548,16 +532,6 @@ impl<'a, E: Endian> Lookup<'a, E> {
         Some(inside.then_some((index, address)))
     }
 
-    /// Whether exactly `after` functions start at or below `pc` by the frame
-    /// records' own addresses: then the index's answer is the frame
-    /// records' (they are sorted), whatever the index holds.
-    #[inline(always)]
-    fn brackets(&self, pc: u64, after: u32) -> Option<bool> {
-        let below = after == 0 || self.function_address(after - 1)? <= pc;
-        let above = after >= self.functions || self.function_address(after)? > pc;
-        Some(below && above)
-    }
-
     /// See [`FlatStackMap::pc_map_window`]. `None` also for a failed read.
     #[inline(always)]
     fn map_window(&self, pc: u64) -> Option<PcMapWindow> {
@@ -573,37 +547,19 @@ impl<'a, E: Endian> Lookup<'a, E> {
         }
         let bucket = (pc.checked_sub(origin)? >> self.shift).min(u64::from(buckets - 1)) as u32;
         // The bucket's entry and the next one's, read together.
-        let (first_function, first_record, last_function, last_record) = if bucket + 1 < buckets {
+        let (first_function, last_function) = if bucket + 1 < buckets {
             let e = entry::<PC_MAP_ENTRY_SIZE, { 2 * PC_MAP_ENTRY_SIZE }>(self.map, bucket)?;
             let f = Fields::new(e, self.endian);
-            let next = PC_MAP_ENTRY_SIZE;
-            (
-                f.u32(pc_map_entry::FUNCTION),
-                f.u32(pc_map_entry::RECORD),
-                f.u32(next + pc_map_entry::FUNCTION),
-                f.u32(next + pc_map_entry::RECORD),
-            )
+            (f.u32(0), f.u32(PC_MAP_ENTRY_SIZE))
         } else {
             let e = entry::<PC_MAP_ENTRY_SIZE, PC_MAP_ENTRY_SIZE>(self.map, bucket)?;
-            let f = Fields::new(e, self.endian);
-            (
-                f.u32(pc_map_entry::FUNCTION),
-                f.u32(pc_map_entry::RECORD),
-                self.functions - 1,
-                self.num_records,
-            )
+            (Fields::new(e, self.endian).u32(0), self.functions - 1)
         };
-        let w = PcMapWindow {
+        let fits = first_function <= last_function && last_function < self.functions;
+        fits.then_some(PcMapWindow {
             first_function,
             last_function,
-            first_record,
-            last_record,
-        };
-        let fits = first_function <= last_function
-            && last_function < self.functions
-            && first_record <= last_record
-            && last_record <= self.num_records;
-        fits.then_some(w)
+        })
     }
 }
 

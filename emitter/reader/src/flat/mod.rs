@@ -1,90 +1,141 @@
-//! The flat stack map layout (`docs/stackmap-v2.md`), section
+//! The flat stack map layout, version 2 (`docs/stackmap-v2.md`), section
 //! `pcmap_stackmaps`.
 //!
 //! ```text
-//! Header (32)       u8[4] magic "\x7fSMF", u8 version, u8 flags, u16 header size,
-//!                   u32 table size (= end of the live-outs), u32 offsets of:
-//!                   frame records, records, locations, frame registers, live-outs
-//! Constant[]   (8)  u64                       (from `header size`)
-//! FrameRecord[] (32) i64 address (self-relative) | u64 (absolute), u32 size,
-//!                   u32 stack size, u8 flags, u8 num frame regs, u16 CFA reg,
-//!                   i32 CFA offset, u32 frame reg index, u32 record index
-//! Record[]     (32) u64 ID, u32 instruction offset, u32 patchable size,
-//!                   u16 num locations, u16 num live-outs, u32 location index,
-//!                   u32 live-out index, u8 flags, u8 kind, u16 0
-//! Location[]    (8) u8 kind, u8 size, u16 dwarf reg, i32 offset
-//! FrameRegister[] (4) u16 dwarf reg, i16 offset of its slot from the CFA
-//! LiveOut[]     (4) u16 dwarf reg, u8 0, u8 size
-//! FunctionIndex[] (4) i32 function address (self-relative), one per frame
-//!                   record; only with header flag FUNCTION_INDEX
-//! PcMap[]       (8) per 2^shift code bytes: u32 function index, u32 record
-//!                   index; only with header flag PC_MAP, whose header is
-//!                   40 bytes: ... u32 PC map entries (at 32), u8 shift, u8[3] 0
+//! Header (24; 32 with PC_MAP)
+//!    0 u8[4] magic 7F 'S' 'M' 'F'   4 u8 version 2   5 u8 flags
+//!    6 u16 header size   8 u32 table size   12 u32 F functions
+//!   16 u32 R records     20 u32 C large constants
+//!   with PC_MAP: 24 u32 M PC map entries   28 u8 shift   29 u8[3] 0
+//! FrameRecord[F] (16) i32 function address (self-relative; 0 with
+//!                     ABSOLUTE_ADDRESSES), u32 size, u32 stack size,
+//!                     u32 first record
+//! Record[R]       (8) u32 instruction offset, u32 site offset (in Data)
+//! Address[F]      (8) u64 absolute address (ABSOLUTE_ADDRESSES only)
+//! Constant[C]     (8) u64
+//! PcMap[M]        (4) u32 last function starting at or before bucket b
+//! Data                Sites and FrameStates, each distinct one once;
+//!                     zeros to a multiple of 4
+//!
+//! Site:       ULEB ID, u8 head (bits 0-1 kind, 2 PATCHABLE_SIZE_KNOWN,
+//!             3 HAS_LIVE_OUT_INFO, 4 HAS_FRAME_STATE), [ULEB patchable
+//!             size], [ULEB frame state offset], ULEB N, N x Location,
+//!             ULEB L, L x (ULEB DWARF register, u8 size)
+//! Location:   u8 head (bits 0-2 kind, 3 SIZE, 4 REG, 5 OFFSET), [ULEB
+//!             size, else 8], [ULEB register, else 0], [SLEB offset, else 0]
+//! FrameState: u8 flags (0 CFA_RULE, 1 STACK_REALIGNED, 2 SCALED: offsets
+//!             stored / 8), [ULEB CFA register, SLEB CFA offset], ULEB S,
+//!             S x (ULEB register, SLEB slot offset from the CFA), sorted
+//!             by register
 //! ```
 //!
-//! Arrays follow each other without gaps, so each count is the distance to the
-//! next array's offset divided by the entry size. A function's record count
-//! is the distance from its record index to the next function's (the last
-//! function's: to the number of records). The next table of a section starts
-//! at `table size` rounded up to a multiple of 8.
+//! Arrays follow each other in this order with no offset fields: each
+//! starts where the one before ends (Addresses and Constants at an 8-byte
+//! boundary, which every count leaves them on). A function's records run
+//! from its first record to the next function's (the last one's: to R). The
+//! next table of a section starts at `table size` rounded up to 8.
 
 mod lookup;
+mod site;
 mod table;
 #[cfg(feature = "write")]
 mod writer;
 
 pub use lookup::{Found, Hit, Match, PcMapWindow};
+pub use site::{
+    Cfa, FrameState, LiveOuts, Locations, SavedRegisters, Site, SiteData, SiteWithLiveOuts,
+};
 pub use table::{
     section_endian, FlatStackMap, FrameRecord, FrameRegister, Header, KeptHeader, Record, Tables,
 };
 #[cfg(feature = "write")]
-pub use writer::{FlatTable, FlatWriter, FrameHead, RecordHead};
+pub use writer::{FlatTable, FlatWriter, FrameHead, FrameStateRef, RecordHead};
 
 /// Name of the section: a C identifier, so linkers define `__start_`/`__stop_`.
 pub const SECTION_NAME: &str = "pcmap_stackmaps";
 pub const MAGIC: [u8; 4] = [0x7f, b'S', b'M', b'F'];
-pub const VERSION: u8 = 1;
-pub const HEADER_SIZE: usize = 32;
-/// Alignment of the section and of every table in it (and of `header size`).
+/// The layout version this crate reads and writes; a reader rejects others.
+pub const VERSION: u8 = 2;
+/// Header size without a PC map.
+pub const HEADER_SIZE: usize = 24;
+/// Header size with a PC map's fields.
+pub const PC_MAP_HEADER_SIZE: usize = 32;
+/// Alignment of the section and of every table in it.
 pub const TABLE_ALIGN: usize = 8;
+/// Table sizes are a multiple of this (Data is padded to it).
+pub const TABLE_SIZE_MULTIPLE: usize = 4;
 
-/// Header flag: function addresses are absolute, not self-relative.
+/// Header flag: function addresses are absolute (the Addresses array), not
+/// self-relative.
 pub const ABSOLUTE_ADDRESSES: u8 = 1 << 0;
 /// Header flag: the table is big-endian.
 pub const BIG_ENDIAN: u8 = 1 << 1;
-/// Header flag: the table ends with a function index, one self-relative i32
-/// function address per frame record (never with `ABSOLUTE_ADDRESSES`).
-pub const FUNCTION_INDEX: u8 = 1 << 2;
-/// Header flag: the table ends with a PC map (after the function index,
-/// which it requires), described by the header's extension.
+/// Version 1's FUNCTION_INDEX flag, retired: must be 0.
+pub const RETIRED_FUNCTION_INDEX: u8 = 1 << 2;
+/// Header flag: a PC map follows the constants (header of 32 bytes).
 pub const PC_MAP: u8 = 1 << 3;
-/// Header size with the PC map's fields.
-pub const PC_MAP_HEADER_SIZE: usize = 40;
+/// Header flags a version 2 table may set.
+pub const HEADER_FLAGS: u8 = ABSOLUTE_ADDRESSES | BIG_ENDIAN | PC_MAP;
 /// Largest PC map shift a reader accepts (buckets of 2 GiB).
 pub const PC_MAP_MAX_SHIFT: u8 = 31;
 
-/// Frame record flags.
-pub const HAS_FRAME_POINTER: u8 = 1 << 0;
-pub const HAS_VARIABLE_SIZE_ALLOCA: u8 = 1 << 1;
-pub const HAS_STACK_REALIGNMENT: u8 = 1 << 2;
-pub const HAS_LIVE_OUT_INFO: u8 = 1 << 3;
-pub const HAS_FRAME_INFO: u8 = 1 << 4;
-
-/// Record flags.
-pub const RECORD_HAS_LIVE_OUT_INFO: u8 = 1 << 0;
-pub const RECORD_PATCHABLE_SIZE_KNOWN: u8 = 1 << 1;
-
-/// Stack size stored for a frame with a variable-sized alloca.
+/// Stack size stored for a frame with a variable-sized alloca (LLVM's
+/// UINT64_MAX).
 pub const VARIABLE_STACK_SIZE: u32 = u32::MAX;
 
+pub const FRAME_RECORD_SIZE: usize = 16;
+pub const RECORD_SIZE: usize = 8;
+pub const ADDRESS_SIZE: usize = 8;
 pub const CONSTANT_SIZE: usize = 8;
-pub const FRAME_RECORD_SIZE: usize = 32;
-pub const RECORD_SIZE: usize = 32;
-pub const LOCATION_SIZE: usize = 8;
-pub const FRAME_REGISTER_SIZE: usize = 4;
-pub const LIVE_OUT_SIZE: usize = 4;
-pub const FUNCTION_INDEX_ENTRY_SIZE: usize = 4;
-pub const PC_MAP_ENTRY_SIZE: usize = 8;
+pub const PC_MAP_ENTRY_SIZE: usize = 4;
+
+/// Site head bits.
+pub mod site_head {
+    /// Bits 0-1: the record's kind ([`RecordKind`](super::RecordKind)).
+    pub const KIND: u8 = 0b11;
+    pub const PATCHABLE_SIZE_KNOWN: u8 = 1 << 2;
+    pub const HAS_LIVE_OUT_INFO: u8 = 1 << 3;
+    pub const HAS_FRAME_STATE: u8 = 1 << 4;
+    /// Bits that must be 0.
+    pub const RESERVED: u8 = !(KIND | PATCHABLE_SIZE_KNOWN | HAS_LIVE_OUT_INFO | HAS_FRAME_STATE);
+}
+
+/// Location head bits.
+pub mod location_head {
+    /// Bits 0-2: the location's kind ([`LocationKind`](crate::LocationKind)).
+    pub const KIND: u8 = 0b111;
+    /// A size follows (else the size is [`DEFAULT_SIZE`]).
+    pub const SIZE: u8 = 1 << 3;
+    /// A DWARF register follows (else 0).
+    pub const REG: u8 = 1 << 4;
+    /// An offset follows (else 0).
+    pub const OFFSET: u8 = 1 << 5;
+    /// Bits that must be 0.
+    pub const RESERVED: u8 = !(KIND | SIZE | REG | OFFSET);
+    /// A location's size without the SIZE bit.
+    pub const DEFAULT_SIZE: u16 = 8;
+}
+
+/// FrameState flag bits.
+pub mod frame_state_flags {
+    /// A register + offset CFA rule follows. Clear: the CFA is a DWARF
+    /// expression or unknown, and a walker must stop at this frame.
+    pub const CFA_RULE: u8 = 1 << 0;
+    /// The function realigns the stack pointer.
+    pub const STACK_REALIGNED: u8 = 1 << 1;
+    /// The CFA offset and the slot offsets are stored divided by 8
+    /// (`1 << SCALE_SHIFT`), as DWARF CFI factors them: set exactly when at
+    /// least one offset is stored and all are multiples of 8.
+    pub const SCALED: u8 = 1 << 2;
+    /// log2 of the factor of `SCALED`.
+    pub const SCALE_SHIFT: u32 = 3;
+    /// Bits that must be 0.
+    pub const RESERVED: u8 = !(CFA_RULE | STACK_REALIGNED | SCALED);
+}
+
+/// Most locations, live-outs or saved registers one Site or FrameState may
+/// list (LLVM's counts are 16-bit).
+pub const MAX_COUNT: u64 = u16::MAX as u64;
 
 /// Byte offsets of the header's fields (the drawing above), for the reader
 /// and the writer alike.
@@ -95,98 +146,49 @@ pub mod header {
     /// The header size field (u16).
     pub const SIZE: usize = 6;
     pub const TABLE_SIZE: usize = 8;
-    /// Five u32 offsets: frame records, records, locations, frame registers,
-    /// live-outs.
-    pub const ARRAY_OFFSETS: usize = 12;
-    /// With a header of at least `PC_MAP_HEADER_SIZE` bytes.
-    pub const PC_MAP_ENTRIES: usize = 32;
-    pub const PC_MAP_SHIFT: usize = 36;
+    pub const NUM_FUNCTIONS: usize = 12;
+    pub const NUM_RECORDS: usize = 16;
+    pub const NUM_CONSTANTS: usize = 20;
+    /// With PC_MAP (a 32-byte header).
+    pub const PC_MAP_ENTRIES: usize = 24;
+    pub const PC_MAP_SHIFT: usize = 28;
+    /// Three zero bytes after the shift.
+    pub const RESERVED: usize = 29;
 }
 
 /// Byte offsets of a frame record's fields.
 pub mod frame_record {
     pub const ADDRESS: usize = 0;
-    pub const SIZE: usize = 8;
-    pub const STACK_SIZE: usize = 12;
-    pub const FLAGS: usize = 16;
-    pub const NUM_FRAME_REGISTERS: usize = 17;
-    pub const FRAME_BASE_REGISTER: usize = 18;
-    pub const CFA_OFFSET: usize = 20;
-    pub const FRAME_REGISTER_INDEX: usize = 24;
-    pub const RECORD_INDEX: usize = 28;
+    pub const SIZE: usize = 4;
+    pub const STACK_SIZE: usize = 8;
+    pub const FIRST_RECORD: usize = 12;
 }
 
 /// Byte offsets of a record's fields.
 pub mod record {
-    pub const ID: usize = 0;
-    pub const INSTRUCTION_OFFSET: usize = 8;
-    pub const PATCHABLE_SIZE: usize = 12;
-    pub const NUM_LOCATIONS: usize = 16;
-    pub const NUM_LIVE_OUTS: usize = 18;
-    pub const LOCATION_INDEX: usize = 20;
-    pub const LIVE_OUT_INDEX: usize = 24;
-    pub const FLAGS: usize = 28;
-    pub const KIND: usize = 29;
+    pub const INSTRUCTION_OFFSET: usize = 0;
+    pub const SITE: usize = 4;
 }
 
-/// Byte offsets of a location's fields.
-pub mod location {
-    pub const KIND: usize = 0;
-    pub const SIZE: usize = 1;
-    pub const DWARF_REG: usize = 2;
-    pub const OFFSET: usize = 4;
-}
+/// Entries of a table's bounds: where each array starts, and the table
+/// size (the end of Data).
+pub const NUM_BOUNDS: usize = 7;
+/// Positions in a header's bounds.
+pub(crate) const FRAME_RECORDS: usize = 0;
+pub(crate) const RECORDS: usize = 1;
+pub(crate) const ADDRESSES: usize = 2;
+pub(crate) const CONSTANTS: usize = 3;
+pub(crate) const MAP_ARRAY: usize = 4;
+pub(crate) const DATA: usize = 5;
+pub(crate) const END: usize = 6;
 
-/// Byte offsets of a frame register's fields.
-pub mod frame_register {
-    pub const DWARF_REG: usize = 0;
-    pub const OFFSET: usize = 2;
-}
-
-/// Byte offsets of a live-out's fields.
-pub mod live_out {
-    pub const DWARF_REG: usize = 0;
-    pub const SIZE: usize = 3;
-}
-
-/// Byte offsets of a PC map entry's fields.
-pub mod pc_map_entry {
-    pub const FUNCTION: usize = 0;
-    pub const RECORD: usize = 4;
-}
-
-/// Entries of a table's bounds: where each array starts, and the table size.
-pub const NUM_BOUNDS: usize = 9;
-
-/// The arrays, in table order, with their entry sizes and alignments.
-pub(crate) const ARRAYS: [(&str, usize, usize); NUM_BOUNDS - 1] = [
-    ("constants", CONSTANT_SIZE, 8),
-    ("frame records", FRAME_RECORD_SIZE, 8),
-    ("records", RECORD_SIZE, 8),
-    ("locations", LOCATION_SIZE, 4),
-    ("frame registers", FRAME_REGISTER_SIZE, 4),
-    ("live-outs", LIVE_OUT_SIZE, 4),
-    ("function index", FUNCTION_INDEX_ENTRY_SIZE, 4),
-    ("PC map", PC_MAP_ENTRY_SIZE, 4),
-];
-/// Functions from which `pcmap emit` writes a function index: below, a
-/// table's frame records span at most 2 KB.
-pub const FUNCTION_INDEX_MIN_FUNCTIONS: usize = 64;
-
-/// Positions of the arrays in [`ARRAYS`] (and in a header's bounds).
-pub(crate) const CONSTANTS: usize = 0;
-pub(crate) const FRAME_RECORDS: usize = 1;
-pub(crate) const RECORDS: usize = 2;
-pub(crate) const LOCATIONS: usize = 3;
-pub(crate) const FRAME_REGISTERS: usize = 4;
-pub(crate) const LIVE_OUTS: usize = 5;
-pub(crate) const INDEX_ARRAY: usize = 6;
-pub(crate) const MAP_ARRAY: usize = 7;
-/// Records (or functions, if more) per PC map bucket `pcmap emit` aims at:
-/// the map costs 4 to 8 bytes per record, and a lookup compares one or two
-/// records and frame records, read in parallel (2 per bucket halved the
-/// map but cost a lookup a third more time at 100,000 records).
-pub const PC_MAP_RECORDS_PER_BUCKET: usize = 1;
+/// Functions from which `pcmap emit` writes a PC map: below, a binary
+/// search of the frame records touches at most a few cache lines, and the
+/// map's 8 header bytes would only make a small table larger.
+pub const PC_MAP_MIN_FUNCTIONS: usize = 64;
+/// Functions per PC map bucket a writer aims at: the map costs 4 bytes per
+/// function, and a lookup compares one or two frame records.
+pub const PC_MAP_FUNCTIONS_PER_BUCKET: usize = 1;
 
 /// What produced a record.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

@@ -1,16 +1,32 @@
 //! One flat table: its header, parsed and checked, and bounds-checked
 //! access to every entry; the tables of a section.
 
+use super::site::{LiveOuts, Locations, SavedRegisters, SiteData};
 use super::{
-    frame_record, frame_register, header, live_out, location, pc_map_entry, record, RecordKind,
-    ABSOLUTE_ADDRESSES, ARRAYS, BIG_ENDIAN, CONSTANTS, FRAME_RECORDS, FRAME_RECORD_SIZE,
-    FRAME_REGISTERS, FUNCTION_INDEX, FUNCTION_INDEX_ENTRY_SIZE, HAS_VARIABLE_SIZE_ALLOCA,
-    HEADER_SIZE, INDEX_ARRAY, LIVE_OUTS, LOCATIONS, MAGIC, MAP_ARRAY, NUM_BOUNDS, PC_MAP,
-    PC_MAP_ENTRY_SIZE, PC_MAP_HEADER_SIZE, PC_MAP_MAX_SHIFT, RECORDS, RECORD_SIZE, TABLE_ALIGN,
-    VARIABLE_STACK_SIZE, VERSION,
+    frame_record, header, record, FrameState, Site, SiteWithLiveOuts, ABSOLUTE_ADDRESSES,
+    ADDRESSES, ADDRESS_SIZE, BIG_ENDIAN, CONSTANTS, CONSTANT_SIZE, DATA, END, FRAME_RECORDS,
+    FRAME_RECORD_SIZE, HEADER_FLAGS, HEADER_SIZE, MAGIC, MAP_ARRAY, NUM_BOUNDS, PC_MAP,
+    PC_MAP_ENTRY_SIZE, PC_MAP_HEADER_SIZE, PC_MAP_MAX_SHIFT, RECORDS, RECORD_SIZE,
+    TABLE_SIZE_MULTIPLE, VARIABLE_STACK_SIZE, VERSION,
 };
 use crate::endian::Bytes;
-use crate::{Endian, Error, LiveOut, Location, LocationKind, Result, RunTimeEndian};
+use crate::{Endian, Error, Result, RunTimeEndian};
+
+/// Entry size of each array, in bounds order.
+const ENTRY_SIZES: [usize; NUM_BOUNDS - 2] = [
+    FRAME_RECORD_SIZE,
+    RECORD_SIZE,
+    ADDRESS_SIZE,
+    CONSTANT_SIZE,
+    PC_MAP_ENTRY_SIZE,
+];
+const ARRAY_NAMES: [&str; NUM_BOUNDS - 2] = [
+    "frame record",
+    "record",
+    "address",
+    "constant",
+    "PC map entry",
+];
 
 /// One flat table.
 #[derive(Debug, Clone, Copy)]
@@ -28,8 +44,8 @@ pub struct Header {
     pub flags: u8,
     /// log2 of the bytes of code per PC map entry (0 without a PC map).
     pub pc_map_shift: u8,
-    /// Offsets of the eight arrays (the function index and PC map are empty
-    /// without their flags) and the table size.
+    /// Where the frame records, records, addresses, constants, PC map and
+    /// Data start (empty arrays where absent), and the table size.
     pub bounds: [u32; NUM_BOUNDS],
 }
 
@@ -58,108 +74,46 @@ impl Header {
 /// A function's frame record.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct FrameRecord {
-    /// As stored: self-relative (as i64) unless the table has absolute
-    /// addresses. See [`FlatStackMap::function_address`].
+    /// As stored: the self-relative i32 sign-extended, or with
+    /// `ABSOLUTE_ADDRESSES` the Addresses entry. See
+    /// [`FlatStackMap::function_address`].
     pub address: u64,
     pub size: u32,
+    /// [`VARIABLE_STACK_SIZE`] for a frame with a variable-sized alloca.
     pub stack_size: u32,
-    pub flags: u8,
-    pub num_frame_registers: u8,
-    /// The CFA rule's register (DWARF): CFA = this register + `cfa_offset`.
-    /// The stack pointer, or the frame pointer (`HAS_FRAME_POINTER`).
-    pub frame_base_register: u16,
-    /// The CFA rule's offset. The CFA is the caller's stack pointer at the
-    /// call; frame register slots are relative to it.
-    pub cfa_offset: i32,
-    pub frame_register_index: u32,
-    /// Not stored: the distance to the next function's record index.
-    pub num_records: u32,
+    /// First record of the function.
     pub record_index: u32,
+    /// Not stored: the distance to the next function's first record.
+    pub num_records: u32,
 }
 
 impl FrameRecord {
-    /// DWARF number of the register the CFA is computed from (the same as
-    /// `frame_base_register`).
-    pub fn cfa_register(&self) -> u16 {
-        self.frame_base_register
-    }
-    /// The CFA given the value of [`cfa_register`](Self::cfa_register).
-    pub fn cfa(&self, cfa_register_value: u64) -> u64 {
-        cfa_register_value.wrapping_add(self.cfa_offset as i64 as u64)
+    /// Whether LLVM wrote UINT64_MAX for the stack size.
+    pub fn variable_stack_size(&self) -> bool {
+        self.stack_size == VARIABLE_STACK_SIZE
     }
 }
 
-/// A call site record.
+/// A record: where it is in its function and which Site describes it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Record {
-    pub id: u64,
     pub instruction_offset: u32,
-    pub patchable_size: u32,
-    pub num_locations: u16,
-    pub num_live_outs: u16,
-    pub location_index: u32,
-    pub live_out_index: u32,
-    pub flags: u8,
-    pub kind: RecordKind,
-}
-
-impl FrameRecord {
-    /// From its entry, given its record count (not stored).
-    #[inline(always)]
-    pub(super) fn decode<E: Endian>(f: Fields<'_, E, FRAME_RECORD_SIZE>, num_records: u32) -> Self {
-        FrameRecord {
-            address: f.u64(frame_record::ADDRESS),
-            size: f.u32(frame_record::SIZE),
-            stack_size: f.u32(frame_record::STACK_SIZE),
-            flags: f.entry[frame_record::FLAGS],
-            num_frame_registers: f.entry[frame_record::NUM_FRAME_REGISTERS],
-            frame_base_register: f.u16(frame_record::FRAME_BASE_REGISTER),
-            cfa_offset: f.u32(frame_record::CFA_OFFSET) as i32,
-            frame_register_index: f.u32(frame_record::FRAME_REGISTER_INDEX),
-            num_records,
-            record_index: f.u32(frame_record::RECORD_INDEX),
-        }
-    }
-}
-
-impl Record {
-    #[inline(always)]
-    pub(super) fn decode<E: Endian>(f: Fields<'_, E, RECORD_SIZE>) -> Result<Self> {
-        Ok(Record {
-            id: f.u64(record::ID),
-            instruction_offset: f.u32(record::INSTRUCTION_OFFSET),
-            patchable_size: f.u32(record::PATCHABLE_SIZE),
-            num_locations: f.u16(record::NUM_LOCATIONS),
-            num_live_outs: f.u16(record::NUM_LIVE_OUTS),
-            location_index: f.u32(record::LOCATION_INDEX),
-            live_out_index: f.u32(record::LIVE_OUT_INDEX),
-            flags: f.entry[record::FLAGS],
-            kind: RecordKind::from_u8(f.entry[record::KIND])
-                .ok_or(Error::Inconsistent("bad record kind"))?,
-        })
-    }
+    /// Offset of its Site in the Data area.
+    pub site: u32,
 }
 
 /// A callee-saved register and where the function saved it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct FrameRegister {
     pub dwarf_reg: u16,
-    /// Slot address minus the CFA (stored as an i16). The slot's address is
-    /// `FrameRecord::cfa(value of the CFA register) + offset`.
+    /// Slot address minus the CFA.
     pub offset: i32,
-}
-
-impl FrameRegister {
-    /// The slot's offset from the frame base (CFA) register's value.
-    pub fn offset_from_base(&self, f: &FrameRecord) -> i64 {
-        i64::from(f.cfa_offset) + i64::from(self.offset)
-    }
 }
 
 impl<'a, E: Endian> FlatStackMap<'a, E> {
     /// Reads the header of the table at the start of `data` and checks that
-    /// its arrays are in order, aligned, whole and inside the table. Entries
-    /// are checked when read, or all at once by [`validate`](Self::validate).
+    /// its arrays fit in the table. Entries are checked when read, or all at
+    /// once by [`validate`](Self::validate).
     pub fn parse(data: &'a [u8], endian: E) -> Result<Self> {
         let b = Bytes::new(data, endian);
         if b.slice(header::MAGIC, MAGIC.len())? != MAGIC {
@@ -170,85 +124,79 @@ impl<'a, E: Endian> FlatStackMap<'a, E> {
             return Err(Error::UnsupportedFlatVersion(version));
         }
         let flags = b.u8(header::FLAGS)?;
+        if flags & !HEADER_FLAGS != 0 {
+            return Err(Error::Inconsistent("unknown or retired header flags"));
+        }
         if (flags & BIG_ENDIAN != 0) != endian.is_big_endian() {
             return Err(Error::WrongByteOrder);
         }
-        let header_size = b.u16(header::SIZE)? as u32;
-        let table_size = b.u32(header::TABLE_SIZE)?;
-        // Constants start at the header size, the live-outs end at the
-        // table size (or where the optional arrays start); the header stores
-        // the five offsets in between.
-        let mut bounds = [
-            header_size,
-            0,
-            0,
-            0,
-            0,
-            0,
-            table_size,
-            table_size,
-            table_size,
-        ];
-        for (i, bound) in bounds[FRAME_RECORDS..=LIVE_OUTS].iter_mut().enumerate() {
-            *bound = b.u32(header::ARRAY_OFFSETS + 4 * i)?;
-        }
-        if (header_size as usize) < HEADER_SIZE
-            || !multiple(header_size as usize, TABLE_ALIGN)
-            || table_size < header_size
-        {
-            return Err(Error::Inconsistent("flat header sizes"));
-        }
-        let bad_offsets = Error::Inconsistent("flat array offsets");
-        let mut pc_map_shift = 0;
-        if flags & PC_MAP != 0 {
-            if flags & FUNCTION_INDEX == 0 || (header_size as usize) < PC_MAP_HEADER_SIZE {
-                return Err(Error::Inconsistent(
-                    "PC map without a function index or its header fields",
-                ));
+        let header_size = b.u16(header::SIZE)? as usize;
+        let pc_map = flags & PC_MAP != 0;
+        if header_size
+            != if pc_map {
+                PC_MAP_HEADER_SIZE
+            } else {
+                HEADER_SIZE
             }
-            let entries = b.u32(header::PC_MAP_ENTRIES)?;
+        {
+            return Err(Error::Inconsistent("flat header size"));
+        }
+        let table_size = b.u32(header::TABLE_SIZE)?;
+        if (table_size as usize) < header_size
+            || !multiple(table_size as usize, TABLE_SIZE_MULTIPLE)
+        {
+            return Err(Error::Inconsistent("flat table size"));
+        }
+        let functions = u64::from(b.u32(header::NUM_FUNCTIONS)?);
+        let records = u64::from(b.u32(header::NUM_RECORDS)?);
+        let constants = u64::from(b.u32(header::NUM_CONSTANTS)?);
+        let (mut entries, mut pc_map_shift) = (0, 0);
+        if pc_map {
+            entries = u64::from(b.u32(header::PC_MAP_ENTRIES)?);
             pc_map_shift = b.u8(header::PC_MAP_SHIFT)?;
-            if pc_map_shift > PC_MAP_MAX_SHIFT || entries == 0 {
+            if pc_map_shift > PC_MAP_MAX_SHIFT || entries == 0 || functions == 0 {
                 return Err(Error::Inconsistent("PC map shift or size"));
             }
-            bounds[MAP_ARRAY] = entries
-                .checked_mul(PC_MAP_ENTRY_SIZE as u32)
-                .and_then(|n| table_size.checked_sub(n))
-                .ok_or(bad_offsets)?;
-            bounds[INDEX_ARRAY] = bounds[MAP_ARRAY];
-        }
-        if flags & FUNCTION_INDEX != 0 {
-            if flags & ABSOLUTE_ADDRESSES != 0 {
-                return Err(Error::Inconsistent(
-                    "function index with absolute addresses",
-                ));
-            }
-            // One entry per frame record, before the PC map or ending the
-            // table.
-            let functions =
-                bounds[RECORDS].wrapping_sub(bounds[FRAME_RECORDS]) / FRAME_RECORD_SIZE as u32;
-            bounds[INDEX_ARRAY] = functions
-                .checked_mul(FUNCTION_INDEX_ENTRY_SIZE as u32)
-                .and_then(|n| bounds[MAP_ARRAY].checked_sub(n))
-                .ok_or(bad_offsets)?;
-        }
-        for (i, (_, size, align)) in ARRAYS.iter().enumerate() {
-            let (start, end) = (bounds[i], bounds[i + 1]);
-            if end < start
-                || end > table_size
-                || !multiple(start as usize, *align)
-                || !multiple((end - start) as usize, *size)
-            {
-                return Err(bad_offsets);
+            if b.slice(header::RESERVED, 3)? != [0; 3] {
+                return Err(Error::Inconsistent("reserved header bytes are not zero"));
             }
         }
-        let bytes = Bytes::new(b.slice(0, table_size as usize)?, endian);
+        let table = Bytes::new(b.slice(0, table_size as usize)?, endian);
+        // Array starts, in u64 (counts are u32, so nothing overflows). The
+        // header size and every entry size before the constants are
+        // multiples of 8, so Addresses and Constants start 8-aligned with no
+        // padding: each array ends where the next starts.
+        let absolute = flags & ABSOLUTE_ADDRESSES != 0;
+        let sizes = [
+            functions * FRAME_RECORD_SIZE as u64,
+            records * RECORD_SIZE as u64,
+            if absolute {
+                functions * ADDRESS_SIZE as u64
+            } else {
+                0
+            },
+            constants * CONSTANT_SIZE as u64,
+            entries * PC_MAP_ENTRY_SIZE as u64,
+        ];
+        let mut bounds = [0u64; NUM_BOUNDS];
+        bounds[FRAME_RECORDS] = header_size as u64;
+        for (i, size) in sizes.iter().enumerate() {
+            bounds[i + 1] = bounds[i] + size;
+        }
+        const _: () = assert!(HEADER_SIZE & 7 == 0 && PC_MAP_HEADER_SIZE & 7 == 0);
+        const _: () = assert!(FRAME_RECORD_SIZE & 7 == 0 && RECORD_SIZE & 7 == 0);
+        bounds[END] = table_size.into();
+        if bounds[DATA] > bounds[END] {
+            return Err(Error::Inconsistent(
+                "flat array counts do not fit in the table size",
+            ));
+        }
         Ok(FlatStackMap {
-            bytes,
+            bytes: table,
             header: Header {
                 flags,
                 pc_map_shift,
-                bounds,
+                bounds: bounds.map(|b| b as u32),
             },
         })
     }
@@ -276,88 +224,101 @@ impl<'a, E: Endian> FlatStackMap<'a, E> {
         }
     }
 
-    /// Checks every entry: kinds, indices into the other arrays, constant
-    /// indices, and that each function's records are sorted by offset.
+    /// Checks every entry ([`check_entries`](Self::check_entries)) and that
+    /// the functions are in address order without overlapping, which
+    /// lookups rely on. Address fields that are 0 are not relocated yet (an
+    /// object file: RELA relocations hold the addresses) and are not
+    /// compared.
     pub fn validate(&self) -> Result<()> {
+        self.check_entries()?;
+        let mut last: Option<(u32, i128, u32)> = None;
+        for f in 0..self.num_frame_records() {
+            let fr = self.frame_record(f)?;
+            if fr.address == 0 {
+                continue;
+            }
+            // Relative to the table's address: both kinds compare alike.
+            let start = if self.absolute_addresses() {
+                i128::from(fr.address)
+            } else {
+                self.function_address_offset(f)? as i128 + i128::from(fr.address as i64)
+            };
+            if let Some((prev, prev_start, prev_size)) = last {
+                if start < prev_start + i128::from(prev_size.max(1)) {
+                    return Err(Error::FunctionsNotSorted {
+                        function: f,
+                        previous: prev,
+                    });
+                }
+            }
+            last = Some((f, start, fr.size));
+        }
+        Ok(())
+    }
+
+    /// Checks every entry but the functions' address order: record ranges,
+    /// each function's records sorted by offset and inside it, every Site
+    /// and FrameState decodes (constant indices in range, saved registers
+    /// sorted), the PC map's entries, the address fields' kind and the
+    /// Data area's zero padding. Linear in the table's size.
+    pub fn check_entries(&self) -> Result<()> {
         let nrec = self.num_records();
-        if self.num_frame_records() == 0 && nrec != 0 {
+        let nfun = self.num_frame_records();
+        if nfun == 0 && nrec != 0 {
             return Err(Error::Inconsistent("records without a function"));
         }
-        for f in 0..self.num_frame_records() {
+        let data = self.data();
+        let absolute = self.absolute_addresses();
+        let mut used = 0usize;
+        for f in 0..nfun {
             let fr = self.frame_record(f)?;
             if f == 0 && fr.record_index != 0 {
                 return Err(Error::Inconsistent("records without a function"));
             }
-            // 0xFFFFFFFF means "variable", exactly when the flag says so.
-            if (fr.flags & HAS_VARIABLE_SIZE_ALLOCA != 0) != (fr.stack_size == VARIABLE_STACK_SIZE)
-            {
+            if absolute && self.bytes.u32(self.entry(FRAME_RECORDS, f)?)? != 0 {
                 return Err(Error::Inconsistent(
-                    "variable-size flag and stack size disagree",
+                    "self-relative address field set in a table of absolute addresses",
                 ));
             }
-            check_range(
-                "frame register",
-                fr.frame_register_index,
-                fr.num_frame_registers.into(),
-                self.num_frame_registers(),
-            )?;
-            check_range("record", fr.record_index, fr.num_records, nrec)?;
-            if self.has_function_index() {
-                // Both self-relative: compare the targets' offsets from the
-                // table start.
-                let field = self.entry(FRAME_RECORDS, f)? as i64;
-                let entry = self.entry(INDEX_ARRAY, f)? as i64;
-                let stored = self.bytes.u32(entry as usize)? as i32;
-                // Both 0: not relocated yet (an object file; RELA addends
-                // are in the relocations), which agrees.
-                let unrelocated = stored == 0 && fr.address == 0;
-                if !unrelocated
-                    && entry + i64::from(stored) != field.wrapping_add(fr.address as i64)
-                {
-                    return Err(Error::Inconsistent(
-                        "function index differs from the frame records",
-                    ));
-                }
-            }
-            for i in 0..fr.num_frame_registers as u32 {
-                self.frame_register(fr.frame_register_index + i)?;
-            }
             let mut last = 0;
-            for i in 0..fr.num_records {
-                let r = self.record(fr.record_index + i)?;
-                if i > 0 && r.instruction_offset < last {
+            let mut last_site = None;
+            for i in fr.record_index..fr.record_index + fr.num_records {
+                let r = self.record(i)?;
+                if r.instruction_offset < last {
                     return Err(Error::NotSorted {
                         function: f,
-                        record: fr.record_index + i,
+                        record: i,
                     });
                 }
-                last = r.instruction_offset;
-                for loc in self.locations_of(&r)? {
-                    let loc = loc?;
-                    if loc.kind == LocationKind::ConstantIndex
-                        && loc.offset as u32 >= self.num_constants()
-                    {
-                        return Err(Error::IndexOutOfRange {
-                            what: "constant",
-                            index: u64::from(loc.offset as u32),
-                            count: self.num_constants().into(),
-                        });
-                    }
+                if fr.size != 0 && r.instruction_offset > fr.size {
+                    return Err(Error::Inconsistent("record offset past its function's end"));
                 }
-                for lo in self.live_outs_of(&r)? {
-                    lo?;
+                last = r.instruction_offset;
+                // Sites are shared: a run of one is checked once.
+                if last_site != Some(r.site) {
+                    let (_, end) = data.check_site(r.site, self.num_constants())?;
+                    used = used.max(end);
+                    last_site = Some(r.site);
                 }
             }
         }
         // The PC map is a hint that lookups verify, so only its shape is
-        // checked: function and record indices in range, never decreasing.
-        let mut last = (0, 0);
+        // checked: function indices in range, never decreasing.
+        let mut last = 0;
         for b in 0..self.num_pc_map_entries() {
-            let (f, r) = self.pc_map_entry(b)?;
-            if f < last.0 || r < last.1 || f >= self.num_frame_records() || r > nrec {
+            let f = self.pc_map_entry(b)?;
+            if f < last || f >= nfun {
                 return Err(Error::Inconsistent("PC map entries"));
             }
-            last = (f, r);
+            last = f;
+        }
+        // Past the last Site or FrameState: only the padding to a multiple
+        // of 4, zeros.
+        let tail = data.bytes.get(used..).unwrap_or_default();
+        if tail.len() >= TABLE_SIZE_MULTIPLE || tail.iter().any(|&b| b != 0) {
+            return Err(Error::Inconsistent(
+                "Data area holds more than its sites, frame states and zero padding",
+            ));
         }
         Ok(())
     }
@@ -367,10 +328,6 @@ impl<'a, E: Endian> FlatStackMap<'a, E> {
     }
     pub fn absolute_addresses(&self) -> bool {
         self.header.flags & ABSOLUTE_ADDRESSES != 0
-    }
-    /// Whether the table has a function index (header flag `FUNCTION_INDEX`).
-    pub fn has_function_index(&self) -> bool {
-        self.header.flags & FUNCTION_INDEX != 0
     }
     /// Whether the table has a PC map (header flag `PC_MAP`).
     pub fn has_pc_map(&self) -> bool {
@@ -382,29 +339,26 @@ impl<'a, E: Endian> FlatStackMap<'a, E> {
     }
     /// Bytes of this table; the next one starts at this rounded up to 8.
     pub fn table_size(&self) -> u32 {
-        self.header.bounds[NUM_BOUNDS - 1]
+        self.header.bounds[END]
     }
-    /// Wrapping: `parse` checked the bounds ascend (and every read is
-    /// bounds-checked anyway), so this never panics.
+    /// Entries of an array: `parse` made the bounds ascend, each array
+    /// ending where the next starts.
     #[inline]
     fn count(&self, array: usize) -> u32 {
         let b = &self.header.bounds;
-        b[array + 1].wrapping_sub(b[array]) / ARRAYS[array].1 as u32
+        b[array + 1].wrapping_sub(b[array]) / ENTRY_SIZES[array] as u32
     }
     #[inline]
     fn entry(&self, array: usize, index: u32) -> Result<usize> {
         let count = self.count(array);
         if index >= count {
             return Err(Error::IndexOutOfRange {
-                what: ARRAYS[array].0,
+                what: ARRAY_NAMES[array],
                 index: index.into(),
                 count: count.into(),
             });
         }
-        Ok(self.header.bounds[array] as usize + index as usize * ARRAYS[array].1)
-    }
-    pub fn num_constants(&self) -> u32 {
-        self.count(CONSTANTS)
+        Ok(self.header.bounds[array] as usize + index as usize * ENTRY_SIZES[array])
     }
     pub fn num_frame_records(&self) -> u32 {
         self.count(FRAME_RECORDS)
@@ -412,82 +366,68 @@ impl<'a, E: Endian> FlatStackMap<'a, E> {
     pub fn num_records(&self) -> u32 {
         self.count(RECORDS)
     }
-    pub fn num_locations(&self) -> u32 {
-        self.count(LOCATIONS)
-    }
-    pub fn num_frame_registers(&self) -> u32 {
-        self.count(FRAME_REGISTERS)
-    }
-    pub fn num_live_outs(&self) -> u32 {
-        self.count(LIVE_OUTS)
-    }
-    /// Entries of the function index: the number of frame records, or 0
-    /// without one.
-    pub fn num_function_index_entries(&self) -> u32 {
-        self.count(INDEX_ARRAY)
+    pub fn num_constants(&self) -> u32 {
+        self.count(CONSTANTS)
     }
     /// Entries of the PC map (0 without one).
     pub fn num_pc_map_entries(&self) -> u32 {
         self.count(MAP_ARRAY)
     }
-    /// PC map entry `bucket`, for the bucket's start `function 0's address +
-    /// bucket << shift` as the code was laid out when the table was written:
-    /// the index of the last function that starts at or before it, and of
-    /// the first record at or after it (the number of records if none).
-    /// A hint: see [`lookup`](Self::lookup).
+    /// Bytes of the Data area (its padding included).
+    pub fn data_size(&self) -> u32 {
+        let b = &self.header.bounds;
+        b[END].wrapping_sub(b[DATA])
+    }
+    /// PC map entry `bucket`: the index of the last function that starts at
+    /// or before `function 0's address + bucket << shift`, as the code was
+    /// laid out when the table was written. A hint: see
+    /// [`lookup`](Self::lookup).
     #[inline]
-    pub fn pc_map_entry(&self, bucket: u32) -> Result<(u32, u32)> {
-        let at = self.entry(MAP_ARRAY, bucket)?;
-        Ok((
-            self.bytes.u32(at + pc_map_entry::FUNCTION)?,
-            self.bytes.u32(at + pc_map_entry::RECORD)?,
-        ))
+    pub fn pc_map_entry(&self, bucket: u32) -> Result<u32> {
+        self.bytes.u32(self.entry(MAP_ARRAY, bucket)?)
     }
 
     pub fn constant(&self, index: u32) -> Result<u64> {
         self.bytes.u64(self.entry(CONSTANTS, index)?)
     }
 
-    /// Offset in the table of frame record `index`'s address field.
+    /// Offset in the table of function `index`'s address field: the frame
+    /// record's i32, or with `ABSOLUTE_ADDRESSES` its Addresses entry (where
+    /// the relocation applies).
     pub fn function_address_offset(&self, index: u32) -> Result<usize> {
-        self.entry(FRAME_RECORDS, index)
+        if self.absolute_addresses() {
+            self.entry(FRAME_RECORDS, index)?;
+            self.entry(ADDRESSES, index)
+        } else {
+            self.entry(FRAME_RECORDS, index)
+        }
     }
 
     #[inline]
     pub fn frame_record(&self, index: u32) -> Result<FrameRecord> {
         let at = self.entry(FRAME_RECORDS, index)?;
-        // One bounds check for the entry, then fixed-offset decoding.
         let entry: [u8; FRAME_RECORD_SIZE] = self.bytes.array(at)?;
-        let f = Fields::new(&entry, self.bytes.endian);
-        let record_index = f.u32(frame_record::RECORD_INDEX);
-        // Records are grouped by function: this function's end is the next
-        // one's start.
-        let end = if index + 1 < self.num_frame_records() {
-            self.bytes
-                .u32(at + FRAME_RECORD_SIZE + frame_record::RECORD_INDEX)?
-        } else {
-            self.num_records()
-        };
-        let num_records = end
-            .checked_sub(record_index)
-            .ok_or(Error::Inconsistent("frame record indices decrease"))?;
-        Ok(FrameRecord::decode(f, num_records))
+        let (record_index, end) = self.function_record_range(index)?;
+        let mut f = FrameRecord::decode(&entry, self.bytes.endian, end - record_index);
+        if self.absolute_addresses() {
+            f.address = self.bytes.u64(self.entry(ADDRESSES, index)?)?;
+        }
+        Ok(f)
     }
 
     /// The function's address, given the address the table is loaded at (or
     /// its section address in a linked file).
-    ///
-    /// Reads the address field only: this is the probe of a lookup's binary
-    /// search over the frame records.
     #[inline]
     pub fn function_address(&self, index: u32, table_address: u64) -> Result<u64> {
-        let at = self.entry(FRAME_RECORDS, index)?;
-        let stored = self.bytes.u64(at + frame_record::ADDRESS)?;
         if self.absolute_addresses() {
-            Ok(stored)
-        } else {
-            Ok(table_address.wrapping_add(at as u64).wrapping_add(stored))
+            self.entry(FRAME_RECORDS, index)?;
+            return self.bytes.u64(self.entry(ADDRESSES, index)?);
         }
+        let at = self.entry(FRAME_RECORDS, index)?;
+        let stored = self.bytes.u32(at + frame_record::ADDRESS)? as i32;
+        Ok(table_address
+            .wrapping_add(at as u64)
+            .wrapping_add(stored as i64 as u64))
     }
 
     /// Function `index`'s size field alone.
@@ -497,42 +437,22 @@ impl<'a, E: Endian> FlatStackMap<'a, E> {
             .u32(self.entry(FRAME_RECORDS, index)? + frame_record::SIZE)
     }
 
-    /// The records of function `index`: its record index and the next
-    /// function's (the last one's: the number of records). Reads two fields.
+    /// The records of function `index`: its first record and the next
+    /// function's (the last one's: the number of records).
     #[inline]
     pub fn function_record_range(&self, index: u32) -> Result<(u32, u32)> {
         let at = self.entry(FRAME_RECORDS, index)?;
-        let start = self.bytes.u32(at + frame_record::RECORD_INDEX)?;
+        let start = self.bytes.u32(at + frame_record::FIRST_RECORD)?;
         let end = if index + 1 < self.num_frame_records() {
             self.bytes
-                .u32(at + FRAME_RECORD_SIZE + frame_record::RECORD_INDEX)?
+                .u32(at + FRAME_RECORD_SIZE + frame_record::FIRST_RECORD)?
         } else {
             self.num_records()
         };
-        if end < start {
-            return Err(Error::Inconsistent("frame record indices decrease"));
+        if end < start || end > self.num_records() {
+            return Err(Error::Inconsistent("frame record first records decrease"));
         }
         Ok((start, end))
-    }
-
-    /// Offset in the table of function index entry `index` (for its
-    /// relocation); an error without a function index.
-    pub fn function_index_offset(&self, index: u32) -> Result<usize> {
-        self.entry(INDEX_ARRAY, index)
-    }
-
-    /// Function `index`'s address from the function index (4-byte probes
-    /// over a dense array), given the table's address; an error without a
-    /// function index. It should equal
-    /// [`function_address`](Self::function_address); `validate` checks that
-    /// it does.
-    #[inline]
-    pub fn function_index_address(&self, index: u32, table_address: u64) -> Result<u64> {
-        let at = self.entry(INDEX_ARRAY, index)?;
-        let stored = self.bytes.u32(at)? as i32;
-        Ok(table_address
-            .wrapping_add(at as u64)
-            .wrapping_add(stored as i64 as u64))
     }
 
     /// Record `index`'s instruction offset alone (the probe of a search
@@ -545,36 +465,92 @@ impl<'a, E: Endian> FlatStackMap<'a, E> {
 
     #[inline]
     pub fn record(&self, index: u32) -> Result<Record> {
-        let entry: [u8; RECORD_SIZE] = self.bytes.array(self.entry(RECORDS, index)?)?;
-        Record::decode(Fields::new(&entry, self.bytes.endian))
-    }
-
-    pub fn location(&self, index: u32) -> Result<Location> {
-        let at = self.entry(LOCATIONS, index)?;
-        let b = &self.bytes;
-        let kind = b.u8(at + location::KIND)?;
-        Ok(Location {
-            kind: LocationKind::from_u8(kind).ok_or(Error::BadLocationKind { offset: at, kind })?,
-            size: b.u8(at + location::SIZE)?.into(),
-            dwarf_reg: b.u16(at + location::DWARF_REG)?,
-            offset: b.i32(at + location::OFFSET)?,
+        let at = self.entry(RECORDS, index)?;
+        Ok(Record {
+            instruction_offset: self.bytes.u32(at + record::INSTRUCTION_OFFSET)?,
+            site: self.bytes.u32(at + record::SITE)?,
         })
     }
 
-    pub fn frame_register(&self, index: u32) -> Result<FrameRegister> {
-        let at = self.entry(FRAME_REGISTERS, index)?;
-        Ok(FrameRegister {
-            dwarf_reg: self.bytes.u16(at + frame_register::DWARF_REG)?,
-            offset: self.bytes.u16(at + frame_register::OFFSET)? as i16 as i32,
-        })
+    /// The Data area, to decode Sites and FrameStates.
+    #[inline]
+    pub fn data(&self) -> SiteData<'a> {
+        let b = &self.header.bounds;
+        SiteData {
+            bytes: self
+                .bytes
+                .data
+                .get(b[DATA] as usize..b[END] as usize)
+                .unwrap_or_default(),
+            base: b[DATA] as usize,
+        }
     }
 
-    pub fn live_out(&self, index: u32) -> Result<LiveOut> {
-        let at = self.entry(LIVE_OUTS, index)?;
-        Ok(LiveOut {
-            dwarf_reg: self.bytes.u16(at + live_out::DWARF_REG)?,
-            size: self.bytes.u8(at + live_out::SIZE)?,
-        })
+    /// The Data area's bytes (Sites and FrameStates).
+    pub fn data_bytes(&self) -> &'a [u8] {
+        self.data().bytes
+    }
+
+    /// The Site at `offset` in the Data area (a record's
+    /// [`site`](Record::site)): its ID, kind, patchable size, frame state
+    /// and location count.
+    #[inline]
+    pub fn site(&self, offset: u32) -> Result<Site> {
+        self.data().site(offset)
+    }
+
+    /// `site` with its live-outs found (its locations are skipped).
+    pub fn site_with_live_outs(&self, offset: u32) -> Result<SiteWithLiveOuts> {
+        self.data().site_with_live_outs(offset)
+    }
+
+    /// A Site's locations, decoded one by one (location `i` is reached by
+    /// decoding the `i` before it).
+    #[inline]
+    pub fn locations(&self, site: &Site) -> Locations<'a> {
+        Locations {
+            data: self.data(),
+            at: site.locations as usize,
+            left: site.num_locations,
+        }
+    }
+
+    /// The locations starting `count` locations before the live-out count
+    /// at Data offset `at` (a cursor a caller kept).
+    pub fn locations_at(&self, at: u32, count: u16) -> Locations<'a> {
+        Locations {
+            data: self.data(),
+            at: at as usize,
+            left: count,
+        }
+    }
+
+    /// A Site's live-outs (its locations are skipped first).
+    pub fn live_outs(&self, site: &Site) -> Result<LiveOuts<'a>> {
+        let (left, at) = self.data().live_outs_of(site)?;
+        Ok(self.live_outs_at(at, left))
+    }
+
+    /// The `count` live-outs at Data offset `at`.
+    pub fn live_outs_at(&self, at: u32, count: u16) -> LiveOuts<'a> {
+        LiveOuts {
+            data: self.data(),
+            at: at as usize,
+            left: count,
+        }
+    }
+
+    /// The FrameState at `offset` in the Data area (a Site's
+    /// [`frame_state`](Site::frame_state)).
+    #[inline]
+    pub fn frame_state(&self, offset: u32) -> Result<FrameState> {
+        self.data().frame_state(offset)
+    }
+
+    /// A FrameState's saved registers, decoded one by one.
+    pub fn saved_registers(&self, fs: &FrameState) -> SavedRegisters<'a> {
+        self.data()
+            .saved_registers_at(fs.saved, fs.num_saved, fs.scale_shift())
     }
 
     /// A function's records, in offset order.
@@ -582,42 +558,24 @@ impl<'a, E: Endian> FlatStackMap<'a, E> {
         check_range("record", f.record_index, f.num_records, self.num_records())?;
         Ok((f.record_index..f.record_index + f.num_records).map(|i| self.record(i)))
     }
-    pub fn locations_of(&self, r: &Record) -> Result<impl Iterator<Item = Result<Location>> + '_> {
-        check_range(
-            "location",
-            r.location_index,
-            r.num_locations.into(),
-            self.num_locations(),
-        )?;
-        Ok(
-            (r.location_index..r.location_index + u32::from(r.num_locations))
-                .map(|i| self.location(i)),
-        )
-    }
-    pub fn live_outs_of(&self, r: &Record) -> Result<impl Iterator<Item = Result<LiveOut>> + '_> {
-        check_range(
-            "live-out",
-            r.live_out_index,
-            r.num_live_outs.into(),
-            self.num_live_outs(),
-        )?;
-        Ok(
-            (r.live_out_index..r.live_out_index + u32::from(r.num_live_outs))
-                .map(|i| self.live_out(i)),
-        )
-    }
-    pub fn frame_registers_of(
-        &self,
-        f: &FrameRecord,
-    ) -> Result<impl Iterator<Item = Result<FrameRegister>> + '_> {
-        let n = u32::from(f.num_frame_registers);
-        check_range(
-            "frame register",
-            f.frame_register_index,
-            n,
-            self.num_frame_registers(),
-        )?;
-        Ok((f.frame_register_index..f.frame_register_index + n).map(|i| self.frame_register(i)))
+}
+
+impl FrameRecord {
+    /// From its entry, given its record count (not stored).
+    #[inline(always)]
+    pub(super) fn decode<E: Endian>(
+        entry: &[u8; FRAME_RECORD_SIZE],
+        endian: E,
+        num_records: u32,
+    ) -> Self {
+        let f = Fields::new(entry, endian);
+        FrameRecord {
+            address: f.u32(frame_record::ADDRESS) as i32 as i64 as u64,
+            size: f.u32(frame_record::SIZE),
+            stack_size: f.u32(frame_record::STACK_SIZE),
+            record_index: f.u32(frame_record::FIRST_RECORD),
+            num_records,
+        }
     }
 }
 
@@ -633,22 +591,10 @@ impl<'e, E: Endian, const N: usize> Fields<'e, E, N> {
         Fields { entry, endian }
     }
     #[inline(always)]
-    fn bytes<const M: usize>(&self, at: usize) -> [u8; M] {
-        let mut out = [0; M];
-        out.copy_from_slice(&self.entry[at..at + M]);
-        out
-    }
-    #[inline(always)]
-    pub(super) fn u16(&self, at: usize) -> u16 {
-        self.endian.u16_from(self.bytes(at))
-    }
-    #[inline(always)]
     pub(super) fn u32(&self, at: usize) -> u32 {
-        self.endian.u32_from(self.bytes(at))
-    }
-    #[inline(always)]
-    pub(super) fn u64(&self, at: usize) -> u64 {
-        self.endian.u64_from(self.bytes(at))
+        let mut out = [0; 4];
+        out.copy_from_slice(&self.entry[at..at + 4]);
+        self.endian.u32_from(out)
     }
 }
 
