@@ -58,10 +58,30 @@ for path in (plugin, pcmap):
         lit_config.fatal(f"{path} not built: run scripts/setup")
 subs.append(("%plugin", plugin))
 subs.append(("%pcmap", pcmap))
-subs.append(("%golden", f"python3 {os.path.join(repo, 'scripts', 'golden.py')}"))
 subs.append(("%python", "python3"))
+# tools/: every helper script of the suite, one substitution each. Those that
+# read pcmap's output read `pcmap dump --json` (docs/dump-json.md), never the
+# text dump.
 tools = os.path.join(config.test_source_root, "tools")
-subs.append(("%elfpatch", f"python3 {os.path.join(tools, 'elfpatch.py')}"))
+for name, script, extra in [
+    ("golden", "golden.py", ""),  # compare with / regenerate a golden file
+    ("elfpatch", "elfpatch.py", ""),  # patch one ELF field of a copy
+    ("pc-entries", "pc-entries.py", ""),  # one PC section's entries, sorted
+    ("compare-llvm19", "compare-llvm19.py", ""),  # covered tables vs clang-19's
+    ("attachments", "pcsections-attachments.py", ""),  # IR !pcsections listing
+    ("functions", "plugin-functions.py", ""),  # per-function disassembly
+    ("groups", "groups.py", ""),  # COMDAT groups before/after emit
+    ("interrupt", "interrupt.py", ""),  # signals during emit
+    ("check-cfi", "check-cfi.py", ""),  # frame states vs llvm-dwarfdump
+    ("sites-vs-records", "sites-vs-records.py", ""),  # .pcmap.sites vs records
+    ("both-paths", "both-paths.py",  # plugin-described vs --ir
+     " " + " ".join([os.path.join(bin16, "opt"), os.path.join(bin16, "llc"), pcmap, plugin,
+                     os.path.join(bin16, "llvm-readelf"), os.path.join(bin16, "llvm-objcopy")])),
+    ("capi-lib", "capi-lib.py", ""),  # libpcmap's text and symbols
+    ("gone", "gone.py", ""),  # a linker log names no removed table
+    ("exit-status", "exit-status.py", ""),  # prints a command's exit status
+]:
+    subs.append((f"%{name}", f"python3 {os.path.join(tools, script)}{extra}"))
 # Every object `pcmap emit` writes goes through this: llvm-readobj --all
 # without a warning, the gABI rules readobj does not check, ld.lld -r and the
 # target's GNU ld -r (and -shared where the object allows), target taken from
