@@ -28,9 +28,9 @@ use std::mem::MaybeUninit;
 
 use pcmap_capi::ffi::{pcmap_find, pcmap_find_site, pcmap_open};
 use pcmap_capi::{pcmap_function, pcmap_record, pcmap_site, pcmap_stackmaps, pcmap_status};
-use pcmap_reader::flat::{Cfa, FlatStackMap, FlatTable, FrameRegister, Match, RecordKind};
+use pcmap_reader::flat::{Cfa, FlatStackMap, FrameRegister, Match, RecordKind};
 use pcmap_reader::llvm::{LlvmRecord, LlvmStackMap};
-use pcmap_reader::stackmap::{write_flat_with, write_llvm, FrameState, Function, Record, Table};
+use pcmap_reader::stackmap::{write_flat_placed, write_llvm, FrameState, Function, Record, Table};
 use pcmap_reader::{LittleEndian, Location, LocationKind};
 
 const SIZES: [usize; 3] = [1_000, 100_000, 1_000_000];
@@ -174,19 +174,6 @@ fn hash_table_bytes(t: &HashMap<u64, Safepoint<'_>>) -> usize {
     buckets * (std::mem::size_of::<(u64, Safepoint<'_>)>() + 1) + GROUP_WIDTH
 }
 
-/// The table's bytes with its address fields filled as the linker would
-/// for a table at address 0 (what `pcmap emit` writes: self-relative, with
-/// the PC map).
-fn self_relative(t: &Table, flat: FlatTable) -> Vec<u8> {
-    let mut bytes = flat.bytes;
-    for (i, f) in t.functions.iter().enumerate() {
-        let at = flat.address_offsets[i];
-        let rel = i32::try_from(f.address as i64 - at as i64).unwrap();
-        bytes[at..at + 4].copy_from_slice(&rel.to_le_bytes());
-    }
-    bytes
-}
-
 /// Opens `flat` as a C runtime does (`pcmap_open`).
 fn flat_open(flat: &[u8]) -> pcmap_stackmaps {
     let mut m = MaybeUninit::uninit();
@@ -224,7 +211,9 @@ fn flat_find(m: &pcmap_stackmaps, pc: u64) -> u64 {
 fn benches(c: &mut Criterion) {
     for n in SIZES {
         let t = table(n);
-        let flat = self_relative(&t, write_flat_with(&t, LittleEndian, false, true).unwrap());
+        // What `pcmap emit` writes (self-relative, with the PC map), placed as a
+        // linker would for a table at address 0.
+        let flat = write_flat_placed(&t, LittleEndian, false, true, 0).unwrap();
         let v3 = write_llvm(&t, LittleEndian, 3).unwrap();
         let pcs = return_addresses(&t);
         let hashed = build_hash_table(&v3);

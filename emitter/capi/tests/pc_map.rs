@@ -8,7 +8,7 @@ use std::mem::MaybeUninit;
 use pcmap_capi::ffi::{pcmap_find, pcmap_find_site, pcmap_open, pcmap_validate};
 use pcmap_capi::{pcmap_record, pcmap_site, pcmap_stackmaps, pcmap_status, Section};
 use pcmap_reader::flat::{FlatStackMap, RecordKind, PC_MAP_FUNCTIONS_PER_BUCKET};
-use pcmap_reader::stackmap::{write_flat_with, Function, Record, Table};
+use pcmap_reader::stackmap::{write_flat_placed, Function, Record, Table};
 use pcmap_reader::LittleEndian;
 
 const FUNCTIONS: u64 = 100;
@@ -23,16 +23,7 @@ fn table_with(map: bool, gap: u64) -> Table {
             code_offset: map.then_some(0x40 * f),
             size: 0x30,
             records: (0..3u32)
-                .map(|r| Record {
-                    id: f * 10 + u64::from(r),
-                    instruction_offset: 8 * (r + 1),
-                    patchable_size: None,
-                    kind: RecordKind::StatePoint,
-                    has_live_out_info: false,
-                    locations: vec![],
-                    live_outs: vec![],
-                    frame_state: None,
-                })
+                .map(|r| Record::new(f * 10 + u64::from(r), 8 * (r + 1), RecordKind::StatePoint))
                 .collect(),
             ..Function::default()
         })
@@ -46,17 +37,7 @@ fn table_with(map: bool, gap: u64) -> Table {
 /// The table at address 0, relocated as a linker would: self-relative, or
 /// with `absolute` the Addresses entries.
 fn relocated(t: &Table, absolute: bool) -> Vec<u8> {
-    let w = write_flat_with(t, LittleEndian, absolute, true).unwrap();
-    let mut b = w.bytes;
-    for (i, f) in t.functions.iter().enumerate() {
-        let at = w.address_offsets[i];
-        if absolute {
-            b[at..at + 8].copy_from_slice(&f.address.to_le_bytes());
-        } else {
-            b[at..at + 4].copy_from_slice(&((f.address as i64 - at as i64) as i32).to_le_bytes());
-        }
-    }
-    b
+    write_flat_placed(t, LittleEndian, absolute, true, 0).unwrap()
 }
 
 fn ids(b: &[u8]) -> Vec<Option<u64>> {

@@ -52,6 +52,22 @@ pub struct Record {
     pub frame_state: Option<FrameState>,
 }
 
+impl Record {
+    /// A record with no locations, live-outs, patchable size or frame state.
+    pub fn new(id: u64, instruction_offset: u32, kind: RecordKind) -> Record {
+        Record {
+            id,
+            instruction_offset,
+            patchable_size: None,
+            kind,
+            has_live_out_info: false,
+            locations: Vec::new(),
+            live_outs: Vec::new(),
+            frame_state: None,
+        }
+    }
+}
+
 /// The CFI row in force at a record: see `docs/stackmap-v2.md`.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Default)]
 pub struct FrameState {
@@ -184,6 +200,24 @@ pub fn write_flat<E: Endian>(table: &Table, endian: E, absolute: bool) -> Result
     write_flat_with(table, endian, absolute, false)
 }
 
+/// [`write_flat_with`], then each function's address field filled as a
+/// linker would with the table at `table_address` and each function at its
+/// [`Function::address`]: the bytes a loaded program (or a JIT that built
+/// the table in memory) holds.
+pub fn write_flat_placed<E: Endian>(
+    table: &Table,
+    endian: E,
+    absolute: bool,
+    pc_map: bool,
+    table_address: u64,
+) -> Result<Vec<u8>> {
+    // The fields are written as 0 (unrelocated), then placed.
+    let mut flat = write(table, endian, absolute, pc_map, false)?;
+    let addresses: Vec<u64> = table.functions.iter().map(|f| f.address).collect();
+    flat.place(endian, table_address, &addresses)?;
+    Ok(flat.bytes)
+}
+
 /// [`write_flat`], with a PC map if `pc_map` and every function has a
 /// `code_offset` (see [`FlatWriter::pc_map`]).
 pub fn write_flat_with<E: Endian>(
@@ -191,6 +225,18 @@ pub fn write_flat_with<E: Endian>(
     endian: E,
     absolute: bool,
     pc_map: bool,
+) -> Result<FlatTable> {
+    write(table, endian, absolute, pc_map, true)
+}
+
+/// The flat writer's driver; `addresses`: store each [`Function::address`]
+/// in its field, else 0.
+fn write<E: Endian>(
+    table: &Table,
+    endian: E,
+    absolute: bool,
+    pc_map: bool,
+    addresses: bool,
 ) -> Result<FlatTable> {
     let mut w = FlatWriter::new(endian, absolute);
     w.pc_map(pc_map && table.functions.iter().all(|f| f.code_offset.is_some()));
@@ -220,7 +266,7 @@ pub fn write_flat_with<E: Endian>(
             )?;
         }
         w.function(&FrameHead {
-            address: f.address,
+            address: if addresses { f.address } else { 0 },
             size: f.size,
             stack_size: f.stack_size,
             code: f.code_offset.map(|offset| (0, offset)),

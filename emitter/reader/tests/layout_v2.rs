@@ -6,20 +6,15 @@
 use pcmap_reader::flat::{self, Cfa, FlatStackMap, FrameRegister, Match, RecordKind};
 use pcmap_reader::llvm::LlvmStackMap;
 use pcmap_reader::stackmap::{
-    write_flat, write_flat_with, write_llvm, FrameState, Function, Record, Table,
+    write_flat, write_flat_placed, write_flat_with, write_llvm, FrameState, Function, Record, Table,
 };
 use pcmap_reader::{BigEndian, Error, LittleEndian, LiveOut, Location, LocationKind};
 
 fn record(id: u64, offset: u32, locations: Vec<Location>) -> Record {
     Record {
-        id,
-        instruction_offset: offset,
         patchable_size: Some(5),
-        kind: RecordKind::StatePoint,
-        has_live_out_info: false,
         locations,
-        live_outs: vec![],
-        frame_state: None,
+        ..Record::new(id, offset, RecordKind::StatePoint)
     }
 }
 
@@ -352,6 +347,38 @@ fn absolute_addresses() {
         .is_err());
 }
 
+/// A table placed anywhere (as a JIT or a linker does) reads back every
+/// function's address, both ways of storing it; a self-relative field that
+/// cannot reach its function is an error, not a wrapped value.
+#[test]
+fn placed_tables_resolve_their_functions() {
+    let mut t = one(vec![record(1, 8, vec![])]);
+    t.functions[0].address = 0x7f00_0000_1000;
+    t.functions.push(Function {
+        address: 0x7f00_0000_2000,
+        size: 0x10,
+        records: vec![record(2, 4, vec![])],
+        ..Function::default()
+    });
+    for absolute in [false, true] {
+        for at in [0x7f00_0010_0000u64, 0x7eff_fff0_0000] {
+            let b = write_flat_placed(&t, LittleEndian, absolute, false, at).unwrap();
+            let flat = FlatStackMap::parse(&b, LittleEndian).unwrap();
+            flat.validate().unwrap();
+            for (i, f) in t.functions.iter().enumerate() {
+                assert_eq!(flat.function_address(i as u32, at).unwrap(), f.address);
+            }
+        }
+    }
+    let far = write_flat_placed(&t, LittleEndian, false, false, 0x1000).map(|_| ());
+    assert_eq!(
+        far,
+        Err(Error::TooLarge("self-relative function address (±2 GiB)"))
+    );
+    let mut w = write_flat(&t, LittleEndian, true).unwrap();
+    assert!(w.place(LittleEndian, 0, &[1]).is_err());
+}
+
 /// Functions out of address order fail validation (lookups binary search
 /// them) but a dump can still read them; unrelocated (0) fields are not
 /// compared.
@@ -458,16 +485,7 @@ fn mapped(absolute: bool) -> (Table, Vec<u8>) {
         constants: vec![42],
         functions,
     };
-    let w = write_flat_with(&t, LittleEndian, absolute, true).unwrap();
-    let mut b = w.bytes;
-    for (i, f) in t.functions.iter().enumerate() {
-        let at = w.address_offsets[i];
-        if absolute {
-            b[at..at + 8].copy_from_slice(&f.address.to_le_bytes());
-        } else {
-            b[at..at + 4].copy_from_slice(&((f.address as i64 - at as i64) as i32).to_le_bytes());
-        }
-    }
+    let b = write_flat_placed(&t, LittleEndian, absolute, true, 0).unwrap();
     (t, b)
 }
 

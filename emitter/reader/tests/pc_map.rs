@@ -5,7 +5,7 @@
 //! with self-relative and with absolute addresses.
 
 use pcmap_reader::flat::{FlatStackMap, Found, Match, RecordKind};
-use pcmap_reader::stackmap::{write_flat_with, Function, Record, Table};
+use pcmap_reader::stackmap::{write_flat_placed, Function, Record, Table};
 use pcmap_reader::LittleEndian;
 use proptest::prelude::*;
 
@@ -39,15 +39,12 @@ fn table(shape: &[Shape]) -> Table {
                 records: offsets
                     .iter()
                     .enumerate()
-                    .map(|(r, &instruction_offset)| Record {
-                        id: (f * 1000 + r) as u64,
-                        instruction_offset,
-                        patchable_size: None,
-                        kind: RecordKind::StatePoint,
-                        has_live_out_info: false,
-                        locations: vec![],
-                        live_outs: vec![],
-                        frame_state: None,
+                    .map(|(r, &instruction_offset)| {
+                        Record::new(
+                            (f * 1000 + r) as u64,
+                            instruction_offset,
+                            RecordKind::StatePoint,
+                        )
                     })
                     .collect(),
                 ..Function::default()
@@ -67,17 +64,7 @@ fn table(shape: &[Shape]) -> Table {
 /// The table at address 0 with its address fields relocated (self-relative,
 /// or with `absolute` the Addresses entries).
 fn relocated(t: &Table, absolute: bool) -> Vec<u8> {
-    let w = write_flat_with(t, LittleEndian, absolute, true).unwrap();
-    let mut b = w.bytes;
-    for (i, f) in t.functions.iter().enumerate() {
-        let at = w.address_offsets[i];
-        if absolute {
-            b[at..at + 8].copy_from_slice(&f.address.to_le_bytes());
-        } else {
-            b[at..at + 4].copy_from_slice(&((f.address as i64 - at as i64) as i32).to_le_bytes());
-        }
-    }
-    b
+    write_flat_placed(t, LittleEndian, absolute, true, 0).unwrap()
 }
 
 /// The answer by scanning the model.

@@ -11,7 +11,7 @@ use std::sync::OnceLock;
 
 use libfuzzer_sys::fuzz_target;
 use pcmap_reader::flat::{Cfa, FlatStackMap, FrameRegister, Match, RecordKind};
-use pcmap_reader::stackmap::{write_flat, write_flat_with, FrameState, Function, Record, Table};
+use pcmap_reader::stackmap::{write_flat, write_flat_placed, FrameState, Function, Record, Table};
 use pcmap_reader::{LittleEndian, Location, LocationKind};
 
 const FUNCTIONS: u64 = 80;
@@ -61,13 +61,7 @@ fn table() -> &'static [u8] {
             constants: vec![],
             functions,
         };
-        let w = write_flat_with(&t, LittleEndian, false, true).unwrap();
-        let mut b = w.bytes;
-        for (i, f) in t.functions.iter().enumerate() {
-            let at = w.address_offsets[i];
-            b[at..at + 4].copy_from_slice(&((f.address as i64 - at as i64) as i32).to_le_bytes());
-        }
-        b
+        write_flat_placed(&t, LittleEndian, false, true, 0).unwrap()
     })
 }
 

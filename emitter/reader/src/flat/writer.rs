@@ -23,9 +23,40 @@ pub struct FlatTable {
     /// order: the frame record's self-relative i32, or with absolute
     /// addresses its u64 Addresses entry.
     pub address_offsets: Vec<usize>,
+    /// The address fields are absolute u64s (header flag
+    /// `ABSOLUTE_ADDRESSES`), else self-relative i32s.
+    pub absolute: bool,
     /// Distinct Sites and FrameStates stored, for size reports.
     pub sites: usize,
     pub frame_states: usize,
+}
+
+impl FlatTable {
+    /// Fills each function's address field as a linker does when the table
+    /// lands at `table_address` and function `i` at `addresses[i]` (a JIT
+    /// placing a table it built in memory; tests placing one anywhere).
+    /// Self-relative fields that cannot reach their function are an error.
+    pub fn place<E: Endian>(
+        &mut self,
+        endian: E,
+        table_address: u64,
+        addresses: &[u64],
+    ) -> Result<()> {
+        if addresses.len() != self.address_offsets.len() {
+            return Err(Error::Inconsistent("not one address per function"));
+        }
+        for (&at, &address) in self.address_offsets.iter().zip(addresses) {
+            if self.absolute {
+                self.bytes[at..at + 8].copy_from_slice(&endian.u64_bytes(address));
+            } else {
+                let field = table_address.wrapping_add(at as u64);
+                let delta = i32::try_from(address.wrapping_sub(field) as i64)
+                    .map_err(|_| Error::TooLarge("self-relative function address (±2 GiB)"))?;
+                self.bytes[at..at + 4].copy_from_slice(&endian.u32_bytes(delta as u32));
+            }
+        }
+        Ok(())
+    }
 }
 
 /// The Data area being written: byte strings, each distinct one stored
@@ -454,6 +485,7 @@ impl<E: Endian> FlatWriter<E> {
         Ok(FlatTable {
             bytes: out,
             address_offsets,
+            absolute: self.absolute,
             sites: self.sites,
             frame_states: self.frame_states,
         })
