@@ -28,7 +28,7 @@ use std::mem::MaybeUninit;
 
 use pcmap_capi::ffi::{pcmap_find, pcmap_find_site, pcmap_open};
 use pcmap_capi::{pcmap_function, pcmap_record, pcmap_site, pcmap_stackmaps, pcmap_status};
-use pcmap_reader::flat::{Cfa, FlatStackMap, FrameRegister, Match, RecordKind};
+use pcmap_reader::flat::{FlatStackMap, Match, RecordKind};
 use pcmap_reader::llvm::{LlvmRecord, LlvmStackMap};
 use pcmap_reader::stackmap::{write_flat_placed, write_llvm, FrameState, Function, Record, Table};
 use pcmap_reader::{LittleEndian, Location, LocationKind};
@@ -78,23 +78,7 @@ fn table(n: usize) -> Table {
                 live_outs: vec![],
                 // What `pcmap emit` finds in an x86-64 function that
                 // pushed RBP and keeps a 40-byte frame below it.
-                frame_state: Some(FrameState {
-                    cfa: Some(Cfa {
-                        register: 7,
-                        offset: 56,
-                    }),
-                    stack_realigned: false,
-                    saved: vec![
-                        FrameRegister {
-                            dwarf_reg: 6,
-                            offset: -16,
-                        },
-                        FrameRegister {
-                            dwarf_reg: 16,
-                            offset: -8,
-                        },
-                    ],
-                }),
+                frame_state: Some(FrameState::new(7, 56, [(6, -16), (16, -8)])),
             })
             .collect();
         let size = (count as u32 + 1) * RECORD_SPACING;

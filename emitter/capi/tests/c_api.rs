@@ -8,7 +8,7 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use pcmap_reader::flat::{Cfa, FrameRegister, RecordKind};
+use pcmap_reader::flat::RecordKind;
 use pcmap_reader::stackmap::{write_flat, FrameState, Function, Record, Table};
 use pcmap_reader::{LittleEndian, LiveOut, Location, LocationKind};
 
@@ -57,27 +57,12 @@ fn loc(kind: LocationKind, dwarf_reg: u16, offset: i32) -> Location {
 /// The frame state of an x86-64 function whose CFA is RSP + `cfa_offset`,
 /// with the return address at CFA - 8 (and RBP at CFA - 16 if `rbp`).
 fn frame(cfa_offset: i32, rbp: bool) -> Option<FrameState> {
-    let mut saved = vec![FrameRegister {
-        dwarf_reg: 16,
-        offset: -8,
-    }];
-    if rbp {
-        saved.insert(
-            0,
-            FrameRegister {
-                dwarf_reg: 6,
-                offset: -16,
-            },
-        );
-    }
-    Some(FrameState {
-        cfa: Some(Cfa {
-            register: 7,
-            offset: cfa_offset,
-        }),
-        stack_realigned: false,
-        saved,
-    })
+    let rbp = rbp.then_some((6, -16));
+    Some(FrameState::new(
+        7,
+        cfa_offset,
+        rbp.into_iter().chain([(16, -8)]),
+    ))
 }
 
 /// Two functions with every location kind, live-outs, frame states that

@@ -4,7 +4,7 @@
 
 use pcmap_capi::decode::{self, List};
 use pcmap_capi::{pcmap_status, Section};
-use pcmap_reader::flat::{Cfa, FrameRegister, Match, RecordKind};
+use pcmap_reader::flat::{Match, RecordKind};
 use pcmap_reader::stackmap::{write_flat, FrameState, Function, Record, Table};
 use pcmap_reader::{BigEndian, LittleEndian, Location, LocationKind};
 
@@ -30,23 +30,7 @@ fn table() -> Table {
             },
         ],
         live_outs: vec![],
-        frame_state: Some(FrameState {
-            cfa: Some(Cfa {
-                register: 31,
-                offset: 32,
-            }),
-            stack_realigned: false,
-            saved: vec![
-                FrameRegister {
-                    dwarf_reg: 29,
-                    offset: -32,
-                },
-                FrameRegister {
-                    dwarf_reg: 30,
-                    offset: -24,
-                },
-            ],
-        }),
+        frame_state: Some(FrameState::new(31, 32, [(29, -32), (30, -24)])),
     };
     Table {
         constants: vec![42],

@@ -80,6 +80,26 @@ pub struct FrameState {
 }
 
 impl FrameState {
+    /// CFA = `cfa_register` + `cfa_offset`, not realigned, with registers
+    /// saved at the CFA + offset: `(dwarf_reg, offset)` sorted by register.
+    pub fn new(
+        cfa_register: u16,
+        cfa_offset: i32,
+        saved: impl IntoIterator<Item = (u16, i32)>,
+    ) -> FrameState {
+        FrameState {
+            cfa: Some(Cfa {
+                register: cfa_register,
+                offset: cfa_offset,
+            }),
+            stack_realigned: false,
+            saved: saved
+                .into_iter()
+                .map(|(dwarf_reg, offset)| FrameRegister { dwarf_reg, offset })
+                .collect(),
+        }
+    }
+
     pub fn as_ref(&self) -> FrameStateRef<'_> {
         FrameStateRef {
             cfa: self.cfa,

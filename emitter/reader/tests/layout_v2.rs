@@ -33,23 +33,7 @@ fn one(records: Vec<Record>) -> Table {
 /// The x86-64 frame state of a function that pushed RBP: CFA = RSP + 16,
 /// RBP at CFA - 16, the return address at CFA - 8.
 fn pushed_rbp() -> FrameState {
-    FrameState {
-        cfa: Some(Cfa {
-            register: 7,
-            offset: 16,
-        }),
-        stack_realigned: false,
-        saved: vec![
-            FrameRegister {
-                dwarf_reg: 6,
-                offset: -16,
-            },
-            FrameRegister {
-                dwarf_reg: 16,
-                offset: -8,
-            },
-        ],
-    }
+    FrameState::new(7, 16, [(6, -16), (16, -8)])
 }
 
 /// The document's example: one function, one record without locations is

@@ -190,23 +190,7 @@ proptest! {
 /// Frame state of an x86-64 function with RBP saved at CFA-16, given the
 /// CFA offset.
 fn state(cfa_offset: i32) -> FrameState {
-    FrameState {
-        cfa: Some(Cfa {
-            register: 7,
-            offset: cfa_offset,
-        }),
-        stack_realigned: false,
-        saved: vec![
-            FrameRegister {
-                dwarf_reg: 6,
-                offset: -16,
-            },
-            FrameRegister {
-                dwarf_reg: 16,
-                offset: -8,
-            },
-        ],
-    }
+    FrameState::new(7, cfa_offset, [(6, -16), (16, -8)])
 }
 
 fn sample() -> Table {
