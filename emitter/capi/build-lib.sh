@@ -56,17 +56,19 @@ common=(--edition 2021 -C opt-level=3 -C panic=abort -C codegen-units=1 --cap-li
 "${rustc[@]}" "${common[@]}" -C lto=fat --cfg pcmap_no_std --crate-type staticlib --crate-name pcmap_capi \
   emitter/capi/src/lib.rs --extern pcmap_reader="$work/libpcmap_reader.rlib" -o "$work/libpcmap_capi.a"
 
-# The C API's functions are the roots of the link; nothing else stays global.
+# The C API's functions (and the registry's callbacks, __pcmap_stackmaps_*)
+# are the roots of the link; nothing else stays global.
 # (GNU nm: llvm-nm-16 cannot read the prebuilt core's bitcode.)
 roots=$("$gnu-nm" -g --defined-only "$work/libpcmap_capi.a" 2>/dev/null |
-  awk '$2 == "T" && $3 ~ /^pcmap_/ {print $3}' | sort -u)
+  awk '$2 == "T" && $3 ~ /^(__)?pcmap_/ {print $3}' | sort -u)
 [ -n "$roots" ] || { echo "build-lib: no pcmap_* function in the $triple build" >&2; exit 1; }
 undefined=()
 for r in $roots; do undefined+=(-u "$r"); done
 "$gnu-ld" -r --gc-sections "${undefined[@]}" --whole-archive "$work/libpcmap_capi.a" -o "$work/pcmap.o"
-# Local: everything but pcmap_*. Dropped: debug info and the bitcode the
+# Local: everything but pcmap_* and __pcmap_*. Dropped: debug info and the bitcode the
 # prebuilt core carries (another LLVM's, which LLVM 16's tools cannot read).
-"$BIN/llvm-objcopy" --wildcard --keep-global-symbol='pcmap_*' --strip-debug \
+"$BIN/llvm-objcopy" --wildcard --keep-global-symbol='pcmap_*' \
+  --keep-global-symbol='__pcmap_*' --strip-debug \
   --remove-section=.llvmbc --remove-section=.llvmcmd "$work/pcmap.o" "$work/libpcmap.o"
 "$BIN/llvm-ar" rcs "$work/libpcmap.a" "$work/libpcmap.o"
 "$BIN/clang" --target="$gnu" -fuse-ld=lld -shared -o "$work/libpcmap.so.0" "$work/libpcmap.o" \

@@ -1,7 +1,8 @@
 # Checks one target's libpcmap (emitter/capi/build-lib.sh) and prints what
 # it found, for FileCheck:
 #   - libpcmap.a defines global symbols for exactly the functions pcmap.h
-#     declares (all pcmap_*), libpcmap.so exports exactly those;
+#     declares (pcmap_*, and the registry callbacks __pcmap_*), libpcmap.so
+#     exports exactly those;
 #   - what the archive needs from the C library;
 #   - the code a program gains by linking every function of the C API:
 #     Berkeley `size` text of a program that takes the address of each
@@ -28,13 +29,13 @@ def symbols(*args):
 
 
 header = open(os.path.join(include, "pcmap.h")).read()
-functions = sorted(set(re.findall(r"\b(pcmap_\w+)\(", header)))
+functions = sorted(set(re.findall(r"\b((?:__)?pcmap_\w+)\(", header)))
 archive = os.path.join(libdir, "libpcmap.a")
 shared = os.path.join(libdir, "libpcmap.so")
 
 defined = symbols("-g", "--defined-only", archive)
-others = [s for s in defined if not s.startswith("pcmap_")]
-print(f"archive: {len(defined)} global symbols, {len(others)} not pcmap_*"
+others = [s for s in defined if not s.startswith(("pcmap_", "__pcmap_"))]
+print(f"archive: {len(defined)} global symbols, {len(others)} not (__)pcmap_*"
       + (f" ({' '.join(others[:5])} ...)" if others else ""))
 print("archive: exactly the functions of pcmap.h" if defined == functions
       else f"archive: differs from pcmap.h's {len(functions)} functions")

@@ -34,6 +34,10 @@ c_constants! {
     /// Version 2: a stack-arguments size follows the mask.
     PCMAP_FEATURE_UAR_HAS_SIZE: u64 = sanmd::FEATURE_UAR_HAS_SIZE;
 
+    /// The `version` the plugin's per-image constructors pass to
+    /// `__pcmap_stackmaps_add` / `_del`: the flat layout's version.
+    PCMAP_STACKMAPS_VERSION: u32 = flat::VERSION as u32;
+
     /// Entries of `pcmap_table_header.bounds`.
     PCMAP_TABLE_BOUNDS: usize = flat::NUM_BOUNDS;
 
@@ -148,7 +152,12 @@ mod tests {
         }
         let foreign: Vec<&&str> = names
             .iter()
-            .filter(|n| !(n.starts_with("pcmap_") || n.starts_with("PCMAP_")))
+            .filter(|n| {
+                // The registry's callbacks are named for the plugin's
+                // constructors, in the manner of `__sanitizer_metadata_*`.
+                let callback = ["__pcmap_stackmaps_add", "__pcmap_stackmaps_del"].contains(n);
+                !(n.starts_with("pcmap_") || n.starts_with("PCMAP_") || callback)
+            })
             .collect();
         assert!(foreign.is_empty(), "pcmap.h declares {foreign:?}");
     }

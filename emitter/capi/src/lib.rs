@@ -18,6 +18,7 @@ pub mod constants;
 pub mod decode;
 pub mod ffi;
 pub mod pctable;
+pub mod registry;
 pub mod section;
 pub mod status;
 pub mod types;

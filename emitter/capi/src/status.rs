@@ -30,6 +30,10 @@ pub enum pcmap_status {
     PCMAP_ERR_NOT_SORTED = -7,
     /// A location names a DWARF register the caller did not supply.
     PCMAP_ERR_NO_REGISTER = -8,
+    /// The registry holds `PCMAP_REGISTRY_CAPACITY` images already.
+    PCMAP_ERR_REGISTRY_FULL = -20,
+    /// The section is registered already.
+    PCMAP_ERR_REGISTERED = -21,
 }
 
 use pcmap_status::*;
@@ -70,6 +74,8 @@ pub extern "C" fn pcmap_strerror(status: c_int) -> *const c_char {
         -6 => b"stack map index out of range\0",
         -7 => b"stack map not sorted by address\0",
         -8 => b"location names a register the caller did not supply\0",
+        -20 => b"image registry full\0",
+        -21 => b"stack map section already registered\0",
         _ => b"unknown pcmap status\0",
     };
     msg.as_ptr().cast()
@@ -92,6 +98,8 @@ mod tests {
             PCMAP_ERR_OUT_OF_RANGE,
             PCMAP_ERR_NOT_SORTED,
             PCMAP_ERR_NO_REGISTER,
+            PCMAP_ERR_REGISTRY_FULL,
+            PCMAP_ERR_REGISTERED,
         ];
         // SAFETY: pcmap_strerror returns a static NUL-terminated string.
         let unknown = unsafe { core::ffi::CStr::from_ptr(pcmap_strerror(99)) };
