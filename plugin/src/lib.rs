@@ -26,6 +26,7 @@ mod llvm;
 mod md;
 mod pass;
 pub mod record;
+mod registration;
 mod sites;
 pub mod stats;
 mod structors;

@@ -16,6 +16,7 @@ use crate::encoding::Encoding;
 use crate::layout;
 use crate::llvm::{AtomicScope, Function, Instruction, Linkage, Metadata, Module, Value};
 use crate::md::{self, PcSection};
+use crate::registration;
 use crate::sites;
 use pcmap_reader::stats::Stats;
 
@@ -67,6 +68,10 @@ pub fn run(config: &Config, m: Module<'_>) -> bool {
     // Sites describe the code, whatever gets instrumented: every function,
     // ignorelisted or not.
     let described_sites = sites && describe_sites(m);
+    // Stack maps outside LTO (whose link runs no `pcmap emit`): the image
+    // registers its section (registration.rs), whatever is ignorelisted.
+    // Added last, so the pass does not instrument its structors.
+    let register = !lto && registration::has_stack_maps(m);
     if config
         .ignorelist
         .as_ref()
@@ -75,7 +80,10 @@ pub fn run(config: &Config, m: Module<'_>) -> bool {
         if config.stats {
             eprintln!("{}", stats::line(Stats::default(), encoding, &source));
         }
-        return described_sites;
+        if register {
+            registration::emit(m, config.weak_callbacks());
+        }
+        return described_sites || register;
     }
     let mut inst = Instrumenter::new(config, encoding, m);
     for f in m.functions() {
@@ -109,7 +117,10 @@ pub fn run(config: &Config, m: Module<'_>) -> bool {
     if let Some(record) = record {
         layout::emit(m, &record);
     }
-    described_sites || !sections.is_empty()
+    if register {
+        registration::emit(m, config.weak_callbacks());
+    }
+    described_sites || register || !sections.is_empty()
 }
 
 /// Writes the module's stack map sites, if it has any; returns whether it
@@ -187,11 +198,13 @@ fn instrumented_by(m: Module<'_>) -> Option<String> {
             return Some(global.to_string());
         }
     }
+    let registration = registration::structor_names();
     m.functions().map(|f| f.name()).find(|name| {
-        [Sanmd::Covered, Sanmd::Atomics]
-            .iter()
-            .any(|k| name.starts_with(k.callback_prefix()))
-            && (name.ends_with(CTOR_SUFFIX) || name.ends_with(DTOR_SUFFIX))
+        registration.contains(name)
+            || [Sanmd::Covered, Sanmd::Atomics]
+                .iter()
+                .any(|k| name.starts_with(k.callback_prefix()))
+                && (name.ends_with(CTOR_SUFFIX) || name.ends_with(DTOR_SUFFIX))
     })
 }
 

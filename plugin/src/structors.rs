@@ -16,7 +16,7 @@ use crate::encoding::Encoding;
 use crate::llvm::{Builder, Function, Linkage, Module, Value, Visibility};
 
 /// Runs after ordinary constructors (priority 65535 is the default).
-const STRUCTOR_PRIORITY: i32 = 2;
+pub(crate) const STRUCTOR_PRIORITY: i32 = 2;
 
 /// How the structors of a module are made.
 #[derive(Clone, Copy, Debug)]
@@ -88,14 +88,14 @@ fn hidden_external(encoding: Encoding, lto: bool) -> bool {
 }
 
 /// `Triple::supportsCOMDAT`: everything but Mach-O and XCOFF.
-fn supports_comdat(triple: &str) -> bool {
+pub(crate) fn supports_comdat(triple: &str) -> bool {
     !["apple", "darwin", "macos", "ios", "aix"]
         .iter()
         .any(|os| triple.contains(os))
 }
 
 /// `@name = extern_weak hidden global ptr`.
-fn section_marker<'m>(m: Module<'m>, name: &str) -> Value<'m> {
+pub(crate) fn section_marker<'m>(m: Module<'m>, name: &str) -> Value<'m> {
     let marker = m.add_global(name, m.ptr_type());
     marker.set_linkage(Linkage::LLVMExternalWeakLinkage);
     marker.set_visibility(Visibility::LLVMHiddenVisibility);
@@ -112,7 +112,7 @@ fn section_marker<'m>(m: Module<'m>, name: &str) -> Value<'m> {
 /// ```
 ///
 /// and without, `call callback(args…); ret void` in one block.
-fn structor<'m>(
+pub(crate) fn structor<'m>(
     m: Module<'m>,
     name: &str,
     callback: &str,
