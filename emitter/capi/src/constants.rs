@@ -4,12 +4,12 @@
 //! cbindgen writes a constant whose value names another crate's constant
 //! as that name, which C does not know. So `build.rs` compiles this file
 //! too, with pcmap-reader as a build dependency, and has cbindgen write
-//! every constant of [`ALL`] into `pcmap.h` with its value as a number.
+//! every constant of `ALL` into `pcmap.h` with its value as a number.
 
 use pcmap_reader::flat::{self, RecordKind};
 use pcmap_reader::{sanmd, LocationKind};
 
-/// Defines each constant, and [`ALL`] with the name, C-facing type, value
+/// Defines each constant, and `ALL` with the name, C-facing type, value
 /// and documentation of every one, for `build.rs`.
 macro_rules! c_constants {
     ($($(#[doc = $doc:literal])* $name:ident: $ty:ident = $value:expr;)*) => {

@@ -6,6 +6,7 @@ pub trait Endian: Copy + core::fmt::Debug {
     /// Whether multi-byte values are stored most significant byte first.
     fn is_big_endian(self) -> bool;
 
+    /// Reads a `u16` stored in this byte order.
     fn u16_from(self, b: [u8; 2]) -> u16 {
         if self.is_big_endian() {
             u16::from_be_bytes(b)
@@ -13,6 +14,7 @@ pub trait Endian: Copy + core::fmt::Debug {
             u16::from_le_bytes(b)
         }
     }
+    /// Reads a `u32` stored in this byte order.
     fn u32_from(self, b: [u8; 4]) -> u32 {
         if self.is_big_endian() {
             u32::from_be_bytes(b)
@@ -20,6 +22,7 @@ pub trait Endian: Copy + core::fmt::Debug {
             u32::from_le_bytes(b)
         }
     }
+    /// Reads a `u64` stored in this byte order.
     fn u64_from(self, b: [u8; 8]) -> u64 {
         if self.is_big_endian() {
             u64::from_be_bytes(b)
@@ -27,6 +30,7 @@ pub trait Endian: Copy + core::fmt::Debug {
             u64::from_le_bytes(b)
         }
     }
+    /// `v` as stored in this byte order.
     fn u16_bytes(self, v: u16) -> [u8; 2] {
         if self.is_big_endian() {
             v.to_be_bytes()
@@ -34,6 +38,7 @@ pub trait Endian: Copy + core::fmt::Debug {
             v.to_le_bytes()
         }
     }
+    /// `v` as stored in this byte order.
     fn u32_bytes(self, v: u32) -> [u8; 4] {
         if self.is_big_endian() {
             v.to_be_bytes()
@@ -41,6 +46,7 @@ pub trait Endian: Copy + core::fmt::Debug {
             v.to_le_bytes()
         }
     }
+    /// `v` as stored in this byte order.
     fn u64_bytes(self, v: u64) -> [u8; 8] {
         if self.is_big_endian() {
             v.to_be_bytes()
@@ -51,14 +57,18 @@ pub trait Endian: Copy + core::fmt::Debug {
 }
 
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+/// Little-endian, known at compile time (x86-64, AArch64, PowerPC64 LE).
 pub struct LittleEndian;
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+/// Big-endian, known at compile time (PowerPC64 ELFv1).
 pub struct BigEndian;
 
 /// Byte order known only at run time (from the object file header).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum RunTimeEndian {
+    /// Least significant byte first.
     Little,
+    /// Most significant byte first.
     Big,
 }
 

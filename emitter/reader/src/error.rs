@@ -7,7 +7,10 @@ use core::fmt;
 #[non_exhaustive]
 pub enum Error {
     /// A field at `offset` lies past the end of the data.
-    Truncated { offset: usize },
+    Truncated {
+        /// Byte offset.
+        offset: usize,
+    },
     /// An LLVM stack map version this reader does not know.
     UnsupportedVersion(u8),
     /// Not a flat stack map table (bad magic).
@@ -17,26 +20,48 @@ pub enum Error {
     /// The table's byte-order flag disagrees with the byte order given.
     WrongByteOrder,
     /// A location kind byte outside 1..=5.
-    BadLocationKind { offset: usize, kind: u8 },
+    BadLocationKind {
+        /// Byte offset.
+        offset: usize,
+        /// The kind byte read.
+        kind: u8,
+    },
     /// A header or count that contradicts the rest of the table.
     Inconsistent(&'static str),
     /// An index past the end of the array it points into.
     IndexOutOfRange {
+        /// Which array.
         what: &'static str,
+        /// The index given.
         index: u64,
+        /// The array's length.
         count: u64,
     },
     /// A function's records are not sorted by instruction offset.
-    NotSorted { function: u32, record: u32 },
+    NotSorted {
+        /// Index of the function.
+        function: u32,
+        /// Index of the record.
+        record: u32,
+    },
     /// A table's functions are not in address order, or overlap.
-    FunctionsNotSorted { function: u32, previous: u32 },
+    FunctionsNotSorted {
+        /// Index of the function.
+        function: u32,
+        /// Index of the function before it.
+        previous: u32,
+    },
     /// A value the layout being written cannot hold.
     TooLarge(&'static str),
     /// A ULEB128/SLEB128 field at `offset` longer than 10 bytes or too
     /// large for its field.
-    BadLeb128 { offset: usize },
+    BadLeb128 {
+        /// Byte offset.
+        offset: usize,
+    },
 }
 
+/// The readers' result: [`Error`] by default.
 pub type Result<T, E = Error> = core::result::Result<T, E>;
 
 impl fmt::Display for Error {

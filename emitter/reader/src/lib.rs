@@ -11,13 +11,51 @@
 //! * [`sanmd`]: SanitizerBinaryMetadata's section names, versions and
 //!   feature bits.
 //! * [`stats`]: the plugin's per-module statistics line.
-//! * [`pclayout`] (feature `alloc`): the plugin's layout description
+//! * `pclayout` (feature `alloc`): the plugin's layout description
 //!   `.pcmap.layout`, read and written.
 //!
-//! With feature `write`, [`stackmap`] holds an owned model of a stack map
+//! With feature `write`, `stackmap` holds an owned model of a stack map
 //! table, read from and written in either layout, and [`flat`] its writer,
 //! beside its reader.
+//!
+//! # As a dependency
+//!
+//! A Rust runtime reads the `pcmap_stackmaps` section of its own program
+//! (`pcmap-reader = { path = "…/emitter/reader" }`, no default features: no
+//! allocator needed) between the linker's markers, and finds the record of
+//! a return address; [`flat`]'s documentation has the full reading example.
+//!
+//! ```no_run
+//! use pcmap_reader::flat::{FlatStackMap, Match};
+//! use pcmap_reader::LittleEndian;
+//!
+//! extern "C" {
+//!     static __start_pcmap_stackmaps: u8;
+//!     static __stop_pcmap_stackmaps: u8;
+//! }
+//!
+//! fn stack_size_at(return_address: u64) -> Option<u32> {
+//!     // SAFETY: the linker's markers bound the mapped section.
+//!     let section = unsafe {
+//!         let start = core::ptr::addr_of!(__start_pcmap_stackmaps);
+//!         let stop = core::ptr::addr_of!(__stop_pcmap_stackmaps);
+//!         core::slice::from_raw_parts(start, stop as usize - start as usize)
+//!     };
+//!     for table in FlatStackMap::tables(section, LittleEndian) {
+//!         let (offset, table) = table.ok()?;
+//!         let address = section.as_ptr() as u64 + offset as u64;
+//!         if let Some(hit) = table.lookup_hit(return_address, address, Match::Exact).ok()? {
+//!             return Some(hit.stack_size());
+//!         }
+//!     }
+//!     None
+//! }
+//! ```
+//!
+//! Every format's reader bounds-checks every access and returns
+//! [`Error`]; none allocates.
 #![no_std]
+#![deny(missing_docs)]
 
 #[cfg(feature = "alloc")]
 extern crate alloc;

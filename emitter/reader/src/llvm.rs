@@ -72,8 +72,11 @@ pub struct LlvmFunction {
 /// One call site record.
 #[derive(Debug, Clone, Copy)]
 pub struct LlvmRecord<'a, E: Endian> {
+    /// The ID given to the intrinsic.
     pub id: u64,
+    /// Offset from the function's address.
     pub instruction_offset: u32,
+    /// Reserved by LLVM (0).
     pub flags: u16,
     version: u8,
     locations: Bytes<'a, E>,
@@ -150,15 +153,19 @@ impl<'a, E: Endian> LlvmStackMap<'a, E> {
         }
     }
 
+    /// The section's version (1, 2 or 3).
     pub fn version(&self) -> u8 {
         self.version
     }
+    /// How many function records the section has.
     pub fn num_functions(&self) -> u32 {
         self.num_functions
     }
+    /// How many large constants the section has.
     pub fn num_constants(&self) -> u32 {
         self.num_constants
     }
+    /// How many records the section has.
     pub fn num_records(&self) -> u32 {
         self.num_records
     }
@@ -172,6 +179,7 @@ impl<'a, E: Endian> LlvmStackMap<'a, E> {
         HEADER_SIZE + index as usize * function_size(self.version)
     }
 
+    /// Function record `index`.
     pub fn function(&self, index: u32) -> Result<LlvmFunction> {
         if index >= self.num_functions {
             return Err(Error::IndexOutOfRange {
@@ -192,6 +200,7 @@ impl<'a, E: Endian> LlvmStackMap<'a, E> {
         })
     }
 
+    /// Every function record, in order.
     pub fn functions(&self) -> impl Iterator<Item = Result<LlvmFunction>> + '_ {
         (0..self.num_functions).map(|i| self.function(i))
     }
@@ -207,6 +216,7 @@ impl<'a, E: Endian> LlvmStackMap<'a, E> {
             .ok_or(Error::Inconsistent("counts overflow"))
     }
 
+    /// Large constant `index`.
     pub fn constant(&self, index: u32) -> Result<u64> {
         if index >= self.num_constants {
             return Err(Error::IndexOutOfRange {
@@ -219,6 +229,7 @@ impl<'a, E: Endian> LlvmStackMap<'a, E> {
             .u64(self.constants_offset() + index as usize * CONSTANT_SIZE)
     }
 
+    /// Every large constant, in order.
     pub fn constants(&self) -> impl Iterator<Item = Result<u64>> + '_ {
         (0..self.num_constants).map(|i| self.constant(i))
     }
@@ -302,12 +313,15 @@ impl<'a, E: Endian> LlvmStackMap<'a, E> {
 }
 
 impl<'a, E: Endian> LlvmRecord<'a, E> {
+    /// How many locations the record has.
     pub fn num_locations(&self) -> u16 {
         (self.locations.data.len() / location_size(self.version)) as u16
     }
+    /// How many live-outs the record has.
     pub fn num_live_outs(&self) -> u16 {
         (self.live_outs.data.len() / LIVE_OUT_SIZE) as u16
     }
+    /// Location `index` of the record.
     pub fn location(&self, index: u16) -> Result<Location> {
         let size = location_size(self.version);
         let at = index as usize * size;
@@ -341,9 +355,11 @@ impl<'a, E: Endian> LlvmRecord<'a, E> {
             }
         })
     }
+    /// Every location of the record, in order.
     pub fn locations(&self) -> impl Iterator<Item = Result<Location>> + '_ {
         (0..self.num_locations()).map(|i| self.location(i))
     }
+    /// Live-out `index` of the record.
     pub fn live_out(&self, index: u16) -> Result<LiveOut> {
         let at = index as usize * LIVE_OUT_SIZE;
         Ok(LiveOut {
@@ -351,6 +367,7 @@ impl<'a, E: Endian> LlvmRecord<'a, E> {
             size: self.live_outs.u8(at + 3)?,
         })
     }
+    /// Every live-out of the record, in order.
     pub fn live_outs(&self) -> impl Iterator<Item = Result<LiveOut>> + '_ {
         (0..self.num_live_outs()).map(|i| self.live_out(i))
     }

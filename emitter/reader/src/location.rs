@@ -16,6 +16,7 @@ pub enum LocationKind {
 }
 
 impl LocationKind {
+    /// The kind LLVM stores as `kind`, if any.
     pub fn from_u8(kind: u8) -> Option<Self> {
         Some(match kind {
             1 => LocationKind::Register,
@@ -26,6 +27,7 @@ impl LocationKind {
             _ => return None,
         })
     }
+    /// Its name, as LLVM's `llvm-readobj --stackmap` prints it.
     pub fn name(self) -> &'static str {
         match self {
             LocationKind::Register => "Register",
@@ -40,6 +42,7 @@ impl LocationKind {
 /// One location of a record.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct Location {
+    /// Where the value is.
     pub kind: LocationKind,
     /// Size of the value in bytes.
     pub size: u16,
@@ -52,6 +55,8 @@ pub struct Location {
 /// A register live across a patchpoint, to be saved by the runtime.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct LiveOut {
+    /// DWARF register number.
     pub dwarf_reg: u16,
+    /// Size of the value in bytes.
     pub size: u8,
 }

@@ -42,11 +42,21 @@ pub enum LayoutError {
     /// A record of a format version this reader does not know.
     UnknownVersion(String),
     /// A line that is not what the format says.
-    Malformed { line: usize, what: String },
+    Malformed {
+        /// Line number, from 1.
+        line: usize,
+        /// What is wrong.
+        what: String,
+    },
     /// Two records describe one section differently.
     Conflict(String),
     /// A section the writer was given cannot be described (or read back).
-    Invalid { section: String, what: String },
+    Invalid {
+        /// The section's name.
+        section: String,
+        /// What is wrong.
+        what: String,
+    },
 }
 
 impl fmt::Display for LayoutError {
@@ -81,6 +91,7 @@ pub struct SectionLayout {
     pub final_name: String,
     /// Options after `!` (`C`), empty for none.
     pub options: String,
+    /// What an entry holds.
     pub entries: EntryKind,
     /// Bytes of the function-size field as written (0 for instructions):
     /// [`EntryKind::size_field_bytes`].

@@ -42,11 +42,22 @@ pub const MAX_ULEB128_LEN: usize = crate::leb128::MAX_LEN;
 #[non_exhaustive]
 pub enum Error {
     /// The entry starting at `offset` runs past the end of the section.
-    Truncated { offset: usize },
+    Truncated {
+        /// Byte offset.
+        offset: usize,
+    },
     /// A fixed-size layout, but the section is not a whole number of entries.
-    NotMultiple { size: usize, entry_size: usize },
+    NotMultiple {
+        /// Size in bytes.
+        size: usize,
+        /// Bytes of one entry.
+        entry_size: usize,
+    },
     /// A ULEB128 value at `offset` does not fit in 64 bits.
-    Uleb128Overflow { offset: usize },
+    Uleb128Overflow {
+        /// Byte offset.
+        offset: usize,
+    },
     /// A PC width other than 4 or 8.
     BadPcWidth(u8),
     /// A constant width of 0 or more than 8 bytes.
@@ -55,6 +66,7 @@ pub enum Error {
     TooManyConstants(usize),
 }
 
+/// The PC tables' result: [`Error`] by default.
 pub type Result<T, E = Error> = core::result::Result<T, E>;
 
 impl fmt::Display for Error {
@@ -109,10 +121,15 @@ impl EntryKind {
 /// width of the PC fields.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum CodeModel {
+    /// `-code-model=tiny`.
     Tiny,
+    /// `-code-model=small` (the default).
     Small,
+    /// `-code-model=kernel`.
     Kernel,
+    /// `-code-model=medium`.
     Medium,
+    /// `-code-model=large`.
     Large,
 }
 
@@ -128,6 +145,7 @@ impl CodeModel {
         }
     }
 
+    /// The code model LLVM names `name`, if any.
     pub fn from_name(name: &str) -> Option<CodeModel> {
         [
             CodeModel::Tiny,
@@ -233,18 +251,23 @@ impl Layout {
         self
     }
 
+    /// Bytes of an entry's PC field (4 or 8).
     pub fn pc_width(&self) -> u8 {
         self.pc_width
     }
+    /// What an entry holds.
     pub fn kind(&self) -> EntryKind {
         self.kind
     }
+    /// How the entries' constants are stored.
     pub fn encoding(&self) -> ConstantEncoding {
         self.encoding
     }
+    /// Widths of the auxiliary constants, in bytes.
     pub fn aux(&self) -> &[u8] {
         &self.aux[..usize::from(self.aux_len)]
     }
+    /// The feature bit after which a stack-arguments size follows.
     pub fn stack_args_bit(&self) -> u64 {
         self.stack_args_bit
     }
@@ -296,6 +319,7 @@ pub struct Entry {
 }
 
 impl Entry {
+    /// The entry's constants, in order.
     pub fn constants(&self) -> &[u64] {
         &self.constants[..usize::from(self.count)]
     }
@@ -345,6 +369,7 @@ impl<'a, E: Endian> PcTable<'a, E> {
         })
     }
 
+    /// How the table's entries are laid out.
     pub fn layout(&self) -> &Layout {
         &self.layout
     }

@@ -45,6 +45,7 @@ pub const VERSION_BASE_MASK: u32 = 0xffff;
 /// Bytes of the feature mask in a covered entry: an i32 in version 1 (LLVM
 /// 16), an i64 from version 2 (LLVM 19).
 pub const FEATURE_MASK_BYTES_NATIVE: u8 = 4;
+/// Bytes of the feature mask of a compact (version 2) covered entry.
 pub const FEATURE_MASK_BYTES_COMPACT: u8 = 8;
 
 /// The option, after `!` in a `!pcsections` section name, that asks LLVM 19
@@ -56,10 +57,12 @@ pub const OPTIONS_SEPARATOR: char = '!';
 /// After [`Sanmd::callback_prefix`]: the callback a structor calls when
 /// the module is loaded, and when it is unloaded.
 pub const ADD_SUFFIX: &str = "_add";
+/// The callback a destructor calls (see [`ADD_SUFFIX`]).
 pub const DEL_SUFFIX: &str = "_del";
 /// After [`SanmdSection::structor_prefix`]: the constructor and the
 /// destructor.
 pub const CTOR_SUFFIX: &str = ".module_ctor";
+/// The destructor's suffix (see [`CTOR_SUFFIX`]).
 pub const DTOR_SUFFIX: &str = ".module_dtor";
 
 /// The two kinds of SanitizerBinaryMetadata section.
@@ -94,6 +97,7 @@ impl Sanmd {
 /// Its [`Display`](fmt::Display) is the name [`parse`](Self::parse) reads.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct SanmdSection {
+    /// Covered or atomics.
     pub kind: Sanmd,
     /// The version passed to the callbacks (1: LLVM 16, 2: LLVM 19), with
     /// [`VERSION_PTR_SIZE_REL`] when the name carries it.

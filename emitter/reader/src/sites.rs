@@ -64,6 +64,7 @@ pub enum SiteKind {
 }
 
 impl SiteKind {
+    /// Every kind, in keyword order.
     pub const ALL: [SiteKind; 3] = [
         SiteKind::StackMap,
         SiteKind::PatchPoint,
@@ -89,9 +90,13 @@ impl SiteKind {
 /// A `site` field, named in errors.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Field {
+    /// `KIND`.
     Kind,
+    /// `ID`.
     Id,
+    /// `BYTES`.
     Bytes,
+    /// `FUNCTION`.
     Function,
 }
 
@@ -112,17 +117,37 @@ impl Field {
 #[non_exhaustive]
 pub enum Error {
     /// The data ends inside a record: a last line without `\n`, or no `end`.
-    Truncated { line: usize },
+    Truncated {
+        /// Line number, from 1.
+        line: usize,
+    },
     /// A record that does not start with `pcmap-sites N`.
-    NotARecord { line: usize },
+    NotARecord {
+        /// Line number, from 1.
+        line: usize,
+    },
     /// A record of a format version this reader does not know.
-    UnsupportedVersion { line: usize, version: u64 },
+    UnsupportedVersion {
+        /// Line number, from 1.
+        line: usize,
+        /// The version read.
+        version: u64,
+    },
     /// A line inside a record that is neither `site …` nor `end`.
-    UnknownLine { line: usize },
+    UnknownLine {
+        /// Line number, from 1.
+        line: usize,
+    },
     /// A malformed field of a `site` line.
-    BadField { line: usize, field: Field },
+    BadField {
+        /// Line number, from 1.
+        line: usize,
+        /// Which field.
+        field: Field,
+    },
 }
 
+/// The sites reader's result: [`Error`] by default.
 pub type Result<T, E = Error> = core::result::Result<T, E>;
 
 impl fmt::Display for Error {
@@ -179,6 +204,7 @@ impl<'a> FunctionName<'a> {
     }
 
     #[cfg(feature = "alloc")]
+    /// The name's bytes, owned.
     pub fn to_vec(self) -> alloc::vec::Vec<u8> {
         self.bytes().collect()
     }
@@ -222,10 +248,13 @@ impl Iterator for Unescape<'_> {
 /// One site.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Site<'a> {
+    /// Which intrinsic.
     pub kind: SiteKind,
+    /// The ID given to the intrinsic.
     pub id: u64,
     /// Shadow, `numBytes` or `numPatchBytes`.
     pub bytes: u32,
+    /// The function the site is in.
     pub function: FunctionName<'a>,
 }
 
@@ -241,7 +270,12 @@ pub struct Sites<'a> {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Match {
     /// Every such site has this kind and size.
-    Agree { kind: SiteKind, bytes: u32 },
+    Agree {
+        /// The kind byte read.
+        kind: SiteKind,
+        /// Bytes reserved.
+        bytes: u32,
+    },
     /// Such sites differ in kind or size: which one a record is, is unknown.
     Disagree,
     /// No such site: the section does not describe this record.
@@ -271,6 +305,7 @@ impl<'a> Sites<'a> {
         self.sites
     }
 
+    /// Whether there is none.
     pub fn is_empty(&self) -> bool {
         self.sites == 0
     }
@@ -379,6 +414,7 @@ impl SiteIndex {
         Match::rule(function, || get(function), || get(&[]))
     }
 
+    /// Whether there is none.
     pub fn is_empty(&self) -> bool {
         self.by_function.is_empty()
     }
@@ -563,6 +599,7 @@ pub struct Writer<W: fmt::Write> {
 }
 
 impl<W: fmt::Write> Writer<W> {
+    /// A writer to `out`; writes the record's first line.
     pub fn new(mut out: W) -> Result<Self, fmt::Error> {
         writeln!(out, "{HEADER} {FORMAT_VERSION}")?;
         Ok(Writer { out })

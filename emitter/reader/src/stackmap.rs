@@ -17,12 +17,16 @@ use crate::llvm::LlvmStackMap;
 use crate::{Endian, Error, LiveOut, Location, Result};
 
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
+/// A stack map table, owned: read from either layout, written in either.
 pub struct Table {
+    /// Large constants (`ConstantIndex` locations index them).
     pub constants: Vec<u64>,
+    /// Functions in address order.
     pub functions: Vec<Function>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
+/// A function and its records.
 pub struct Function {
     /// The value stored in the address field (0 where a relocation fills
     /// it): in a flat table a self-relative i32 sign-extended, or the
@@ -32,6 +36,7 @@ pub struct Function {
     pub size: u32,
     /// UINT64_MAX for a variable-sized frame, as LLVM writes it.
     pub stack_size: u64,
+    /// Its records, sorted by instruction offset.
     pub records: Vec<Record>,
     /// Offset of the function's code in the one code section all of the
     /// table's functions are in, for the PC map (flat only; `None`: no map).
@@ -39,14 +44,21 @@ pub struct Function {
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
+/// A record.
 pub struct Record {
+    /// The ID given to the intrinsic.
     pub id: u64,
+    /// Offset from the function's address.
     pub instruction_offset: u32,
     /// `None` when not known.
     pub patchable_size: Option<u32>,
+    /// What produced it.
     pub kind: RecordKind,
+    /// LLVM listed the live-outs (patch points).
     pub has_live_out_info: bool,
+    /// Where its values are.
     pub locations: Vec<Location>,
+    /// Registers live across it (patch points).
     pub live_outs: Vec<LiveOut>,
     /// The CFI row at the record (flat only; `None`: no CFI covers it).
     pub frame_state: Option<FrameState>,
@@ -100,6 +112,7 @@ impl FrameState {
         }
     }
 
+    /// Borrowed, for [`FlatWriter::record`](crate::flat::FlatWriter::record).
     pub fn as_ref(&self) -> FrameStateRef<'_> {
         FrameStateRef {
             cfa: self.cfa,

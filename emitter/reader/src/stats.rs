@@ -24,17 +24,24 @@ pub const VERSION: &str = "v1";
 /// The counts of one module.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Stats {
+    /// Covered functions.
     pub covered: u64,
+    /// Atomic instructions tagged.
     pub atomics: u64,
+    /// Functions with the UAR feature.
     pub uar: u64,
+    /// Instructions the `record=` rules tagged.
     pub recorded: u64,
 }
 
 /// One line: a module's counts, its encoding and its source file name.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct StatsLine<'a> {
+    /// `native` or `compact`.
     pub encoding: &'a str,
+    /// The counts.
     pub stats: Stats,
+    /// The module's source file name.
     pub module: &'a str,
 }
 

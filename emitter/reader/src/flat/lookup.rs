@@ -2,7 +2,7 @@
 //! map or a binary search of the frame records, each answer checked
 //! against the frame records themselves.
 
-use super::table::{check_range, Fields, FlatStackMap, FrameRecord, KeptHeader, Record};
+use super::table::{check_range, Fields, FlatStackMap, FrameRecord, Function, KeptHeader, Record};
 use super::{
     frame_record, record, ABSOLUTE_ADDRESSES, ADDRESSES, ADDRESS_SIZE, FRAME_RECORDS,
     FRAME_RECORD_SIZE, MAP_ARRAY, PC_MAP_ENTRY_SIZE, RECORDS, RECORD_SIZE,
@@ -16,6 +16,7 @@ const LINEAR_SEARCH: u32 = 8;
 /// and of the record in the table, decoded on request.
 #[derive(Debug, Clone, Copy)]
 pub struct Hit<'a, E: Endian> {
+    /// Where the PC was found.
     pub found: Found,
     frame: &'a [u8; FRAME_RECORD_SIZE],
     record: &'a [u8; RECORD_SIZE],
@@ -29,6 +30,22 @@ impl<'a, E: Endian> Hit<'a, E> {
     #[inline(always)]
     pub fn frame_record(&self) -> FrameRecord {
         FrameRecord::decode(self.frame, self.endian, self.num_records)
+    }
+    /// The function, its address resolved.
+    pub fn function(&self) -> Function {
+        let f = self.frame_record();
+        Function {
+            index: self.found.function,
+            address: self.found.address,
+            size: f.size,
+            stack_size: f.stack_size,
+            record_index: f.record_index,
+            num_records: f.num_records,
+        }
+    }
+    /// The record's address (for a call: its return address).
+    pub fn record_address(&self) -> u64 {
+        self.function().record_address(&self.record())
     }
     /// The function's stack size alone.
     #[inline(always)]
@@ -55,8 +72,11 @@ impl<'a, E: Endian> Hit<'a, E> {
 /// address) and the record.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Found {
+    /// Index of the function's frame record.
     pub function: u32,
+    /// The function's address, resolved.
     pub address: u64,
+    /// Index of the record in the table.
     pub record: u32,
 }
 
@@ -217,6 +237,7 @@ impl<'a, E: Endian> FlatStackMap<'a, E> {
 pub struct PcMapWindow {
     /// Functions `first_function..=last_function` can contain the PC.
     pub first_function: u32,
+    /// The last candidate.
     pub last_function: u32,
 }
 

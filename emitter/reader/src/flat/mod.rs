@@ -34,6 +34,39 @@
 //! boundary, which every count leaves them on). A function's records run
 //! from its first record to the next function's (the last one's: to R). The
 //! next table of a section starts at `table size` rounded up to 8.
+//!
+//! # Reading a section
+//!
+//! A runtime reads its own `pcmap_stackmaps` section in place: every table
+//! of it (a linked program has one per object), each at its offset of the
+//! section, looked up by return address. The block below is the snippet of
+//! `docs/stackmap-v2.md` ("Reading with `pcmap-reader`"); a test keeps the
+//! two identical.
+//!
+//! ```
+//! # fn main() -> Result<(), pcmap_reader::Error> {
+//! # let (section, section_address) = pcmap_reader::flat::example_table();
+//! # let (section_bytes, pc) = (&section[..], 0x40_1010);
+//! use pcmap_reader::flat::{FlatStackMap, Match};
+//! use pcmap_reader::LittleEndian;
+//! for table in FlatStackMap::tables(section_bytes, LittleEndian) {
+//!     let (offset, table) = table?;
+//!     if let Some(hit) = table.lookup_hit(pc, section_address + offset as u64, Match::Exact)? {
+//!         let function = hit.function();                      // its address resolved
+//!         let stack_size = hit.stack_size();
+//!         let site = table.site(hit.site_offset())?;          // ID, kind, sizes
+//!         for loc in table.locations(&site) { let loc = loc?; /* ... */ }
+//!         if let Some(fs) = site.frame_state {
+//!             let fs = table.frame_state(fs)?;                // CFA rule
+//!             for saved in table.saved_registers(&fs) { let saved = saved?; }
+//!         }
+//! #       assert_eq!((function.address, hit.record_address(), stack_size), (0x40_1000, pc, 24));
+//! #       assert_eq!(site.id, 7);
+//!     }
+//! }
+//! # Ok(())
+//! # }
+//! ```
 
 mod lookup;
 mod site;
@@ -46,13 +79,80 @@ pub use site::{
     Cfa, FrameState, LiveOuts, Locations, SavedRegisters, Site, SiteData, SiteWithLiveOuts,
 };
 pub use table::{
-    section_endian, FlatStackMap, FrameRecord, FrameRegister, Header, KeptHeader, Record, Tables,
+    section_endian, FlatStackMap, FrameRecord, FrameRegister, Function, Header, KeptHeader, Record,
+    Tables,
 };
 #[cfg(feature = "write")]
 pub use writer::{FlatTable, FlatWriter, FrameHead, FrameStateRef, RecordHead};
 
+/// A linked section of one table for this crate's documentation examples:
+/// two functions at 0x40_1000 (records at +0x10, ID 7, and +0x24) and
+/// 0x40_1040 (one record at +0x8), x86-64 frame states (CFA = RSP + 24,
+/// RIP saved at CFA - 8), the table at address 0x60_0000, self-relative
+/// addresses filled in as a linker would. Returns the bytes and the
+/// table's address.
+#[cfg(feature = "write")]
+#[doc(hidden)]
+pub fn example_table() -> (alloc::vec::Vec<u8>, u64) {
+    use crate::stackmap::{self, write_flat_with, FrameState, Table};
+    use crate::{LittleEndian, Location, LocationKind};
+    use alloc::vec;
+    let table_address = 0x60_0000u64;
+    let record = |id, instruction_offset| stackmap::Record {
+        id,
+        instruction_offset,
+        patchable_size: None,
+        kind: RecordKind::StackMap,
+        has_live_out_info: false,
+        locations: vec![Location {
+            kind: LocationKind::Indirect,
+            size: 8,
+            dwarf_reg: 7,
+            offset: 8,
+        }],
+        live_outs: vec![],
+        frame_state: Some(FrameState {
+            cfa: Some(Cfa {
+                register: 7,
+                offset: 24,
+            }),
+            stack_realigned: false,
+            saved: vec![FrameRegister {
+                dwarf_reg: 16,
+                offset: -8,
+            }],
+        }),
+    };
+    let t = Table {
+        constants: vec![],
+        functions: vec![
+            stackmap::Function {
+                address: 0x40_1000,
+                size: 0x40,
+                stack_size: 24,
+                records: vec![record(7, 0x10), record(8, 0x24)],
+                ..Default::default()
+            },
+            stackmap::Function {
+                address: 0x40_1040,
+                size: 0x20,
+                stack_size: 24,
+                records: vec![record(9, 0x8)],
+                ..Default::default()
+            },
+        ],
+    };
+    let mut w = write_flat_with(&t, LittleEndian, false, false).expect("a valid table");
+    for (f, &at) in t.functions.iter().zip(&w.address_offsets) {
+        let rel = f.address.wrapping_sub(table_address + at as u64) as i32;
+        w.bytes[at..at + 4].copy_from_slice(&rel.to_le_bytes());
+    }
+    (w.bytes, table_address)
+}
+
 /// Name of the section: a C identifier, so linkers define `__start_`/`__stop_`.
 pub const SECTION_NAME: &str = "pcmap_stackmaps";
+/// The first four bytes of every table: `7F 'S' 'M' 'F'`.
 pub const MAGIC: [u8; 4] = [0x7f, b'S', b'M', b'F'];
 /// The layout version this crate reads and writes; a reader rejects others.
 pub const VERSION: u8 = 2;
@@ -83,18 +183,26 @@ pub const PC_MAP_MAX_SHIFT: u8 = 31;
 /// UINT64_MAX).
 pub const VARIABLE_STACK_SIZE: u32 = u32::MAX;
 
+/// Bytes of a frame record.
 pub const FRAME_RECORD_SIZE: usize = 16;
+/// Bytes of a record.
 pub const RECORD_SIZE: usize = 8;
+/// Bytes of an Addresses entry.
 pub const ADDRESS_SIZE: usize = 8;
+/// Bytes of a large constant.
 pub const CONSTANT_SIZE: usize = 8;
+/// Bytes of a PC map entry.
 pub const PC_MAP_ENTRY_SIZE: usize = 4;
 
 /// Site head bits.
 pub mod site_head {
     /// Bits 0-1: the record's kind ([`RecordKind`](super::RecordKind)).
     pub const KIND: u8 = 0b11;
+    /// A patchable size follows the head.
     pub const PATCHABLE_SIZE_KNOWN: u8 = 1 << 2;
+    /// LLVM listed the record's live-outs (patch points).
     pub const HAS_LIVE_OUT_INFO: u8 = 1 << 3;
+    /// A FrameState offset follows.
     pub const HAS_FRAME_STATE: u8 = 1 << 4;
     /// Bits that must be 0.
     pub const RESERVED: u8 = !(KIND | PATCHABLE_SIZE_KNOWN | HAS_LIVE_OUT_INFO | HAS_FRAME_STATE);
@@ -140,17 +248,25 @@ pub const MAX_COUNT: u64 = u16::MAX as u64;
 /// Byte offsets of the header's fields (the drawing above), for the reader
 /// and the writer alike.
 pub mod header {
+    /// The magic (4 bytes).
     pub const MAGIC: usize = 0;
+    /// The version (u8).
     pub const VERSION: usize = 4;
+    /// The flags (u8).
     pub const FLAGS: usize = 5;
     /// The header size field (u16).
     pub const SIZE: usize = 6;
+    /// The table size (u32).
     pub const TABLE_SIZE: usize = 8;
+    /// The number of frame records (u32).
     pub const NUM_FUNCTIONS: usize = 12;
+    /// The number of records (u32).
     pub const NUM_RECORDS: usize = 16;
+    /// The number of large constants (u32).
     pub const NUM_CONSTANTS: usize = 20;
     /// With PC_MAP (a 32-byte header).
     pub const PC_MAP_ENTRIES: usize = 24;
+    /// log2 of the code bytes per PC map entry (u8).
     pub const PC_MAP_SHIFT: usize = 28;
     /// Three zero bytes after the shift.
     pub const RESERVED: usize = 29;
@@ -158,15 +274,21 @@ pub mod header {
 
 /// Byte offsets of a frame record's fields.
 pub mod frame_record {
+    /// The function's address, self-relative (i32).
     pub const ADDRESS: usize = 0;
+    /// The function's code size (u32).
     pub const SIZE: usize = 4;
+    /// The function's stack size (u32).
     pub const STACK_SIZE: usize = 8;
+    /// The function's first record (u32).
     pub const FIRST_RECORD: usize = 12;
 }
 
 /// Byte offsets of a record's fields.
 pub mod record {
+    /// The record's offset from its function's address (u32).
     pub const INSTRUCTION_OFFSET: usize = 0;
+    /// Its Site's offset in the Data area (u32).
     pub const SITE: usize = 4;
 }
 
@@ -193,13 +315,18 @@ pub const PC_MAP_FUNCTIONS_PER_BUCKET: usize = 1;
 /// What produced a record.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum RecordKind {
+    /// Not known (a table written from another source than LLVM's).
     Unknown = 0,
+    /// `llvm.experimental.stackmap`.
     StackMap = 1,
+    /// `llvm.experimental.patchpoint.*`.
     PatchPoint = 2,
+    /// `llvm.experimental.gc.statepoint.*`.
     StatePoint = 3,
 }
 
 impl RecordKind {
+    /// The kind stored as `v`, if any.
     pub fn from_u8(v: u8) -> Option<Self> {
         Some(match v {
             0 => RecordKind::Unknown,
@@ -209,6 +336,7 @@ impl RecordKind {
             _ => return None,
         })
     }
+    /// Its name, as `pcmap dump` prints it.
     pub fn name(self) -> &'static str {
         match self {
             RecordKind::Unknown => "unknown",

@@ -352,14 +352,18 @@ impl<'a> SiteData<'a> {
 pub struct Site {
     /// Where it is, in bytes from the start of the Data area.
     pub offset: u32,
+    /// The ID given to the intrinsic.
     pub id: u64,
+    /// What produced the record.
     pub kind: RecordKind,
     /// `None` when not known.
     pub patchable_size: Option<u32>,
+    /// LLVM listed the live-outs (patch points).
     pub has_live_out_info: bool,
     /// Offset of its FrameState in the Data area; `None` when no CFI
     /// described the code at the record.
     pub frame_state: Option<u32>,
+    /// How many locations it has.
     pub num_locations: u16,
     /// Offset of the first location in the Data area.
     pub locations: u32,
@@ -368,7 +372,9 @@ pub struct Site {
 /// A Site with its live-outs found (the locations skipped once).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct SiteWithLiveOuts {
+    /// The Site.
     pub site: Site,
+    /// How many live-outs it has.
     pub num_live_outs: u16,
     /// Offset of the first live-out in the Data area.
     pub live_outs: u32,
@@ -379,6 +385,7 @@ pub struct SiteWithLiveOuts {
 pub struct Cfa {
     /// DWARF number.
     pub register: u16,
+    /// Added to the register's value.
     pub offset: i32,
 }
 
@@ -400,12 +407,14 @@ pub struct FrameState {
     /// `None`: the CFA is a DWARF expression or unknown (a stack walk must
     /// stop at this frame).
     pub cfa: Option<Cfa>,
+    /// How many saved registers it lists.
     pub num_saved: u16,
     /// Offset of the first saved register in the Data area.
     pub saved: u32,
 }
 
 impl FrameState {
+    /// Whether the function realigns its stack pointer.
     pub fn stack_realigned(&self) -> bool {
         self.flags & frame_state_flags::STACK_REALIGNED != 0
     }

@@ -41,6 +41,7 @@ pub struct FlatStackMap<'a, E: Endian> {
 /// [`FlatStackMap::lookup_kept`]).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Header {
+    /// Header flags ([`ABSOLUTE_ADDRESSES`](super::ABSOLUTE_ADDRESSES), …).
     pub flags: u8,
     /// log2 of the bytes of code per PC map entry (0 without a PC map).
     pub pc_map_shift: u8,
@@ -54,8 +55,11 @@ pub struct Header {
 /// ([`FlatStackMap::lookup_kept`]).
 #[derive(Debug, Clone, Copy)]
 pub struct KeptHeader<'h> {
+    /// As [`Header::bounds`].
     pub bounds: &'h [u32; NUM_BOUNDS],
+    /// Header flags ([`ABSOLUTE_ADDRESSES`](super::ABSOLUTE_ADDRESSES), …).
     pub flags: u8,
+    /// As [`Header::pc_map_shift`].
     pub pc_map_shift: u8,
 }
 
@@ -78,6 +82,7 @@ pub struct FrameRecord {
     /// `ABSOLUTE_ADDRESSES` the Addresses entry. See
     /// [`FlatStackMap::function_address`].
     pub address: u64,
+    /// Size of the function's code in bytes (0 when unknown).
     pub size: u32,
     /// [`VARIABLE_STACK_SIZE`] for a frame with a variable-sized alloca.
     pub stack_size: u32,
@@ -94,9 +99,47 @@ impl FrameRecord {
     }
 }
 
+/// A function of a table with its address resolved: what a runtime asks
+/// for ([`FlatStackMap::function`], [`FlatStackMap::functions`],
+/// [`Hit::function`](super::Hit::function)). Its frame record stores the
+/// address self-relative (or in the Addresses array); this is the address.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Function {
+    /// Index of its frame record in the table.
+    pub index: u32,
+    /// Address of the function's first instruction in the program the table
+    /// describes.
+    pub address: u64,
+    /// Size of its code in bytes (0 when unknown).
+    pub size: u32,
+    /// Bytes its frame occupies below the caller's stack pointer at a call
+    /// (LLVM's stack size); [`VARIABLE_STACK_SIZE`] for a variable-sized
+    /// frame.
+    pub stack_size: u32,
+    /// Its first record's index in the table.
+    pub record_index: u32,
+    /// How many records it has.
+    pub num_records: u32,
+}
+
+impl Function {
+    /// The address of `record` (one of this function's): for a call, its
+    /// return address.
+    pub fn record_address(&self, record: &Record) -> u64 {
+        self.address
+            .wrapping_add(u64::from(record.instruction_offset))
+    }
+
+    /// The records' index range in the table.
+    pub fn records(&self) -> core::ops::Range<u32> {
+        self.record_index..self.record_index.saturating_add(self.num_records)
+    }
+}
+
 /// A record: where it is in its function and which Site describes it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Record {
+    /// Offset from the function's address: for a call, of its return address.
     pub instruction_offset: u32,
     /// Offset of its Site in the Data area.
     pub site: u32,
@@ -105,6 +148,7 @@ pub struct Record {
 /// A callee-saved register and where the function saved it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct FrameRegister {
+    /// DWARF register number.
     pub dwarf_reg: u16,
     /// Slot address minus the CFA.
     pub offset: i32,
@@ -323,9 +367,11 @@ impl<'a, E: Endian> FlatStackMap<'a, E> {
         Ok(())
     }
 
+    /// The header's flags.
     pub fn flags(&self) -> u8 {
         self.header.flags
     }
+    /// Whether the table holds absolute addresses (an Addresses array) rather than self-relative ones.
     pub fn absolute_addresses(&self) -> bool {
         self.header.flags & ABSOLUTE_ADDRESSES != 0
     }
@@ -360,12 +406,15 @@ impl<'a, E: Endian> FlatStackMap<'a, E> {
         }
         Ok(self.header.bounds[array] as usize + index as usize * ENTRY_SIZES[array])
     }
+    /// How many functions (frame records) the table has.
     pub fn num_frame_records(&self) -> u32 {
         self.count(FRAME_RECORDS)
     }
+    /// How many records the table has.
     pub fn num_records(&self) -> u32 {
         self.count(RECORDS)
     }
+    /// How many large constants the table has.
     pub fn num_constants(&self) -> u32 {
         self.count(CONSTANTS)
     }
@@ -387,6 +436,7 @@ impl<'a, E: Endian> FlatStackMap<'a, E> {
         self.bytes.u32(self.entry(MAP_ARRAY, bucket)?)
     }
 
+    /// Large constant `index` (a `ConstantIndex` location's value).
     pub fn constant(&self, index: u32) -> Result<u64> {
         self.bytes.u64(self.entry(CONSTANTS, index)?)
     }
@@ -404,6 +454,7 @@ impl<'a, E: Endian> FlatStackMap<'a, E> {
     }
 
     #[inline]
+    /// Frame record `index`, its address as stored (see [`function`](Self::function) for it resolved).
     pub fn frame_record(&self, index: u32) -> Result<FrameRecord> {
         let at = self.entry(FRAME_RECORDS, index)?;
         let entry: [u8; FRAME_RECORD_SIZE] = self.bytes.array(at)?;
@@ -428,6 +479,50 @@ impl<'a, E: Endian> FlatStackMap<'a, E> {
         Ok(table_address
             .wrapping_add(at as u64)
             .wrapping_add(stored as i64 as u64))
+    }
+
+    /// Function `index` of a table at `table_address` (where its first byte
+    /// is in the described program), its address resolved.
+    ///
+    /// ```
+    /// # use pcmap_reader::flat::FlatStackMap;
+    /// # use pcmap_reader::LittleEndian;
+    /// # let (bytes, table_address) = pcmap_reader::flat::example_table();
+    /// let table = FlatStackMap::parse(&bytes, LittleEndian)?;
+    /// let f = table.function(0, table_address)?;
+    /// assert_eq!(f.address, 0x40_1000);
+    /// let first = table.record(f.record_index)?;
+    /// assert_eq!(f.record_address(&first), 0x40_1000 + 0x10);
+    /// # Ok::<(), pcmap_reader::Error>(())
+    /// ```
+    pub fn function(&self, index: u32, table_address: u64) -> Result<Function> {
+        let f = self.frame_record(index)?;
+        Ok(Function {
+            index,
+            address: self.function_address(index, table_address)?,
+            size: f.size,
+            stack_size: f.stack_size,
+            record_index: f.record_index,
+            num_records: f.num_records,
+        })
+    }
+
+    /// Every function of a table at `table_address`, in address order, their
+    /// addresses resolved.
+    ///
+    /// ```
+    /// # use pcmap_reader::flat::FlatStackMap;
+    /// # use pcmap_reader::LittleEndian;
+    /// # let (bytes, table_address) = pcmap_reader::flat::example_table();
+    /// let table = FlatStackMap::parse(&bytes, LittleEndian)?;
+    /// for f in table.functions(table_address) {
+    ///     let f = f?;
+    ///     println!("{:#x}: {} records, stack size {}", f.address, f.num_records, f.stack_size);
+    /// }
+    /// # Ok::<(), pcmap_reader::Error>(())
+    /// ```
+    pub fn functions(&self, table_address: u64) -> impl Iterator<Item = Result<Function>> + '_ {
+        (0..self.num_frame_records()).map(move |i| self.function(i, table_address))
     }
 
     /// Function `index`'s size field alone.
@@ -464,6 +559,7 @@ impl<'a, E: Endian> FlatStackMap<'a, E> {
     }
 
     #[inline]
+    /// Record `index` of the table (a function's are [`Function::records`]).
     pub fn record(&self, index: u32) -> Result<Record> {
         let at = self.entry(RECORDS, index)?;
         Ok(Record {

@@ -18,6 +18,7 @@ use crate::{Endian, Error, LiveOut, Location, LocationKind, Result};
 /// A written flat table and where its function address fields are.
 #[derive(Debug, Clone)]
 pub struct FlatTable {
+    /// The table.
     pub bytes: Vec<u8>,
     /// Offset in `bytes` of each function's address field, in function
     /// order: the frame record's self-relative i32, or with absolute
@@ -28,6 +29,7 @@ pub struct FlatTable {
     pub absolute: bool,
     /// Distinct Sites and FrameStates stored, for size reports.
     pub sites: usize,
+    /// Distinct FrameStates stored.
     pub frame_states: usize,
 }
 
@@ -103,11 +105,15 @@ impl Uniquer {
 /// A record's fields other than its lists, for [`FlatWriter::record`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct RecordHead {
+    /// The ID given to the intrinsic.
     pub id: u64,
+    /// Offset from the function's address.
     pub instruction_offset: u32,
     /// `None` when not known.
     pub patchable_size: Option<u32>,
+    /// What produced the record.
     pub kind: RecordKind,
+    /// LLVM listed the live-outs (patch points).
     pub has_live_out_info: bool,
 }
 
@@ -116,6 +122,7 @@ pub struct RecordHead {
 pub struct FrameStateRef<'a> {
     /// `None`: the CFA is not register + offset (a DWARF expression).
     pub cfa: Option<Cfa>,
+    /// The function realigns its stack pointer.
     pub stack_realigned: bool,
     /// Saved registers, slots relative to the CFA, sorted by register
     /// (the writer sorts a copy otherwise).
@@ -129,6 +136,7 @@ pub struct FrameHead {
     /// it): a self-relative i32 (sign-extended), or with absolute addresses
     /// the u64.
     pub address: u64,
+    /// Size of the function's code in bytes (0 when unknown).
     pub size: u32,
     /// UINT64_MAX for a variable-sized frame, as LLVM writes it.
     pub stack_size: u64,
@@ -168,6 +176,7 @@ pub struct FlatWriter<E: Endian> {
 }
 
 impl<E: Endian> FlatWriter<E> {
+    /// A writer of a table in byte order `endian`, with absolute addresses (an Addresses array) if `absolute`.
     pub fn new(endian: E, absolute: bool) -> Self {
         FlatWriter {
             endian,
