@@ -88,6 +88,32 @@ impl Cfi {
         } else {
             eh.address()
         };
+        Cfi::index(data, endian, eh_frame_address, layout, o.relocatable).map(Some)
+    }
+
+    /// The unwind tables of code in memory: `.eh_frame` bytes as loaded
+    /// at `address`, their addresses final (a JIT's, once its linker
+    /// applied the section's relocations).
+    pub fn in_memory(
+        data: &[u8],
+        address: u64,
+        endian: pcmap_reader::RunTimeEndian,
+    ) -> Result<Cfi> {
+        let endian = match endian {
+            pcmap_reader::RunTimeEndian::Little => RunTimeEndian::Little,
+            pcmap_reader::RunTimeEndian::Big => RunTimeEndian::Big,
+        };
+        Cfi::index(data.to_vec(), endian, address, HashMap::new(), false)
+    }
+
+    /// Indexes the FDEs of `data`, loaded at `eh_frame_address`.
+    fn index(
+        data: Vec<u8>,
+        endian: RunTimeEndian,
+        eh_frame_address: u64,
+        layout: HashMap<object::SectionIndex, u64>,
+        relocatable: bool,
+    ) -> Result<Cfi> {
         let mut fdes = Vec::new();
         {
             let eh = EhFrame::new(&data, endian);
@@ -103,14 +129,14 @@ impl Cfi {
             }
         }
         fdes.sort_unstable();
-        Ok(Some(Cfi {
+        Ok(Cfi {
             data,
             endian,
             eh_frame_address,
             layout,
-            relocatable: o.relocatable,
+            relocatable,
             fdes,
-        }))
+        })
     }
 
     /// The address gimli sees for `loc`.
@@ -131,8 +157,18 @@ impl Cfi {
         function: CodeLoc,
         offsets: &[u64],
     ) -> Result<Vec<Option<FrameInfo>>> {
+        self.frames_at_address(self.address(function, &o.file), offsets)
+    }
+
+    /// [`frames_at`](Self::frames_at) of the function at address `base`
+    /// (`None`: no row for any offset).
+    pub fn frames_at_address(
+        &self,
+        base: Option<u64>,
+        offsets: &[u64],
+    ) -> Result<Vec<Option<FrameInfo>>> {
         let mut out = Vec::with_capacity(offsets.len());
-        let Some(base) = self.address(function, &o.file) else {
+        let Some(base) = base else {
             out.resize(offsets.len(), None);
             return Ok(out);
         };

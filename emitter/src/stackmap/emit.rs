@@ -145,12 +145,16 @@ pub fn flat_tables(o: &ObjectFile<'_>, opts: EmitOptions<'_>) -> Result<FlatSect
                 problem: source,
             })?;
             let t = TableInput {
-                o,
+                place: Place::Object {
+                    o,
+                    section,
+                    relocs: &relocs,
+                },
+                target: o.target,
+                endian: o.endian,
                 cfi: cfi.as_ref(),
                 describer,
-                opts,
-                section,
-                relocs: &relocs,
+                absolute: opts.absolute,
                 name: &name,
                 offset: at,
             };
@@ -275,21 +279,55 @@ pub fn apply(
     Ok(())
 }
 
-/// One LLVM table and what its flat table is made from.
-struct TableInput<'a, 'd, 'f> {
-    o: &'a ObjectFile<'d>,
-    cfi: Option<&'a Cfi>,
-    describer: Option<(Source, &'a SiteIndex)>,
-    opts: EmitOptions<'a>,
-    section: &'a object::Section<'d, 'f>,
-    relocs: &'a Relocations,
-    /// The table's name in messages.
-    name: &'a str,
-    /// The table's offset in its section.
-    offset: u64,
+/// Where a table's functions are.
+pub(super) enum Place<'a, 'd, 'f> {
+    /// In a relocatable object: the table's section and its relocations
+    /// say which function each entry is.
+    Object {
+        o: &'a ObjectFile<'d>,
+        section: &'a object::Section<'d, 'f>,
+        relocs: &'a Relocations,
+    },
+    /// In memory (a JIT's): each entry's address is its function's.
+    Memory(&'a [super::memory::MemoryFunction<'a>]),
 }
 
-impl TableInput<'_, '_, '_> {
+/// One function of a table, found: what its records are checked against.
+struct Resolved<'c> {
+    /// For messages.
+    name: String,
+    /// The symbol sites name it by.
+    symbol: &'c [u8],
+    /// Its code (to its end if its size is known, else its section's).
+    code: &'c [u8],
+    /// Its size (0: unknown).
+    size: u32,
+    /// Where it is in an object, or its address in memory.
+    at: Either,
+}
+
+#[derive(Clone, Copy)]
+enum Either {
+    Object(CodeLoc),
+    Memory(u64),
+}
+
+/// One LLVM table and what its flat table is made from.
+pub(super) struct TableInput<'a, 'd, 'f> {
+    pub(super) place: Place<'a, 'd, 'f>,
+    pub(super) target: Target,
+    pub(super) endian: RunTimeEndian,
+    pub(super) cfi: Option<&'a Cfi>,
+    pub(super) describer: Option<(Source, &'a SiteIndex)>,
+    /// Absolute function addresses (always so in memory).
+    pub(super) absolute: bool,
+    /// The table's name in messages.
+    pub(super) name: &'a str,
+    /// The table's offset in its section.
+    pub(super) offset: u64,
+}
+
+impl<'a> TableInput<'a, '_, '_> {
     fn err(&self, problem: String) -> Error {
         Error::Section {
             section: self.name.to_string(),
@@ -300,11 +338,11 @@ impl TableInput<'_, '_, '_> {
     /// The flat table for `map`, with the code location of each function,
     /// and how many records have an unknown kind and size or lack a frame
     /// state.
-    fn flat_table(
+    pub(super) fn flat_table(
         &self,
         map: &LlvmStackMap<'_, RunTimeEndian>,
     ) -> Result<(FlatTable, Vec<CodeLoc>, Counts)> {
-        let (o, file, target) = (self.o, &self.o.file, self.o.target);
+        let target = self.target;
         let err = |source| Error::StackMap {
             section: self.name.to_string(),
             problem: source,
@@ -315,7 +353,7 @@ impl TableInput<'_, '_, '_> {
                 "version 1 has no per-function record counts; cannot assign records of {nfun} functions"
             )));
         }
-        let mut w = FlatWriter::new(o.endian, self.opts.absolute);
+        let mut w = FlatWriter::new(self.endian, self.absolute);
         // A PC map speeds lookups of tables of many functions up when they
         // share one code section (no -ffunction-sections); linkers keep a
         // section's layout (docs/stackmap-v2.md).
@@ -333,32 +371,14 @@ impl TableInput<'_, '_, '_> {
         let mut saved: Vec<FrameRegister> = Vec::new();
         for i in 0..nfun {
             let f = map.function(i).map_err(err)?;
-            let field = self.offset + map.function_address_offset(i) as u64;
-            let fref = function_ref(
-                o,
-                self.section,
-                field,
-                f.address,
-                AddressField::Llvm,
-                self.relocs,
-            )?;
-            let name = fref.symbol.as_deref().unwrap_or_default();
-            let code_loc = fref.code.ok_or_else(|| {
-                self.err(format!("address of function {i} ({name}) is not in code"))
-            })?;
-            let code_section = file.section_by_index(code_loc.section)?;
-            let data = code_section.data()?;
-            let in_code = usize::try_from(code_loc.offset)
-                .ok()
-                .filter(|&o| o < data.len());
-            let Some(start) = in_code else {
-                return Err(self.err(format!(
-                    "function {i} ({name}) at offset {:#x} of {}, which is {:#x} bytes long",
-                    code_loc.offset,
-                    code_section.name().unwrap_or("?"),
-                    data.len()
-                )));
-            };
+            let Resolved {
+                name,
+                symbol,
+                code,
+                size,
+                at,
+            } = self.function(map, i, f.address)?;
+            let name = name.as_str();
             let count = match f.record_count {
                 Some(c) => c,
                 None if i + 1 == nfun => u64::from(map.num_records()),
@@ -377,13 +397,6 @@ impl TableInput<'_, '_, '_> {
             }
             batch.sort_by_key(|r| r.instruction_offset);
 
-            let end = match fref.size {
-                Some(size) if size > 0 => start.saturating_add(size as usize).min(data.len()),
-                _ => data.len(),
-            };
-            let code = &data[start..end];
-            let size = u32::try_from(fref.size.unwrap_or(0))
-                .map_err(|_| self.err(format!("function {name} larger than 4 GiB")))?;
             for r in &batch {
                 check_record(
                     target,
@@ -400,12 +413,6 @@ impl TableInput<'_, '_, '_> {
                 })?;
             }
 
-            // The symbol sites name the function by: none for a function
-            // without one (a private function's address is its section's).
-            let symbol = o
-                .functions
-                .at(code_loc)
-                .map_or(&b""[..], |f| f.name.as_bytes());
             // Records are in offset order: one decoding pass finds the
             // calls that end at them.
             let mut calls = instructions::Calls::new(target, code);
@@ -425,9 +432,14 @@ impl TableInput<'_, '_, '_> {
                     .zip(&calls_at)
                     .map(|(r, call)| u64::from(r.instruction_offset) - u64::from(call.is_some())),
             );
-            let frames = match self.cfi {
-                Some(c) => c.frames_at(o, code_loc, &probes)?,
-                None => vec![None; batch.len()],
+            let frames = match (self.cfi, at, &self.place) {
+                (Some(c), Either::Object(loc), Place::Object { o, .. }) => {
+                    c.frames_at(o, loc, &probes)?
+                }
+                (Some(c), Either::Memory(address), _) => {
+                    c.frames_at_address(Some(address), &probes)?
+                }
+                _ => vec![None; batch.len()],
             };
             let realigned = instructions::realigns_stack(target, code);
             for (j, r) in batch.iter().enumerate() {
@@ -488,18 +500,26 @@ impl TableInput<'_, '_, '_> {
                     })?;
             }
 
-            // The relocation's addend carries the code offset.
+            // In an object the relocation's addend carries the code offset;
+            // in memory the address is known (one address space: one
+            // "section" for the PC map).
+            let (address, code_pos) = match at {
+                Either::Object(loc) => (0, (loc.section.0, loc.offset)),
+                Either::Memory(address) => (address, (0, address)),
+            };
             w.function(&FrameHead {
-                address: 0,
+                address,
                 size,
                 stack_size: f.stack_size,
-                code: Some((code_loc.section.0, code_loc.offset)),
+                code: Some(code_pos),
             })
             .map_err(|source| Error::StackMap {
                 section: flat::SECTION_NAME.into(),
                 problem: source,
             })?;
-            locs.push(code_loc);
+            if let Either::Object(loc) = at {
+                locs.push(loc);
+            }
         }
         if records.next().is_some() {
             return Err(self.err(format!(
@@ -512,6 +532,77 @@ impl TableInput<'_, '_, '_> {
             problem: source,
         })?;
         Ok((out, locs, counts))
+    }
+
+    /// Function `i` of `map`, whose entry holds `address`: its name, code
+    /// and size.
+    fn function(
+        &self,
+        map: &LlvmStackMap<'_, RunTimeEndian>,
+        i: u32,
+        address: u64,
+    ) -> Result<Resolved<'a>> {
+        let (o, section, relocs) = match self.place {
+            Place::Object { o, section, relocs } => (o, section, relocs),
+            Place::Memory(functions) => {
+                let f = functions
+                    .iter()
+                    .find(|f| f.address == address)
+                    .ok_or_else(|| {
+                        self.err(format!(
+                            "function {i} at {address:#x} is none of the functions given"
+                        ))
+                    })?;
+                let size = u32::try_from(f.code.len())
+                    .map_err(|_| self.err(format!("function {} larger than 4 GiB", f.display())))?;
+                return Ok(Resolved {
+                    name: f.display(),
+                    symbol: f.name,
+                    code: f.code,
+                    size,
+                    at: Either::Memory(address),
+                });
+            }
+        };
+        let file = &o.file;
+        let field = self.offset + map.function_address_offset(i) as u64;
+        let fref = function_ref(o, section, field, address, AddressField::Llvm, relocs)?;
+        let name = fref.symbol.clone().unwrap_or_default();
+        let code_loc = fref
+            .code
+            .ok_or_else(|| self.err(format!("address of function {i} ({name}) is not in code")))?;
+        let code_section = file.section_by_index(code_loc.section)?;
+        let data = code_section.data()?;
+        let in_code = usize::try_from(code_loc.offset)
+            .ok()
+            .filter(|&o| o < data.len());
+        let Some(start) = in_code else {
+            return Err(self.err(format!(
+                "function {i} ({name}) at offset {:#x} of {}, which is {:#x} bytes long",
+                code_loc.offset,
+                code_section.name().unwrap_or("?"),
+                data.len()
+            )));
+        };
+        let end = match fref.size {
+            Some(size) if size > 0 => start.saturating_add(size as usize).min(data.len()),
+            _ => data.len(),
+        };
+        let size = u32::try_from(fref.size.unwrap_or(0))
+            .map_err(|_| self.err(format!("function {name} larger than 4 GiB")))?;
+        // The symbol sites name the function by: none for a function
+        // without one (a private function's address is its section's).
+        let symbol = o
+            .functions
+            .at(code_loc)
+            .map_or(&b""[..], |f| f.name.as_bytes());
+        Ok(Resolved {
+            name,
+            symbol,
+            code: &data[start..end],
+            size,
+            at: Either::Object(code_loc),
+        })
     }
 
     /// A record's frame state from the CFI row at it: the CFA rule (`None`
@@ -552,10 +643,10 @@ impl TableInput<'_, '_, '_> {
 
 /// What one table's records lacked.
 #[derive(Debug, Clone, Copy, Default)]
-struct Counts {
-    unknown: usize,
-    no_frame_state: usize,
-    cfa_expression: usize,
+pub(super) struct Counts {
+    pub(super) unknown: usize,
+    pub(super) no_frame_state: usize,
+    pub(super) cfa_expression: usize,
 }
 
 /// A record's kind and patchable size as `source` describes its function's
@@ -662,7 +753,7 @@ fn describe(
 /// The plugin's description of the object's sites: every `.pcmap.sites`
 /// section (`ld -r` concatenates records; `--unique` keeps sections),
 /// indexed.
-fn site_index(o: &ObjectFile<'_>) -> Result<Option<SiteIndex>> {
+pub(super) fn site_index(o: &ObjectFile<'_>) -> Result<Option<SiteIndex>> {
     let mut index: Option<SiteIndex> = None;
     for section in o.file.sections() {
         if section.name() != Ok(sites::SECTION) {

@@ -11,6 +11,7 @@
 pub mod check;
 pub mod emit;
 pub mod ir;
+pub mod memory;
 pub mod read;
 
 use object::{Object, ObjectSection};

@@ -1,0 +1,172 @@
+//! Flat tables built in memory (`stackmap::memory`, what a JIT calls) equal
+//! the tables `pcmap emit --absolute` writes for the same module, byte for
+//! byte, frame states included: on x86_64, AArch64 and PowerPC64 LE. The
+//! object is linked twice by ld.lld with its code at one fixed address: as
+//! llc wrote it (LLVM's table relocated, `.eh_frame` as loaded: what a
+//! JIT's linker leaves), and after `pcmap emit --absolute` (the flat table
+//! relocated).
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use object::{Object, ObjectSection, ObjectSymbol, SymbolKind};
+use pcmap::object::Target;
+use pcmap::stackmap::ir::IrSites;
+use pcmap::stackmap::memory::{flat_tables, Description, MemoryFunction, MemoryModule};
+
+const TEXT: u64 = 0x40_0000;
+
+fn inputs() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../lit-tests/stackmap/Inputs")
+}
+
+fn run(cmd: &mut Command) {
+    let out = cmd.output().expect("the tool runs");
+    assert!(
+        out.status.success(),
+        "{cmd:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+fn link(object: &Path, out: &Path) -> Vec<u8> {
+    let lld = Path::new(
+        &String::from_utf8(
+            Command::new("llvm-config-16")
+                .arg("--bindir")
+                .output()
+                .unwrap()
+                .stdout,
+        )
+        .unwrap()
+        .trim_end(),
+    )
+    .join("ld.lld");
+    run(Command::new(lld)
+        .arg(object)
+        .arg("-o")
+        .arg(out)
+        .arg(format!("--section-start=.text={TEXT:#x}"))
+        .args(["-e", "0", "--unresolved-symbols=ignore-all", "--no-pie"]));
+    std::fs::read(out).unwrap()
+}
+
+/// The in-memory table of a linked program, from what a JIT knows of it.
+fn in_memory(prog: &[u8], target: Target, ir: &IrSites, eh_frame: bool) -> Vec<u8> {
+    let file = object::File::parse(prog).unwrap();
+    let text = file.section_by_name(".text").unwrap();
+    let code = text.data().unwrap();
+    let functions: Vec<MemoryFunction<'_>> = file
+        .symbols()
+        .filter(|s| s.kind() == SymbolKind::Text && s.section_index() == Some(text.index()))
+        .map(|s| {
+            let at = (s.address() - text.address()) as usize;
+            MemoryFunction {
+                name: s.name_bytes().unwrap(),
+                address: s.address(),
+                code: &code[at..at + s.size() as usize],
+            }
+        })
+        .collect();
+    let eh = file.section_by_name(".eh_frame").unwrap();
+    let module = MemoryModule {
+        target,
+        stackmaps: file
+            .section_by_name(".llvm_stackmaps")
+            .unwrap()
+            .data()
+            .unwrap(),
+        functions: &functions,
+        eh_frame: eh_frame.then(|| (eh.data().unwrap(), eh.address())),
+        description: Some(Description::Ir(ir)),
+    };
+    flat_tables(&module).unwrap()
+}
+
+/// (name, address, size) of every function of a linked program.
+fn functions(prog: &[u8]) -> Vec<(String, u64, u64)> {
+    let file = object::File::parse(prog).unwrap();
+    let mut v: Vec<_> = file
+        .symbols()
+        .filter(|s| s.kind() == SymbolKind::Text)
+        .map(|s| (s.name().unwrap().to_string(), s.address(), s.size()))
+        .collect();
+    v.sort();
+    v
+}
+
+fn section<'a>(prog: &'a [u8], name: &str) -> &'a [u8] {
+    let file = object::File::parse(prog).unwrap();
+    let s = file.section_by_name(name).unwrap();
+    let range = s.file_range().unwrap();
+    &prog[range.0 as usize..(range.0 + range.1) as usize]
+}
+
+#[test]
+fn in_memory_tables_equal_what_emit_writes() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    // Statepoints (calls ending at records: frame states at pc - 1),
+    // stackmaps and patchpoints of every location kind, realigned and
+    // variable-sized frames.
+    let gc = d.join("fs.ll");
+    run(Command::new("opt-16")
+        .args(["-passes=rewrite-statepoints-for-gc", "-S"])
+        .arg(inputs().join("frame-state.ll"))
+        .arg("-o")
+        .arg(&gc));
+    let targets = [
+        ("x86_64-unknown-linux-gnu", Target::X86_64),
+        ("aarch64-unknown-linux-gnu", Target::Aarch64),
+        (
+            "powerpc64le-unknown-linux-gnu",
+            Target::PowerPc64 {
+                big_endian: false,
+                elfv1: false,
+            },
+        ),
+    ];
+    for ir_path in [inputs().join("sm.ll"), gc] {
+        let text = std::fs::read_to_string(&ir_path).unwrap();
+        let ir = IrSites::parse(&text);
+        for (triple, target) in targets {
+            let stem = format!(
+                "{}-{triple}",
+                ir_path.file_stem().unwrap().to_string_lossy()
+            );
+            let obj = d.join(format!("{stem}.o"));
+            let status = Command::new("llc-16")
+                .args(["-O2", "-filetype=obj", &format!("-mtriple={triple}")])
+                .arg(&ir_path)
+                .arg("-o")
+                .arg(&obj)
+                .output()
+                .unwrap();
+            if !status.status.success() {
+                // frame-state.ll's statepoints do not compile for PowerPC
+                // (LLVM 16 crashes on gc.statepoint there).
+                assert!(matches!(target, Target::PowerPc64 { .. }), "{stem}");
+                continue;
+            }
+            let emitted = d.join(format!("{stem}.flat.o"));
+            run(Command::new(env!("CARGO_BIN_EXE_pcmap"))
+                .args(["emit", "--absolute", "--ir"])
+                .arg(&ir_path)
+                .arg(&obj)
+                .arg("-o")
+                .arg(&emitted));
+            let jit = link(&obj, &d.join(format!("{stem}.jit")));
+            let aot = link(&emitted, &d.join(format!("{stem}.aot")));
+            // The same functions at the same addresses in both (PowerPC's
+            // code differs where it reaches the TOC, placed elsewhere).
+            assert_eq!(functions(&jit), functions(&aot), "{stem}");
+            let want = section(&aot, "pcmap_stackmaps");
+            let got = in_memory(&jit, target, &ir, true);
+            assert_eq!(got, want, "{stem}: the in-memory table differs");
+            // Without .eh_frame the records have no frame states: the table
+            // is smaller, and not what emit wrote.
+            let bare = in_memory(&jit, target, &ir, false);
+            assert!(bare.len() < want.len(), "{stem}");
+        }
+    }
+}
