@@ -8,7 +8,7 @@
 use core::ffi::c_void;
 
 use crate::decode::{self, List};
-use crate::section::{Full, Match, Section, SiteOut};
+use crate::section::{Full, IdEntry, Match, Section, SiteOut};
 use crate::status::pcmap_status::{self, *};
 use crate::status::status;
 use crate::types::*;
@@ -519,4 +519,153 @@ pub unsafe extern "C" fn pcmap_decode(
         core::slice::from_raw_parts(regs, num_regs)
     };
     put(out, decode::decode(r, index, regs))
+}
+
+/// The bytes `pcmap_id_index_build` needs for `m`'s ID index: 24 per record.
+///
+/// # Safety
+/// `m` was filled by `pcmap_open`; `bytes` is writable.
+#[no_mangle]
+pub unsafe extern "C" fn pcmap_id_index_size(
+    m: *const pcmap_stackmaps,
+    bytes: *mut usize,
+) -> pcmap_status {
+    if bytes.is_null() {
+        return PCMAP_ERR_ARGUMENT;
+    }
+    put(
+        bytes,
+        section(m).and_then(|s| {
+            s.num_records()?
+                .checked_mul(core::mem::size_of::<IdEntry>())
+                .ok_or(PCMAP_ERR_OUT_OF_RANGE)
+        }),
+    )
+}
+
+/// Builds `m`'s ID index in the caller's `buffer` (8-byte aligned, `size`
+/// at least what `pcmap_id_index_size` said), for `pcmap_find_id`. Reads
+/// every record once; no memory of the library's. The index stays valid
+/// while the buffer and the section do.
+///
+/// # Safety
+/// `m` was filled by `pcmap_open`; `buffer` is `size` writable bytes;
+/// `out` is writable.
+#[no_mangle]
+pub unsafe extern "C" fn pcmap_id_index_build(
+    m: *const pcmap_stackmaps,
+    buffer: *mut c_void,
+    size: usize,
+    out: *mut pcmap_id_index,
+) -> pcmap_status {
+    let misaligned = (buffer as usize) & (core::mem::align_of::<IdEntry>() - 1) != 0;
+    if out.is_null() || buffer.is_null() || misaligned {
+        return PCMAP_ERR_ARGUMENT;
+    }
+    let r = section(m).and_then(|s| {
+        let n = s.num_records()?;
+        match n.checked_mul(core::mem::size_of::<IdEntry>()) {
+            Some(bytes) if bytes <= size => {}
+            _ => return Err(PCMAP_ERR_ARGUMENT),
+        }
+        // SAFETY: `buffer` is aligned (checked) and holds `size` >= n
+        // entries' bytes, writable, the caller's (contract).
+        let entries = core::slice::from_raw_parts_mut(buffer.cast::<IdEntry>(), n);
+        s.build_id_index(entries)?;
+        Ok(pcmap_id_index {
+            entries: buffer.cast::<u64>(),
+            count: n,
+        })
+    });
+    put(out, r)
+}
+
+/// The `n`th record (from 0, in section order) whose ID is `id`, and its
+/// function (unless NULL): several records may share an ID (LLVM does not
+/// require IDs to be unique; a function inlined twice repeats its
+/// stackmaps). `PCMAP_NOT_FOUND` past the last. With `index` (built by
+/// `pcmap_id_index_build` for `m`) a binary search, O(log records); with
+/// NULL a scan of every record, O(records).
+///
+/// # Safety
+/// `m` was filled by `pcmap_open`; `index` is NULL or was built for `m`;
+/// `record` (and `function` unless NULL) are writable.
+#[no_mangle]
+pub unsafe extern "C" fn pcmap_find_id(
+    m: *const pcmap_stackmaps,
+    index: *const pcmap_id_index,
+    id: u64,
+    n: u32,
+    function: *mut pcmap_function,
+    record: *mut pcmap_record,
+) -> pcmap_status {
+    if record.is_null() {
+        return PCMAP_ERR_ARGUMENT;
+    }
+    let entries = match index.as_ref() {
+        Some(ix) if ix.entries.is_null() => return PCMAP_ERR_ARGUMENT,
+        // SAFETY: built by `pcmap_id_index_build`: `count` entries.
+        Some(ix) => Some(core::slice::from_raw_parts(
+            ix.entries.cast::<IdEntry>(),
+            ix.count,
+        )),
+        None => None,
+    };
+    site_out(m, function, record, |s| s.find_id(entries, id, n))
+}
+
+/// The patch point (or stack map shadow) whose patch region holds return
+/// address `pc`, and its function (unless NULL): the record at `A` with a
+/// known patchable size `S` and `A < pc <= A + S`. A call the runtime
+/// patched into the region returns there; `pcmap_find` finds nothing at
+/// such a PC (it matches record addresses). `PCMAP_NOT_FOUND` if `pc` is in
+/// no patch region. See docs/patching.md.
+///
+/// # Safety
+/// As `pcmap_find`.
+#[no_mangle]
+pub unsafe extern "C" fn pcmap_find_patch_region(
+    m: *const pcmap_stackmaps,
+    pc: u64,
+    function: *mut pcmap_function,
+    record: *mut pcmap_record,
+) -> pcmap_status {
+    if record.is_null() {
+        return PCMAP_ERR_ARGUMENT;
+    }
+    site_out(m, function, record, |s| s.find_patch_region(pc))
+}
+
+/// Writes the record (and function unless NULL) of the site `find` gives.
+///
+/// # Safety
+/// `m` as `pcmap_find`'s; `record` is writable, `function` NULL or writable.
+unsafe fn site_out(
+    m: *const pcmap_stackmaps,
+    function: *mut pcmap_function,
+    record: *mut pcmap_record,
+    find: impl FnOnce(&Section<'_>) -> Result<Option<pcmap_site>, pcmap_status>,
+) -> pcmap_status {
+    let r = section(m).and_then(|s| {
+        let Some(site) = find(&s)? else {
+            return Ok(None);
+        };
+        let f = match function.is_null() {
+            true => None,
+            false => Some(s.site_function(&site)?),
+        };
+        Ok(Some((f, s.site_record(&site)?)))
+    });
+    match r {
+        Ok(Some((f, r))) => {
+            // SAFETY: the caller's writable pointers (contract).
+            record.write(r);
+            if let Some(f) = f {
+                function.write(f);
+            }
+            PCMAP_OK
+        }
+        Ok(None) => PCMAP_NOT_FOUND,
+        Err(e) => e,
+    }
 }

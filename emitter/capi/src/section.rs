@@ -421,3 +421,164 @@ impl Output for SiteOut {
         Ok(())
     }
 }
+
+/// One entry of an ID index: the record's ID, its table's offset in the
+/// section, and its function's and its own index in that table. Sorted by
+/// all three: the records of one ID are adjacent, in section order.
+pub type IdEntry = [u64; 3];
+
+impl<'a> Section<'a> {
+    /// How many records the section has: the entries of its ID index.
+    pub fn num_records(&self) -> Result<usize, pcmap_status> {
+        let mut n = 0usize;
+        for t in self.tables() {
+            n += t?.1.num_records() as usize;
+        }
+        Ok(n)
+    }
+
+    /// Each record's ID index entry, in section order, to `visit`.
+    fn each_id(&self, mut visit: impl FnMut(IdEntry) -> bool) -> Result<(), pcmap_status> {
+        for t in self.tables() {
+            let (table, t) = t?;
+            let offset = (table.data as usize).wrapping_sub(self.bytes.as_ptr() as usize) as u64;
+            let data = t.data();
+            for f in 0..t.num_frame_records() {
+                let (first, end) = t.function_record_range(f)?;
+                for r in first..end {
+                    let id = data.site(t.record(r)?.site)?.id;
+                    if !visit([id, offset, u64::from(f) << 32 | u64::from(r)]) {
+                        return Ok(());
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Fills `out` (exactly [`num_records`](Self::num_records) entries) with
+    /// the ID index and sorts it. No memory of ours: the caller's.
+    pub fn build_id_index(&self, out: &mut [IdEntry]) -> Result<(), pcmap_status> {
+        let mut n = 0;
+        let mut overflow = false;
+        self.each_id(|e| match out.get_mut(n) {
+            Some(slot) => {
+                *slot = e;
+                n += 1;
+                true
+            }
+            None => {
+                overflow = true;
+                false
+            }
+        })?;
+        if overflow || n != out.len() {
+            return Err(pcmap_status::PCMAP_ERR_ARGUMENT);
+        }
+        out.sort_unstable();
+        Ok(())
+    }
+
+    /// The `n`th record (from 0, in section order) whose ID is `id`: by
+    /// binary search of `index` if given (built by `build_id_index` for
+    /// this section), else by a scan of every record.
+    pub fn find_id(
+        &self,
+        index: Option<&[IdEntry]>,
+        id: u64,
+        n: u32,
+    ) -> Result<Option<pcmap_site>, pcmap_status> {
+        let found = match index {
+            Some(index) => {
+                let first = index.partition_point(|e| e[0] < id);
+                index
+                    .get(first + n as usize)
+                    .filter(|e| e[0] == id)
+                    .copied()
+            }
+            None => {
+                let (mut seen, mut found) = (0u32, None);
+                self.each_id(|e| {
+                    if e[0] == id {
+                        if seen == n {
+                            found = Some(e);
+                            return false;
+                        }
+                        seen += 1;
+                    }
+                    true
+                })?;
+                found
+            }
+        };
+        let Some([_, table, at]) = found else {
+            return Ok(None);
+        };
+        let (_, t) = self.table(table)?;
+        let function = (at >> 32) as u32;
+        let record = at as u32;
+        Ok(Some(pcmap_site {
+            table,
+            function,
+            record,
+            site: t.record(record)?.site,
+            stack_size: t.frame_record(function)?.stack_size,
+        }))
+    }
+}
+
+impl<'a> Section<'a> {
+    /// The patch point or stack map whose patch region holds return address
+    /// `pc`: the record at `A` with a known patchable size `S` and
+    /// `A < pc <= A + S` (a call inside the region returns into it, or to
+    /// its end). Regions do not overlap (`pcmap emit` checks), so it is the
+    /// function's last record before `pc`. Statepoints are not: their patch
+    /// bytes end at the record, which `find` finds at the return address.
+    pub fn find_patch_region(&self, pc: u64) -> Result<Option<pcmap_site>, pcmap_status> {
+        for t in self.tables() {
+            let (table, t) = t?;
+            let Some((f, address)) = t.function_containing(pc, table.address)? else {
+                continue;
+            };
+            let Ok(offset) = u32::try_from(pc.wrapping_sub(address)) else {
+                continue;
+            };
+            let (first, end) = t.function_record_range(f)?;
+            // The first record at or after `pc`; the one before it is the
+            // last record before `pc`.
+            let (mut lo, mut hi) = (first, end);
+            while lo < hi {
+                let mid = lo + (hi - lo) / 2;
+                if t.record_instruction_offset(mid)? < offset {
+                    lo = mid + 1;
+                } else {
+                    hi = mid;
+                }
+            }
+            let Some(r) = lo.checked_sub(1).filter(|&r| r >= first) else {
+                return Ok(None);
+            };
+            let record = t.record(r)?;
+            let site = t.data().site(record.site)?;
+            let patch = matches!(
+                site.kind,
+                flat::RecordKind::PatchPoint | flat::RecordKind::StackMap
+            );
+            let inside = site.patchable_size.is_some_and(|s| {
+                u64::from(offset) <= u64::from(record.instruction_offset) + u64::from(s)
+            });
+            if !(patch && inside) {
+                return Ok(None);
+            }
+            let offset = (table.data as usize).wrapping_sub(self.bytes.as_ptr() as usize) as u64;
+            return Ok(Some(pcmap_site {
+                table: offset,
+                function: f,
+                record: r,
+                site: record.site,
+                stack_size: t.frame_record(f)?.stack_size,
+            }));
+        }
+        Ok(None)
+    }
+}

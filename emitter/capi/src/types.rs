@@ -385,3 +385,14 @@ impl pcmap_cursor {
         Ok(flat::SiteData::new(bytes, 0))
     }
 }
+
+/// An index of a section's records by ID, in memory the caller gives
+/// (`pcmap_id_index_build`): `count` entries of three `uint64_t` (ID,
+/// table offset, function index << 32 | record index), sorted.
+#[allow(non_camel_case_types)]
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct pcmap_id_index {
+    pub entries: *const u64,
+    pub count: usize,
+}
