@@ -53,10 +53,13 @@ for key, tool in sorted(tools16.items(), key=lambda kv: -len(kv[0])):
 
 plugin = os.path.join(build_dir, "libpcmap_plugin.so")
 pcmap = os.path.join(build_dir, "pcmap")
-for path in (plugin, pcmap):
+# examples/jit: LLVM 16's ORC JIT on the host (x86_64).
+pcmap_jit = os.path.join(build_dir, "pcmap-jit")
+for path in (plugin, pcmap, pcmap_jit):
     if not os.path.exists(path):
         lit_config.fatal(f"{path} not built: run scripts/setup")
 subs.append(("%plugin", plugin))
+subs.append(("%pcmap-jit", pcmap_jit))
 subs.append(("%pcmap", pcmap))
 subs.append(("%python", "python3"))
 # tools/: every helper script of the suite, one substitution each. Those that
