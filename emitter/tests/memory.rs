@@ -53,6 +53,15 @@ fn link(object: &Path, out: &Path) -> Vec<u8> {
 
 /// The in-memory table of a linked program, from what a JIT knows of it.
 fn in_memory(prog: &[u8], target: Target, ir: &IrSites, eh_frame: bool) -> Vec<u8> {
+    in_memory_with(prog, target, Some(Description::Ir(ir)), eh_frame)
+}
+
+fn in_memory_with(
+    prog: &[u8],
+    target: Target,
+    description: Option<Description<'_>>,
+    eh_frame: bool,
+) -> Vec<u8> {
     let file = object::File::parse(prog).unwrap();
     let text = file.section_by_name(".text").unwrap();
     let code = text.data().unwrap();
@@ -78,7 +87,7 @@ fn in_memory(prog: &[u8], target: Target, ir: &IrSites, eh_frame: bool) -> Vec<u
             .unwrap(),
         functions: &functions,
         eh_frame: eh_frame.then(|| (eh.data().unwrap(), eh.address())),
-        description: Some(Description::Ir(ir)),
+        description,
     };
     flat_tables(&module).unwrap()
 }
@@ -168,5 +177,62 @@ fn in_memory_tables_equal_what_emit_writes() {
             let bare = in_memory(&jit, target, &ir, false);
             assert!(bare.len() < want.len(), "{stem}");
         }
+    }
+}
+
+/// The plugin's library, built beside this test (`target/<profile>`).
+fn plugin() -> PathBuf {
+    let exe = std::env::current_exe().unwrap();
+    let profile = exe.parent().and_then(Path::parent).unwrap();
+    let lib = profile.join("libpcmap_plugin.so");
+    assert!(
+        lib.exists(),
+        "{} not built (cargo build --workspace)",
+        lib.display()
+    );
+    lib
+}
+
+/// The same with kinds and sizes from the plugin's `.pcmap.sites` (what a
+/// JIT whose IR went through the plugin has in its object) instead of the
+/// IR: the table emit writes from the same object.
+#[test]
+fn in_memory_tables_from_the_plugins_sites_equal_what_emit_writes() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    for (triple, target) in [
+        ("x86_64-unknown-linux-gnu", Target::X86_64),
+        ("aarch64-unknown-linux-gnu", Target::Aarch64),
+    ] {
+        let bc = d.join(format!("{triple}.bc"));
+        run(Command::new("opt-16")
+            .arg(format!("-mtriple={triple}"))
+            .arg(format!("-load-pass-plugin={}", plugin().display()))
+            .arg("-passes=pcmap<sites>")
+            .arg(inputs().join("sm.ll"))
+            .arg("-o")
+            .arg(&bc));
+        let obj = d.join(format!("{triple}.o"));
+        run(Command::new("llc-16")
+            .args(["-O2", "-filetype=obj", &format!("-mtriple={triple}")])
+            .arg(&bc)
+            .arg("-o")
+            .arg(&obj));
+        let emitted = d.join(format!("{triple}.flat.o"));
+        run(Command::new(env!("CARGO_BIN_EXE_pcmap"))
+            .args(["emit", "--absolute"])
+            .arg(&obj)
+            .arg("-o")
+            .arg(&emitted));
+        let jit = link(&obj, &d.join(format!("{triple}.jit")));
+        let aot = link(&emitted, &d.join(format!("{triple}.aot")));
+        let object_bytes = std::fs::read(&obj).unwrap();
+        let sites = section(&object_bytes, pcmap_reader::sites::SECTION);
+
+        let got = in_memory_with(&jit, target, Some(Description::Sites(sites)), true);
+        assert_eq!(got, section(&aot, "pcmap_stackmaps"), "{triple}");
+        // Without a description every kind and size is unknown: not the same.
+        let bare = in_memory_with(&jit, target, None, true);
+        assert_ne!(bare, got, "{triple}");
     }
 }
