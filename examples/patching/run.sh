@@ -22,13 +22,12 @@ while [ $# -gt 0 ]; do
   shift
 done
 
-# The patch region: at least the call sequence of docs/patching.md.
 case $target in
-  x86_64)  gnu=x86_64-linux-gnu;      rust=;                              run=();                          bytes=16; pie=() ;;
-  aarch64) gnu=aarch64-linux-gnu;     rust=aarch64-unknown-linux-gnu;     run=(qemu-aarch64 -L /usr/$gnu); bytes=16; pie=() ;;
+  x86_64)  gnu=x86_64-linux-gnu;      rust=;                              run=();                          pie=() ;;
+  aarch64) gnu=aarch64-linux-gnu;     rust=aarch64-unknown-linux-gnu;     run=(qemu-aarch64 -L /usr/$gnu); pie=() ;;
   # As examples/gc: calls from C into the llc-16 object need a
   # position-dependent executable on PowerPC64 LE.
-  ppc64le) gnu=powerpc64le-linux-gnu; rust=powerpc64le-unknown-linux-gnu; run=(qemu-ppc64le -L /usr/$gnu); bytes=32; pie=(-no-pie) ;;
+  ppc64le) gnu=powerpc64le-linux-gnu; rust=powerpc64le-unknown-linux-gnu; run=(qemu-ppc64le -L /usr/$gnu); pie=(-no-pie) ;;
   *) echo "run.sh: unknown target '$target' (x86_64, aarch64, ppc64le)" >&2; exit 2 ;;
 esac
 
@@ -42,7 +41,7 @@ done
 
 if [ -n "$keep" ]; then out=$keep; mkdir -p "$out"; else out=$(mktemp -d); trap 'rm -rf "$out"' EXIT; fi
 
-sed "s/PATCH_BYTES/$bytes/g" "$here/program.ll" >"$out/program.ll"
+cp "$here/program.ll" "$out/program.ll"
 "$BIN/llc" -O2 -mtriple="$gnu" -relocation-model=pic -filetype=obj "$out/program.ll" -o "$out/program.o"
 "$PCMAP" emit --ir "$out/program.ll" "$out/program.o" -o "$out/program.flat.o"
 "$BIN/clang" --target="$gnu" -fuse-ld=lld "${pie[@]}" -O2 -std=c11 -Wall -Wextra -Werror -I "$INCLUDE" \
