@@ -236,3 +236,49 @@ fn in_memory_tables_from_the_plugins_sites_equal_what_emit_writes() {
         assert_ne!(bare, got, "{triple}");
     }
 }
+
+/// Bad input is an error naming the section and the problem, never a
+/// table: a function the table names but the JIT did not give, a
+/// truncated section, a corrupt `.eh_frame`.
+#[test]
+fn bad_input_is_an_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let obj = d.join("sm.o");
+    run(Command::new("llc-16")
+        .args(["-O2", "-filetype=obj", "-mtriple=x86_64-unknown-linux-gnu"])
+        .arg(inputs().join("sm.ll"))
+        .arg("-o")
+        .arg(&obj));
+    let prog = link(&obj, &d.join("sm"));
+    let file = object::File::parse(&prog[..]).unwrap();
+    let stackmaps = file
+        .section_by_name(".llvm_stackmaps")
+        .unwrap()
+        .data()
+        .unwrap();
+    let module = MemoryModule {
+        target: Target::X86_64,
+        stackmaps,
+        functions: &[],
+        eh_frame: None,
+        description: None,
+    };
+    let e = flat_tables(&module).unwrap_err().to_string();
+    assert!(e.starts_with(".llvm_stackmaps: function 0 at 0x"), "{e}");
+    assert!(e.contains("none of the functions given"), "{e}");
+    let e = flat_tables(&MemoryModule {
+        stackmaps: &stackmaps[..stackmaps.len() - 3],
+        ..module
+    })
+    .unwrap_err()
+    .to_string();
+    assert!(e.starts_with(".llvm_stackmaps: "), "{e}");
+    let e = flat_tables(&MemoryModule {
+        eh_frame: Some((&[1, 2, 3, 4, 5], 0x1000)),
+        ..module
+    })
+    .unwrap_err()
+    .to_string();
+    assert!(e.starts_with(".eh_frame: "), "{e}");
+}
