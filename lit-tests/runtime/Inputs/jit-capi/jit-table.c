@@ -5,10 +5,13 @@
  * and optionally the module's IR. Builds the flat table into a buffer of
  * its own, opens it with libpcmap and finds every record.
  *
- *   jit-table PROGRAM IR|- [EXPECTED|-]   build; compare with EXPECTED (the
+ *   jit-table PROGRAM DESC [EXPECTED|-]   build; compare with EXPECTED (the
  *                                         pcmap_stackmaps section `pcmap emit
  *                                         --absolute` wrote, linked alike)
- *   jit-table --bad PROGRAM IR            bad input: statuses and messages
+ *   jit-table --bad PROGRAM DESC          bad input: statuses and messages
+ *
+ * DESC describes kinds and sizes: an IR file, sites=FILE (the plugin's
+ * .pcmap.sites section, dumped from the object), or - for nothing.
  *
  * ELF64 little-endian only (x86_64, AArch64, PowerPC64 LE): <elf.h>.
  */
@@ -275,10 +278,15 @@ int main(int argc, char **argv) {
   e.sections = (const Elf64_Shdr *)(e.file + h->e_shoff);
   e.count = h->e_shnum;
   e.names = (const char *)e.file + e.sections[h->e_shstrndx].sh_offset;
-  const char *ir = NULL;
-  if (strcmp(argv[2 + check_bad], "-")) ir = (const char *)slurp(argv[2 + check_bad], &ir_size);
+  const char *ir = NULL, *desc = argv[2 + check_bad];
   pcmap_jit_input in;
-  module(&e, ir, ir_size, &in);
+  if (!strncmp(desc, "sites=", 6)) {
+    module(&e, NULL, 0, &in);
+    in.sites = slurp(desc + 6, &in.sites_size);
+  } else {
+    if (strcmp(desc, "-")) ir = (const char *)slurp(desc, &ir_size);
+    module(&e, ir, ir_size, &in);
+  }
   if (check_bad) return bad(in);
   return build(&in, argc > 3 ? argv[3] : NULL);
 }
