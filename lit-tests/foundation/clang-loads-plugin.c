@@ -21,7 +21,7 @@
 // RUN: %cc-ppc64 %t.ppc64.o -o %t.ppc64 && %run-ppc64 %t.ppc64 | %FileCheck %s --check-prefix=OUT
 //
 // Two defined functions (bump, main): two function entries, two relocations.
-// SEC: sanmd_covered2!C: {{[0-9]+}} bytes, 2 relocations
+// SEC: sanmd_covered: {{[0-9]+}} bytes, 2 relocations; raw
 // OUT: counter=55
 //
 // REQUIRES: run-x86_64, run-aarch64, run-ppc64le, run-ppc64

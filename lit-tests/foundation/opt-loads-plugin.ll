@@ -5,8 +5,10 @@
 ; IR: define i32 @load_acquire(ptr %p) !pcsections ![[MD:[0-9]+]]
 ; IR: declare void @external()
 ; IR-NOT: declare {{.*}}!pcsections
-; IR: ![[MD]] = !{!"sanmd_covered2!C", ![[AUX:[0-9]+]]}
-; IR: ![[AUX]] = !{i64
+; Covered entries are requested in `sanmd_covered`, the section LLVM 16's
+; backend gives the stack-arguments size (docs/pcsections-layout.md).
+; IR: ![[MD]] = !{!"sanmd_covered", ![[AUX:[0-9]+]]}
+; IR: ![[AUX]] = !{i32
 
 ; For each triple: one function entry in the raw section, with one relocation
 ; against the function's code.
@@ -20,11 +22,11 @@
 ; RUN: %llc -mtriple=%triple-ppc64 -filetype=obj %t.bc -o %t.ppc64.o
 ; RUN: %readobj --sections --relocations %t.ppc64.o | %FileCheck %s --check-prefixes=OBJ,PPC
 ;
-; OBJ:      Name: sanmd_covered2!C
-; X86:      Size: 16
-; A64:      Size: 16
-; PPC:      Size: 20
-; OBJ:      Section ({{[0-9]+}}) .relasanmd_covered2!C {
+; OBJ:      Name: sanmd_covered
+; X86:      Size: 12
+; A64:      Size: 12
+; PPC:      Size: 16
+; OBJ:      Section ({{[0-9]+}}) .relasanmd_covered {
 ; X86-NEXT:   0x0 R_X86_64_PC32 .text 0x0
 ; A64-NEXT:   0x0 R_AARCH64_PREL32 .text 0x0
 ; PPC-NEXT:   0x0 R_PPC64_REL64 .text 0x0
@@ -35,7 +37,7 @@
 ; RUN: %pcmap dump %t.aarch64.o | %FileCheck %s --check-prefix=DUMP
 ; RUN: %pcmap dump %t.ppc64le.o | %FileCheck %s --check-prefix=DUMP
 ; RUN: %pcmap dump %t.ppc64.o | %FileCheck %s --check-prefix=DUMP
-; DUMP: sanmd_covered2!C: {{[0-9]+}} bytes, 1 relocations
+; DUMP: sanmd_covered: {{[0-9]+}} bytes, 1 relocations
 
 ; REQUIRES: target-x86_64, target-aarch64, target-ppc64le, target-ppc64
 

@@ -5,8 +5,8 @@
 // COMPACT: define {{.*}}i32 @bump() {{.*}}!pcsections ![[FN:[0-9]+]]
 // COMPACT: atomicrmw add ptr @counter, i32 1 seq_cst, align 4, !pcsections ![[AT:[0-9]+]]
 // COMPACT: define {{.*}}i32 @skipped_fn() {{.*}}!pcsections
-// COMPACT: ![[FN]] = !{!"sanmd_covered2!C", ![[M:[0-9]+]]}
-// COMPACT: ![[M]] = !{i64 1}
+// COMPACT: ![[FN]] = !{!"sanmd_covered", ![[M:[0-9]+]]}
+// COMPACT: ![[M]] = !{i32 1}
 // COMPACT: ![[AT]] = !{!"sanmd_atomics2!C"}
 //
 // RUN: env PCMAP_ENCODING=native PCMAP_FEATURES=atomics %clang --target=%triple-x86_64 -O1 -fpass-plugin=%plugin -S -emit-llvm %s -o - | %FileCheck %s --check-prefix=NATIVE

@@ -7,11 +7,15 @@ and against what the running program's callbacks saw.
                         [--object OBJ.json ...] [--merged NAME ...]
 
 PROGRAM.json and REFERENCE.json are `pcmap dump --json` of the two linked
-programs (the reference keeps LLVM's raw `sanmd_*!C` sections, which the
-linker merges the same way: COMDAT copies discarded with their tables). The
-covered entries (function, offset, size, feature mask) and the atomics
-entries (function, offset) must be the same multisets, and no two covered
-entries of the program may start at the same address.
+programs (the reference keeps LLVM 16's raw sections, `sanmd_covered` and
+`sanmd_atomics2!C`, which the linker merges the same way: COMDAT copies
+discarded with their tables). The covered entries (function, offset, size,
+feature mask, stack-arguments size) and the atomics entries (function,
+offset) must be the same multisets, and no two covered entries of the
+program may start at the same address. The reference's covered entries are
+LLVM 16's (a stack-arguments size after every UAR entry, zero included) and
+are compared as LLVM 19 writes them (the has-size bit and the size when it
+is not zero), which is what `pcmap emit` must have made of them.
 
 --runtime LOG: the output of the program's runtime (Inputs/cxx/runtime.c):
 its "covered_add:" and "atomics_add:" lines must give the program's section
@@ -40,15 +44,27 @@ def tables(path):
         if not m:
             continue
         size, entries = out.get(m.group(1), (0, []))
-        out[m.group(1)] = (size + sec["size"], entries + sec["entries"])
+        llvm16 = m.group(1) == "covered" and not m.group(0).startswith("sanmd_covered2")
+        new = [llvm19_form(e) if llvm16 else e for e in sec["entries"]]
+        out[m.group(1)] = (size + sec["size"], entries + new)
     return out
+
+
+def llvm19_form(e):
+    """A covered entry of LLVM 16's `sanmd_covered` as LLVM 19 writes it."""
+    e = dict(e)
+    args = e.pop("stack_args", None)
+    if args:
+        e["constants"] = [e["constants"][0] | 4] + e["constants"][1:]
+        e["stack_args"] = args
+    return e
 
 
 def key(kind, e):
     pc = e["pc"]
     k = (pc.get("function"), pc.get("function_offset"))
     if kind == "covered":
-        k += (e.get("size"), tuple(e.get("constants", [])))
+        k += (e.get("size"), tuple(e.get("constants", [])), e.get("stack_args"))
     return k
 
 
@@ -56,6 +72,8 @@ def show(k):
     s = f"{k[0]}+{k[1]:#x}"
     if len(k) > 2:
         s += f" size {k[2]} constants {list(k[3])}"
+        if k[4] is not None:
+            s += f" stack-args {k[4]}"
     return s
 
 

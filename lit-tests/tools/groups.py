@@ -1,12 +1,17 @@
 """Compares the COMDAT groups of an object before and after pcmap emit
 (`llvm-readelf -g`): the same groups, by signature, with the same member
-names in the same order (a PC section's name!C becomes name); indices may
-change, but each must name a section of that name in the output.
+names in the same order (a PC section's name!C becomes name, the plugin's
+sanmd_covered becomes sanmd_covered2); indices may change, but each must
+name a section of that name in the output.
 
 usage: groups.py READELF BEFORE.o AFTER.o"""
 import re
 import subprocess
 import sys
+
+# What emit renames besides dropping !C: the covered entries the plugin
+# requests as `sanmd_covered` (docs/pcsections-layout.md).
+EMITTED = {"sanmd_covered": "sanmd_covered2", ".relasanmd_covered": ".relasanmd_covered2"}
 
 
 def groups(readelf, path):
@@ -20,7 +25,7 @@ def groups(readelf, path):
             continue
         m = re.match(r"\s+\[\s*(\d+)\]\s+(\S+)", line)
         if m and current:
-            current[1].append(m.group(2).replace("!C", ""))
+            current[1].append(EMITTED.get(m.group(2), m.group(2).replace("!C", "")))
     return out
 
 

@@ -11,6 +11,17 @@ stripped of metadata attachments and `align` so that the output of different
 LLVM releases (which number metadata and infer alignment differently) can be
 compared line for line. `#N` is the instruction's ordinal in its function.
 
+Section names are resolved too: where the module carries the plugin's layout
+description (`@__pcmap_layout`, docs/pcsections-layout.md), a section it
+requested under another name than LLVM 19 uses is printed by the name LLVM
+19 gives the same request (`final!options`): the plugin asks for covered
+entries in `sanmd_covered` with LLVM 16's i32 feature mask, the request for
+which LLVM 16's backend appends the stack-arguments size (`stack-args=` in
+the description), and `pcmap emit` writes them as LLVM 19 writes its
+`sanmd_covered2!C` request with an i64 mask: ULEB128, the same bytes for
+either width. Such a request is printed as LLVM 19's. The description
+itself is not printed.
+
 With --structors, also prints what SanitizerBinaryMetadata adds around the
 sections: llvm.global_ctors/dtors/used entries, section markers, the
 structors' definition lines and their callback calls, and the callbacks'
@@ -32,6 +43,38 @@ ATTR_GROUP = re.compile(r" #[0-9]+")
 FN_ATTACHMENT = re.compile(r" ![a-z_.]+ ![0-9]+")
 
 
+LAYOUT_GLOBAL = re.compile(r'^@__pcmap_layout = .*?c"((?:[^"\\]|\\.)*)"')
+
+
+def layout_names(lines):
+    """[(requested, LLVM 19's name, whether its mask is LLVM 16's i32)]."""
+    names = []
+    for line in lines:
+        m = LAYOUT_GLOBAL.match(line)
+        if not m:
+            continue
+        text = re.sub(r"\\([0-9A-Fa-f]{2})", lambda e: chr(int(e.group(1), 16)), m.group(1))
+        for record_line in text.split("\n"):
+            words = record_line.split(" ")
+            if words[0] != "section" or len(words) < 4:
+                continue
+            fields = dict(w.split("=", 1) for w in words[2:] if "=" in w)
+            options = fields.get("options", "-")
+            llvm19 = fields["final"] + ("" if options == "-" else "!" + options)
+            if llvm19 != words[1]:
+                names.append((words[1], llvm19, fields.get("stack-args", "-") != "-"))
+    return names
+
+
+def rename(text, names):
+    """A resolved attachment with the plugin's requests written as LLVM 19's."""
+    for requested, llvm19, i32_mask in names:
+        if i32_mask:
+            text = text.replace(f'!"{requested}", !{{i32 ', f'!"{llvm19}", !{{i64 ')
+        text = text.replace(f'!"{requested}"', f'!"{llvm19}"')
+    return text
+
+
 def resolve(text, defs, depth=0):
     if depth > 32:
         raise SystemExit("metadata nesting too deep")
@@ -47,6 +90,7 @@ def main(argv):
     src = sys.stdin if args[0] == "-" else open(args[0], encoding="utf-8")
     lines = src.read().splitlines()
 
+    names = layout_names(lines)
     defs = {}
     for line in lines:
         m = MD_DEF.match(line)
@@ -63,7 +107,7 @@ def main(argv):
             ordinal = 0
             fm = FN_PCSECTIONS.search(line)
             if fm:
-                out.append(f"{function} | function | {resolve(fm.group(1), defs)}")
+                out.append(f"{function} | function | {rename(resolve(fm.group(1), defs), names)}")
             if structors and "sanitizer_metadata" in function:
                 # Attachments are listed resolved above; their numbers differ.
                 text = FN_ATTACHMENT.sub("", ATTR_GROUP.sub("", line.rstrip(" {")))
@@ -89,7 +133,7 @@ def main(argv):
         im = INST_PCSECTIONS.search(body)
         if im:
             text = ALIGN.sub("", ATTACHMENT.sub("", body))
-            out.append(f"{function} | #{ordinal} {text} | {resolve(im.group(1), defs)}")
+            out.append(f"{function} | #{ordinal} {text} | {rename(resolve(im.group(1), defs), names)}")
     print("\n".join(out))
 
 

@@ -9,12 +9,16 @@
 //! * `Compact` is LLVM 19's pass: version 2, 64-bit masks and the `!C`
 //!   (ULEB128) option in `sanmd_covered2!C`/`sanmd_atomics2!C`. LLVM 16's
 //!   AsmPrinter ignores `!C`, so `pcmap emit` finishes these sections using the
-//!   layout description (`pcmap_reader::pclayout`).
+//!   layout description (`pcmap_reader::pclayout`). Covered entries are
+//!   requested in `sanmd_covered` instead, the one section for which LLVM
+//!   16's MachineSanitizerBinaryMetadata appends the stack-arguments size of
+//!   UAR functions (it compares the name exactly); the description tells
+//!   `pcmap emit` to write them into `sanmd_covered2` as LLVM 19 does.
 
 use pcmap_reader::pctable::CodeModel;
 use pcmap_reader::sanmd::{
-    Sanmd, SanmdSection, COMPACT_OPTION, FEATURE_ATOMICS, FEATURE_MASK_BYTES_COMPACT,
-    FEATURE_MASK_BYTES_NATIVE, VERSION_COMPACT, VERSION_NATIVE, VERSION_PTR_SIZE_REL,
+    Sanmd, SanmdSection, COMPACT_OPTION, FEATURE_ATOMICS, FEATURE_MASK_BYTES_NATIVE,
+    VERSION_COMPACT, VERSION_NATIVE, VERSION_PTR_SIZE_REL,
 };
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -44,12 +48,14 @@ impl Encoding {
         }
     }
 
-    /// Bytes of the feature mask stored in covered entries.
+    /// Bytes of the feature mask the covered entries request in
+    /// `!pcsections`: LLVM 16's `i32` in both encodings. LLVM 19 asks for an
+    /// `i64`, but compact entries are finished by `pcmap emit`, which writes
+    /// the mask as ULEB128, the same bytes for either width; asking as LLVM
+    /// 16's own pass does makes the raw `sanmd_covered` section a valid
+    /// version 1 table even in a program linked without `pcmap emit`.
     pub fn feature_mask_bytes(self) -> u8 {
-        match self {
-            Encoding::Native => FEATURE_MASK_BYTES_NATIVE,
-            Encoding::Compact => FEATURE_MASK_BYTES_COMPACT,
-        }
+        FEATURE_MASK_BYTES_NATIVE
     }
 
     /// The section of `kind` for `version`, as requested in `!pcsections`
@@ -70,7 +76,19 @@ impl Encoding {
 
     /// The section name as written in `!pcsections` (`name[!options]`).
     pub fn requested_section(self, kind: Sanmd, version: u32) -> String {
+        if self.llvm16_stack_args(kind) {
+            return self.section(kind, VERSION_NATIVE, false).to_string();
+        }
         self.section(kind, version, true).to_string()
+    }
+
+    /// Whether `kind`'s entries are requested under LLVM 16's native name
+    /// so that LLVM 16's backend appends the stack-arguments size of UAR
+    /// functions (`sanmd_covered`, version 1's name, whatever the version):
+    /// LLVM 19 writes that size, LLVM 16 only for this exact name. The bit
+    /// is the feature (UAR) whose entries get it.
+    pub fn llvm16_stack_args(self, kind: Sanmd) -> bool {
+        self == Encoding::Compact && kind == Sanmd::Covered
     }
 
     /// The options requested in the `!pcsections` string.
@@ -153,6 +171,15 @@ mod tests {
         assert_eq!(
             Encoding::Compact.requested_section(Sanmd::Atomics, v),
             "sanmd_atomics65538!C"
+        );
+        // LLVM 16 computes the stack-arguments size for this name only.
+        assert_eq!(
+            Encoding::Compact.requested_section(Sanmd::Covered, v),
+            "sanmd_covered"
+        );
+        assert_eq!(
+            Encoding::Compact.final_section(Sanmd::Covered, v),
+            "sanmd_covered65538"
         );
         assert_eq!(
             Encoding::Compact.structor_prefix(Sanmd::Covered, v),

@@ -436,6 +436,7 @@ impl<'c, 'm> Instrumenter<'c, 'm> {
                     aux,
                     version: Some(self.version),
                     pc_width,
+                    stack_args: enc.llvm16_stack_args(kind).then_some(FEATURE_UAR),
                 }
             })
             .collect();
@@ -456,6 +457,7 @@ impl<'c, 'm> Instrumenter<'c, 'm> {
                 aux: rule.aux.iter().map(|a| a.bytes()).collect(),
                 version: None,
                 pc_width,
+                stack_args: None,
             });
         }
         out

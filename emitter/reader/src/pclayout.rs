@@ -7,17 +7,23 @@
 //! ASCII lines, one record per module (`ld -r` concatenates records):
 //!
 //! ```text
-//! pcmap-layout 1                    the format version
+//! pcmap-layout 2                    the format version (1 is read too)
 //! triple <target triple>            may be empty
 //! code-model <default|tiny|small|kernel|medium|large>
 //! pc-width <4|8>                    bytes of every PC field below
 //! section <requested name> final=<name> options=<C|-> entries=<function|instruction>
-//!         size=<4|0> aux=<width,…|-> version=<N|->          (one line each)
+//!         size=<4|0> aux=<width,…|-> version=<N|-> stack-args=<B|->
+//!                                   (one line each; version 1 has no stack-args=)
 //! end
 //! ```
 //!
 //! An entry of a section is `pc-width + size + Σ aux` bytes as LLVM 16 writes
-//! it; `options=C` asks for its constants (and size) as ULEB128.
+//! it, plus 4 bytes (an `i32`) when `stack-args=B` and its first constant has
+//! bit `B`: the stack-arguments size LLVM 16's MachineSanitizerBinaryMetadata
+//! appends to a `sanmd_covered` entry with the UAR bit. `options=C` asks for
+//! its constants (and size) as ULEB128, and for the stack-arguments size as
+//! LLVM 19 writes it: the "has size" bit set in the first constant and the
+//! size after the constants when it is not zero, neither when it is.
 
 use alloc::format;
 use alloc::string::{String, ToString};
@@ -25,15 +31,17 @@ use alloc::vec::Vec;
 use core::fmt::{self, Write as _};
 
 use crate::pctable::{self, CodeModel, ConstantEncoding, EntryKind, Layout};
-use crate::sanmd::COMPACT_OPTION;
+use crate::sanmd::{COMPACT_OPTION, FEATURE_UAR_HAS_SIZE};
 
 /// The section the plugin leaves in every module it compiles in compact
 /// mode.
 pub const SECTION_NAME: &str = ".pcmap.layout";
 /// The private IR constant the plugin places in [`SECTION_NAME`].
 pub const GLOBAL_NAME: &str = "__pcmap_layout";
-/// The one format version there is.
-pub const FORMAT_VERSION: u32 = 1;
+/// The format version the plugin writes.
+pub const FORMAT_VERSION: u32 = 2;
+/// The first version, without `stack-args=`; still read.
+pub const FORMAT_VERSION_1: u32 = 1;
 
 /// Why a layout description could not be read or written.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -64,7 +72,7 @@ impl fmt::Display for LayoutError {
         match self {
             LayoutError::UnknownVersion(v) => write!(
                 f,
-                "{SECTION_NAME}: unknown layout version {v} (this pcmap reads version {FORMAT_VERSION})"
+                "{SECTION_NAME}: unknown layout version {v} (this pcmap reads versions {FORMAT_VERSION_1} and {FORMAT_VERSION})"
             ),
             LayoutError::Malformed { line, what } => {
                 write!(f, "{SECTION_NAME}: line {line}: {what}")
@@ -102,6 +110,9 @@ pub struct SectionLayout {
     pub version: Option<u32>,
     /// Bytes of each PC field (the record's `pc-width`).
     pub pc_width: u8,
+    /// `stack-args=B`: LLVM 16 appended an `i32` stack-arguments size to
+    /// every entry whose first constant has this bit (a single bit).
+    pub stack_args: Option<u64>,
 }
 
 impl SectionLayout {
@@ -112,22 +123,35 @@ impl SectionLayout {
 
     /// The entries as LLVM 16 wrote them: fixed widths.
     pub fn raw(&self) -> Result<Layout, pctable::Error> {
-        Layout::new(
+        let l = Layout::new(
             self.pc_width,
             self.entries,
             ConstantEncoding::Fixed,
             &self.aux,
-        )
+        )?;
+        Ok(match self.stack_args {
+            Some(bit) => l.with_stack_args(bit),
+            None => l,
+        })
     }
 
-    /// The entries as LLVM 19 writes them for the same request.
+    /// The entries as LLVM 19 writes them for the same request: with `!C`,
+    /// ULEB128 constants, and a stack-arguments size marked by the "has
+    /// size" bit.
     pub fn final_layout(&self) -> Result<Layout, pctable::Error> {
-        let enc = if self.compact() {
-            ConstantEncoding::Uleb128
-        } else {
-            ConstantEncoding::Fixed
-        };
-        Ok(self.raw()?.with_encoding(enc))
+        if !self.compact() {
+            return self.raw();
+        }
+        let l = Layout::new(
+            self.pc_width,
+            self.entries,
+            ConstantEncoding::Uleb128,
+            &self.aux,
+        )?;
+        Ok(match self.stack_args {
+            Some(_) => l.with_stack_args(FEATURE_UAR_HAS_SIZE),
+            None => l,
+        })
     }
 
     /// What a reader requires of a section beyond the syntax of its line.
@@ -142,6 +166,25 @@ impl SectionLayout {
         if self.final_name.is_empty() || self.final_name.contains('!') {
             return Err("bad final= name".to_string());
         }
+        if let Some(bit) = self.stack_args {
+            // LLVM 16 appends the size only to function entries, after a
+            // feature mask; LLVM 19's form needs !C and a mask that is
+            // ULEB128 and can take the has-size bit.
+            if !bit.is_power_of_two() || bit == FEATURE_UAR_HAS_SIZE {
+                return Err(format!(
+                    "stack-args bit {bit:#x} is not a single bit other than has-size"
+                ));
+            }
+            if self.entries != EntryKind::Function || !self.compact() {
+                return Err("stack-args= needs function entries and options=C".to_string());
+            }
+            let mask_width = self.aux.first().copied().unwrap_or(0);
+            if mask_width < 2 {
+                return Err(
+                    "stack-args= needs a feature mask of 2..8 bytes as first constant".to_string(),
+                );
+            }
+        }
         self.raw()
             .map_err(|e| format!("unusable layout: {e}"))
             .map(|_| ())
@@ -155,6 +198,10 @@ const INSTRUCTION: &str = "instruction";
 const DEFAULT_CODE_MODEL: &str = "default";
 /// A field without a value.
 const NONE: &str = "-";
+/// `stack-args=` value: a bit number.
+fn bit_number(bit: u64) -> u32 {
+    bit.trailing_zeros()
+}
 
 /// The text of one record, describing `sections` (which must all have
 /// `pc_width`) of a module for `triple`: what the plugin leaves in a
@@ -204,15 +251,17 @@ pub fn write_record(
         };
         let aux: Vec<String> = s.aux.iter().map(u8::to_string).collect();
         let version = s.version.map(|v| v.to_string());
+        let stack_args = s.stack_args.map(|b| bit_number(b).to_string());
         let _ = writeln!(
             out,
-            "section {} final={} options={} entries={entries} size={} aux={} version={}",
+            "section {} final={} options={} entries={entries} size={} aux={} version={} stack-args={}",
             s.requested,
             s.final_name,
             or_none(&s.options),
             s.size,
             or_none(&aux.join(",")),
             version.as_deref().unwrap_or(NONE),
+            stack_args.as_deref().unwrap_or(NONE),
         );
     }
     out.push_str("end\n");
@@ -240,9 +289,10 @@ pub fn parse_into(out: &mut Vec<SectionLayout>, data: &[u8]) -> Result<(), Layou
         let version = first
             .strip_prefix("pcmap-layout ")
             .ok_or_else(|| malformed(line, "expected 'pcmap-layout N'"))?;
-        if version != FORMAT_VERSION.to_string() {
-            return Err(LayoutError::UnknownVersion(version.to_string()));
-        }
+        let format = match version.parse::<u32>() {
+            Ok(v @ (FORMAT_VERSION_1 | FORMAT_VERSION)) if v.to_string() == version => v,
+            _ => return Err(LayoutError::UnknownVersion(version.to_string())),
+        };
         let mut pc_width = None;
         let mut ended = false;
         for (line, l) in lines.by_ref() {
@@ -258,7 +308,7 @@ pub fn parse_into(out: &mut Vec<SectionLayout>, data: &[u8]) -> Result<(), Layou
                 }
                 "section" => {
                     let w = pc_width.ok_or_else(|| malformed(line, "section before pc-width"))?;
-                    let s = section(line, rest, w)?;
+                    let s = section(line, rest, w, format)?;
                     match out.iter().find(|o| o.requested == s.requested) {
                         Some(o) if *o != s => return Err(LayoutError::Conflict(s.requested)),
                         Some(_) => {}
@@ -286,8 +336,14 @@ fn malformed(line: usize, what: &str) -> LayoutError {
     }
 }
 
-/// `NAME final=… options=… entries=… size=… aux=… version=…`.
-fn section(line: usize, rest: &str, pc_width: u8) -> Result<SectionLayout, LayoutError> {
+/// `NAME final=… options=… entries=… size=… aux=… version=… stack-args=…`
+/// (no `stack-args=` in format version 1).
+fn section(
+    line: usize,
+    rest: &str,
+    pc_width: u8,
+    format: u32,
+) -> Result<SectionLayout, LayoutError> {
     let mut words = rest.split(' ');
     let requested = words
         .next()
@@ -328,6 +384,23 @@ fn section(line: usize, rest: &str, pc_width: u8) -> Result<SectionLayout, Layou
                 .map_err(|_| malformed(line, "version= is not a number"))?,
         ),
     };
+    let stack_args = if format == FORMAT_VERSION_1 {
+        None
+    } else {
+        match dash(field("stack-args")?) {
+            "" => None,
+            word => Some(
+                word.parse::<u32>()
+                    .ok()
+                    .filter(|&b| b < 64 && b.to_string() == word)
+                    .map(|b| 1u64 << b)
+                    .ok_or_else(|| malformed(line, "stack-args= is not a bit number"))?,
+            ),
+        }
+    };
+    if let Some(w) = words.next() {
+        return Err(malformed(line, &format!("unexpected '{w}'")));
+    }
     let s = SectionLayout {
         requested: requested.to_string(),
         final_name,
@@ -337,6 +410,7 @@ fn section(line: usize, rest: &str, pc_width: u8) -> Result<SectionLayout, Layou
         aux,
         version,
         pc_width,
+        stack_args,
     };
     s.check().map_err(|what| malformed(line, &what))?;
     Ok(s)
@@ -363,9 +437,17 @@ fn or_none(v: &str) -> &str {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::sanmd::FEATURE_UAR;
     use alloc::vec;
 
-    const X86: &str = "pcmap-layout 1\ntriple x86_64-unknown-linux-gnu\ncode-model default\npc-width 4\n\
+    /// What the plugin writes for x86_64 with a generic section.
+    const X86: &str = "pcmap-layout 2\ntriple x86_64-unknown-linux-gnu\ncode-model default\npc-width 4\n\
+section sanmd_atomics2!C final=sanmd_atomics2 options=C entries=instruction size=0 aux=- version=2 stack-args=-\n\
+section sanmd_covered final=sanmd_covered2 options=C entries=function size=4 aux=8 version=2 stack-args=1\n\
+section my_rmw final=my_rmw options=- entries=instruction size=0 aux=4 version=- stack-args=-\nend\n";
+
+    /// What the plugin wrote before the stack-arguments size (version 1).
+    const X86_V1: &str = "pcmap-layout 1\ntriple x86_64-unknown-linux-gnu\ncode-model default\npc-width 4\n\
 section sanmd_atomics2!C final=sanmd_atomics2 options=C entries=instruction size=0 aux=- version=2\n\
 section sanmd_covered2!C final=sanmd_covered2 options=C entries=function size=4 aux=8 version=2\n\
 section my_rmw final=my_rmw options=- entries=instruction size=0 aux=4 version=-\nend\n";
@@ -374,16 +456,47 @@ section my_rmw final=my_rmw options=- entries=instruction size=0 aux=4 version=-
     fn plugin_record() {
         let s = parse(X86.as_bytes()).unwrap();
         assert_eq!(s.len(), 3);
-        assert_eq!(s[1].requested, "sanmd_covered2!C");
+        assert_eq!(s[1].requested, "sanmd_covered");
         assert_eq!(s[1].final_name, "sanmd_covered2");
         assert!(s[1].compact());
         assert_eq!(
-            (s[1].entries, s[1].aux.clone()),
-            (EntryKind::Function, vec![8])
+            (s[1].entries, s[1].aux.clone(), s[1].stack_args),
+            (EntryKind::Function, vec![8], Some(FEATURE_UAR))
+        );
+        assert_eq!(s[1].raw().unwrap().stack_args_bit(), FEATURE_UAR);
+        assert_eq!(
+            s[1].final_layout().unwrap().stack_args_bit(),
+            FEATURE_UAR_HAS_SIZE
+        );
+        assert_eq!(
+            s[1].final_layout().unwrap().encoding(),
+            ConstantEncoding::Uleb128
         );
         assert_eq!(s[2].version, None);
+        assert_eq!(s[2].stack_args, None);
         assert!(!s[2].compact());
         assert_eq!(s[0].pc_width, 4);
+    }
+
+    #[test]
+    fn version_1_is_read() {
+        let s = parse(X86_V1.as_bytes()).unwrap();
+        assert_eq!(s.len(), 3);
+        assert_eq!(s[1].requested, "sanmd_covered2!C");
+        assert!(s.iter().all(|l| l.stack_args.is_none()));
+        // Version 1 lines have no stack-args=, version 2 lines need it.
+        assert!(matches!(
+            parse(X86.replace("pcmap-layout 2", "pcmap-layout 1").as_bytes()),
+            Err(LayoutError::Malformed { line: 5, .. })
+        ));
+        assert!(matches!(
+            parse(
+                X86_V1
+                    .replace("pcmap-layout 1", "pcmap-layout 2")
+                    .as_bytes()
+            ),
+            Err(LayoutError::Malformed { line: 5, .. })
+        ));
     }
 
     #[test]
@@ -404,13 +517,21 @@ section my_rmw final=my_rmw options=- entries=instruction size=0 aux=4 version=-
             parse_into(&mut all, other.as_bytes()),
             Err(LayoutError::Conflict("sanmd_atomics2!C".into()))
         );
+        // A record of each version (`ld -r` of old and new objects): the
+        // sections both describe agree, the covered ones differ in name.
+        let mixed = parse(format!("{X86_V1}{X86}").as_bytes()).unwrap();
+        assert_eq!(mixed.len(), 4);
     }
 
     #[test]
     fn errors() {
         assert_eq!(
-            parse(b"pcmap-layout 2\nend\n"),
-            Err(LayoutError::UnknownVersion("2".into()))
+            parse(b"pcmap-layout 3\nend\n"),
+            Err(LayoutError::UnknownVersion("3".into()))
+        );
+        assert_eq!(
+            parse(b"pcmap-layout 02\nend\n"),
+            Err(LayoutError::UnknownVersion("02".into()))
         );
         assert!(matches!(
             parse(X86.replace("end\n", "").as_bytes()),
@@ -424,6 +545,41 @@ section my_rmw final=my_rmw options=- entries=instruction size=0 aux=4 version=-
             parse(X86.replace("size=4", "size=8").as_bytes()),
             Err(LayoutError::Malformed { .. })
         ));
+        for bad in [
+            "stack-args=x",
+            "stack-args=64",
+            "stack-args=01",
+            "stack-args=2", // the has-size bit itself
+            "stack-args=1 more",
+        ] {
+            assert!(
+                matches!(
+                    parse(X86.replace("stack-args=1", bad).as_bytes()),
+                    Err(LayoutError::Malformed { line: 6, .. })
+                ),
+                "{bad}"
+            );
+        }
+        // Only compact function entries with a wide first constant.
+        for (from, to) in [
+            ("options=C entries=function", "options=- entries=function"),
+            (
+                "aux=8 version=2 stack-args=1",
+                "aux=1 version=2 stack-args=1",
+            ),
+            (
+                "aux=8 version=2 stack-args=1",
+                "aux=- version=2 stack-args=1",
+            ),
+        ] {
+            assert!(
+                matches!(
+                    parse(X86.replace(from, to).as_bytes()),
+                    Err(LayoutError::Malformed { line: 6, .. })
+                ),
+                "{to}"
+            );
+        }
         // Every prefix fails cleanly or parses.
         for n in 0..X86.len() {
             let _ = parse(&X86.as_bytes()[..n]);
@@ -448,11 +604,12 @@ section my_rmw final=my_rmw options=- entries=instruction size=0 aux=4 version=-
             aux: aux.to_vec(),
             version,
             pc_width,
+            stack_args: None,
         }
     }
 
     /// What lit-tests/plugin/layout.ll checks `opt-16` with the plugin
-    /// writes, and what the plugin's own writer wrote before this one.
+    /// writes.
     #[test]
     fn writes_the_plugins_text() {
         let sections = [
@@ -465,21 +622,24 @@ section my_rmw final=my_rmw options=- entries=instruction size=0 aux=4 version=-
                 Some(2),
                 4,
             ),
+            SectionLayout {
+                stack_args: Some(FEATURE_UAR),
+                ..section(
+                    "sanmd_covered",
+                    "sanmd_covered2",
+                    "C",
+                    EntryKind::Function,
+                    &[8],
+                    Some(2),
+                    4,
+                )
+            },
             section(
-                "sanmd_covered2!C",
-                "sanmd_covered2",
-                "C",
-                EntryKind::Function,
-                &[8],
-                Some(2),
-                4,
-            ),
-            section(
-                "my_fences",
-                "my_fences",
+                "my_rmw",
+                "my_rmw",
                 "",
                 EntryKind::Instruction,
-                &[1],
+                &[4],
                 None,
                 4,
             ),
@@ -487,13 +647,7 @@ section my_rmw final=my_rmw options=- entries=instruction size=0 aux=4 version=-
         let triple = "x86_64-unknown-linux-gnu";
         let pc_width = pctable::pc_width_for_triple(None, triple);
         let text = write_record(triple, None, pc_width, &sections).unwrap();
-        assert_eq!(
-            text,
-            "pcmap-layout 1\ntriple x86_64-unknown-linux-gnu\ncode-model default\npc-width 4\n\
-             section sanmd_atomics2!C final=sanmd_atomics2 options=C entries=instruction size=0 aux=- version=2\n\
-             section sanmd_covered2!C final=sanmd_covered2 options=C entries=function size=4 aux=8 version=2\n\
-             section my_fences final=my_fences options=- entries=instruction size=0 aux=1 version=-\nend\n"
-        );
+        assert_eq!(text, X86);
         assert_eq!(parse(text.as_bytes()).unwrap(), sections);
 
         let large = [section(
@@ -507,13 +661,13 @@ section my_rmw final=my_rmw options=- entries=instruction size=0 aux=4 version=-
         )];
         let text = write_record(triple, Some(CodeModel::Large), 8, &large).unwrap();
         assert!(text.contains(
-            "code-model large\npc-width 8\nsection sanmd_atomics65538!C final=sanmd_atomics65538 options=C entries=instruction size=0 aux=- version=65538\n"
+            "code-model large\npc-width 8\nsection sanmd_atomics65538!C final=sanmd_atomics65538 options=C entries=instruction size=0 aux=- version=65538 stack-args=-\n"
         ));
         let ppc = "powerpc64le-unknown-linux-gnu";
         let text = write_record(ppc, None, pctable::pc_width_for_triple(None, ppc), &[]).unwrap();
         assert_eq!(
             text,
-            "pcmap-layout 1\ntriple powerpc64le-unknown-linux-gnu\ncode-model default\npc-width 8\nend\n"
+            "pcmap-layout 2\ntriple powerpc64le-unknown-linux-gnu\ncode-model default\npc-width 8\nend\n"
         );
     }
 
@@ -546,6 +700,14 @@ section my_rmw final=my_rmw options=- entries=instruction size=0 aux=4 version=-
             SectionLayout {
                 pc_width: 8,
                 ..good.clone()
+            },
+            SectionLayout {
+                stack_args: Some(FEATURE_UAR),
+                ..good.clone()
+            },
+            SectionLayout {
+                stack_args: Some(3),
+                ..section("c", "c2", "C", EntryKind::Function, &[8], Some(2), 4)
             },
         ];
         for b in &bad {

@@ -1,8 +1,13 @@
 //! The PC-table step of `emit`: finish the sections the plugin requested in
 //! compact mode, as LLVM 19's `AsmPrinter::emitPCSections` would have
-//! written them. Each `name!C` section described by `.pcmap.layout` gets its
-//! final name, its size and 2..8-byte constants as ULEB128, and its PC
+//! written them. Each `options=C` section described by `.pcmap.layout` gets
+//! its final name, its size and 2..8-byte constants as ULEB128, and its PC
 //! relocations moved to their entries' new offsets; the description goes.
+//! A section described with `stack-args=` (the covered entries, requested
+//! as `sanmd_covered` so that LLVM 16's backend appends the stack-arguments
+//! size of UAR functions) gets that size as LLVM 19's MachineSanitizerBinaryMetadata
+//! writes it: the "has size" bit in the feature mask and the size as
+//! ULEB128 after it when the size is not zero; neither when it is.
 
 use std::collections::HashMap;
 
@@ -10,7 +15,7 @@ use object::build::elf::SectionData;
 use object::build::ByteString;
 use object::{Object, ObjectSection};
 use pcmap_reader::pctable::{self, EntryKind, PcTable, MAX_ULEB128_LEN};
-use pcmap_reader::sanmd;
+use pcmap_reader::sanmd::{self, FEATURE_UAR_HAS_SIZE};
 
 use pcmap_reader::pclayout::{SectionLayout, SECTION_NAME as LAYOUT_SECTION};
 
@@ -57,6 +62,7 @@ pub fn plan(o: &ObjectFile<'_>) -> Result<Option<PcPlan>> {
     let Some(described) = layouts(file)? else {
         return Ok(None);
     };
+    check_not_mixed(o, &described)?;
     let mut report = PcReport::default();
     let mut rewrites = Vec::new();
     let mut layout_sections = Vec::new();
@@ -90,6 +96,37 @@ pub fn plan(o: &ObjectFile<'_>) -> Result<Option<PcPlan>> {
         layout_sections,
         report,
     }))
+}
+
+/// Refuses an object whose described sections also hold entries of modules
+/// that expected them final: `__start_`/`__stop_` markers of a requested
+/// name (LLVM 16's own structors for `sanmd_covered`, say, when `ld -r`
+/// joined a native-mode module with a compact one). Their entries would
+/// be rewritten with the wrong layout.
+fn check_not_mixed(o: &ObjectFile<'_>, described: &[SectionLayout]) -> Result<()> {
+    use object::ObjectSymbol;
+    for sym in o.file.symbols() {
+        let Ok(name) = sym.name() else { continue };
+        let Some(section) = name
+            .strip_prefix("__start_")
+            .or_else(|| name.strip_prefix("__stop_"))
+        else {
+            continue;
+        };
+        if let Some(l) = described
+            .iter()
+            .find(|l| l.compact() && l.requested == section)
+        {
+            return Err(Error::Section {
+                section: section.to_string(),
+                problem: format!(
+                    "described by {LAYOUT_SECTION} as raw entries for {}, but a module of this object uses it as a final section ({name}): modules of the plugin's compact mode and others (native mode, LLVM's own pass) were joined into one object; emit the compact ones before joining",
+                    l.final_name
+                ),
+            });
+        }
+    }
+    Ok(())
 }
 
 /// Re-encodes one raw section; checks every entry's relocation and PC.
@@ -164,8 +201,30 @@ fn rewrite(
         if let Some(size) = e.size {
             from = put(size, l.size, from);
         }
-        for (&c, &w) in e.constants().iter().zip(&l.aux) {
+        // LLVM 16 appended the stack-arguments size to UAR entries (zero
+        // included); LLVM 19 marks a non-zero one with the has-size bit.
+        let stack_args = e.stack_args.filter(|&v| v != 0);
+        for (i, (&c, &w)) in e.constants().iter().zip(&l.aux).enumerate() {
+            let mut c = c;
+            if i == 0 && l.stack_args.is_some() {
+                if c & FEATURE_UAR_HAS_SIZE != 0 {
+                    return Err(bad(format!(
+                        "the entry at offset {at:#x} already has the has-size bit (features {c:#x}): not what LLVM 16 writes"
+                    )));
+                }
+                if stack_args.is_some() {
+                    c |= FEATURE_UAR_HAS_SIZE;
+                }
+            }
             from = put(c, w, from);
+        }
+        if e.stack_args.is_some() {
+            from += usize::from(pctable::STACK_ARGS_BYTES);
+        }
+        if let Some(v) = stack_args {
+            let mut b = [0; MAX_ULEB128_LEN];
+            let n = pctable::write_uleb128(v, &mut b);
+            bytes.extend_from_slice(&b[..n]);
         }
         debug_assert_eq!(from, e.offset + e.len);
     }
