@@ -27,12 +27,15 @@ impl Memory for &Stack {
     }
 }
 
+/// A record: its PC, frame state and saved registers (DWARF, CFA offset).
+type TestRecord = (u64, State, Vec<(u16, i32)>);
+
 /// One function: [start, end), records by PC with their frame states.
 #[derive(Clone)]
 struct Function {
     start: u64,
     end: u64,
-    records: Vec<(u64, State, Vec<(u16, i32)>)>,
+    records: Vec<TestRecord>,
 }
 
 #[derive(Default)]
