@@ -357,34 +357,74 @@ impl<'t, T: UnwindTables, M: Memory> Cursor<'t, T, M> {
         if self.depth >= self.options.max_frames {
             return Err(Stop::BadStack);
         }
-        let next = match self.at {
-            FrameAt::Record(_, ref record, State::Cfa(rule)) => self.unwind(record, rule)?,
-            ref other => {
-                if !self.options.frame_pointer_chain {
-                    return Err(match other {
-                        FrameAt::Unmanaged => Stop::Unmanaged,
-                        FrameAt::NoRecord(_) => Stop::NoRecord,
-                        FrameAt::Record(_, _, State::None) => Stop::NoFrameState,
-                        FrameAt::Record(_, _, _) => Stop::NoCfaRule,
-                    });
-                }
-                match other {
-                    // Expressions and frames without CFI are not walked
-                    // by a guess either.
-                    FrameAt::Record(_, _, State::NoCfaRule) => return Err(Stop::NoCfaRule),
-                    _ => self.frame_pointer_step()?,
-                }
-            }
-        };
-        if next.pc == 0 {
-            return Err(Stop::EndOfStack);
-        }
+        let next = step_from(
+            self.tables,
+            &self.memory,
+            self.arch,
+            self.options,
+            &self.regs,
+            &self.at,
+        )?;
         self.at = self.tables.frame_at(next.pc)?;
         self.regs = next;
         self.depth += 1;
         Ok(())
     }
+}
 
+/// The caller's registers of the frame whose registers are `regs` and
+/// whose PC the tables describe as `at` (what [`Cursor::step`] does before
+/// looking the caller's PC up): by the frame's CFI row, or by the frame
+/// pointer chain if `options` allows and the frame has no table entry.
+/// Ignores `options.max_frames`.
+#[inline]
+pub fn step_from<T: UnwindTables, M: Memory>(
+    tables: &T,
+    memory: &M,
+    arch: Arch,
+    options: Options,
+    regs: &Registers,
+    at: &FrameAt<T::Function, T::Record>,
+) -> Result<Registers, Stop> {
+    let u = Unwinder {
+        tables,
+        memory,
+        arch,
+        regs,
+    };
+    let next = match at {
+        FrameAt::Record(_, record, State::Cfa(rule)) => u.unwind(record, *rule)?,
+        other => {
+            if !options.frame_pointer_chain {
+                return Err(match other {
+                    FrameAt::Unmanaged => Stop::Unmanaged,
+                    FrameAt::NoRecord(_) => Stop::NoRecord,
+                    FrameAt::Record(_, _, State::None) => Stop::NoFrameState,
+                    FrameAt::Record(_, _, _) => Stop::NoCfaRule,
+                });
+            }
+            match other {
+                // An expression is not replaced by a guess either.
+                FrameAt::Record(_, _, State::NoCfaRule) => return Err(Stop::NoCfaRule),
+                _ => u.frame_pointer_step()?,
+            }
+        }
+    };
+    if next.pc == 0 {
+        return Err(Stop::EndOfStack);
+    }
+    Ok(next)
+}
+
+/// One step's inputs.
+struct Unwinder<'a, T, M> {
+    tables: &'a T,
+    memory: &'a M,
+    arch: Arch,
+    regs: &'a Registers,
+}
+
+impl<T: UnwindTables, M: Memory> Unwinder<'_, T, M> {
     fn read(&self, address: u64) -> Result<u64, Stop> {
         self.memory.read_u64(address).ok_or(Stop::BadStack)
     }
@@ -403,7 +443,7 @@ impl<'t, T: UnwindTables, M: Memory> Cursor<'t, T, M> {
                 return Err(Stop::BadStack);
             }
         }
-        let mut next = self.regs;
+        let mut next = *self.regs;
         let keep = arch.callee_saved();
         next.known &= keep;
         next.saved &= keep;
