@@ -91,6 +91,15 @@ impl Memory for NativeMemory {
         // name, above the captured stack pointer.
         Some(unsafe { (address as usize as *const u64).read_volatile() })
     }
+    #[inline(always)]
+    fn read_code_u32(&self, address: u64) -> Option<u32> {
+        if address & 3 != 0 || address == 0 {
+            return None;
+        }
+        // SAFETY: `address` is the return address of a frame being walked
+        // (its PC): the instruction there is mapped code of the program.
+        Some(unsafe { (address as usize as *const u32).read_volatile() })
+    }
 }
 
 impl UnwindTables for Section<'_> {
@@ -233,11 +242,15 @@ pub unsafe extern "C" fn pcmap_walk_init(
     if cursor.is_null() || m.data.is_null() || flags & !PCMAP_WALK_FRAME_POINTER_CHAIN != 0 {
         return PCMAP_ERR_ARGUMENT;
     }
-    if ARCH.is_none() {
+    let Some(arch) = ARCH else {
         return PCMAP_ERR_ARGUMENT;
-    }
+    };
     let s = Section::opened(m);
-    let at = match s.frame_at(regs.pc) {
+    let memory = NativeMemory {
+        low: stack_low,
+        high: stack_high,
+    };
+    let at = match walk::lookup(&s, &memory, arch, regs.pc) {
         Ok(at) => at,
         Err(e) => return e.into(),
     };
@@ -284,7 +297,7 @@ pub unsafe extern "C" fn pcmap_walk_step(cursor: *mut pcmap_cursor) -> pcmap_sta
             return stop.into();
         }
     };
-    match s.frame_at(next.pc) {
+    match walk::lookup(&s, &c.memory(), arch, next.pc) {
         Ok(at) => {
             c.set_at(at);
             c.regs = next.into();

@@ -183,6 +183,47 @@ pub trait Memory {
     /// The 8-byte word at `address` in the walked program's byte order, or
     /// `None` if it may not be read (outside the stack, misaligned).
     fn read_u64(&self, address: u64) -> Option<u64>;
+    /// The instruction word at `address` (a return address), or `None` if
+    /// code may not be read. Used on PowerPC64 only (see [`lookup`]).
+    fn read_code_u32(&self, address: u64) -> Option<u32> {
+        let _ = address;
+        None
+    }
+}
+
+/// PowerPC64 instructions that may follow a call to another function's
+/// global entry: `nop` (the linker found no TOC change) and the TOC
+/// pointer reload, ELFv2 `ld r2, 24(r1)` and ELFv1 `ld r2, 40(r1)`.
+const POWERPC64_TOC_RESTORES: [u32; 3] = [0x6000_0000, 0xe841_0018, 0xe841_0028];
+
+/// What the tables say about `pc`, a return address.
+///
+/// On PowerPC64 a call to a function outside the caller's module (or
+/// through a pointer) is followed by the TOC restore slot, and a stack map
+/// after the call is recorded after that instruction: when no record is at
+/// `pc`, the instruction at `pc` is one of the TOC restores (read from the
+/// code) and a record is at `pc + 4`, that record is the frame's. The
+/// restore writes only r2, so the frame state and the values the record
+/// describes are those at `pc`.
+#[inline]
+pub fn lookup<T: UnwindTables, M: Memory>(
+    tables: &T,
+    memory: &M,
+    arch: Arch,
+    pc: u64,
+) -> crate::Result<FrameAt<T::Function, T::Record>> {
+    let at = tables.frame_at(pc)?;
+    if arch == Arch::PowerPc64 && matches!(at, FrameAt::NoRecord(_)) {
+        let restore = memory
+            .read_code_u32(pc)
+            .is_some_and(|insn| POWERPC64_TOC_RESTORES.contains(&insn));
+        if restore {
+            if let next @ FrameAt::Record(..) = tables.frame_at(pc.wrapping_add(4))? {
+                return Ok(next);
+            }
+        }
+    }
+    Ok(at)
 }
 
 /// A register + offset CFA rule.
@@ -313,7 +354,7 @@ impl<'t, T: UnwindTables, M: Memory> Cursor<'t, T, M> {
         regs: Registers,
         options: Options,
     ) -> Result<Self, Stop> {
-        let at = tables.frame_at(regs.pc)?;
+        let at = lookup(tables, &memory, arch, regs.pc)?;
         Ok(Cursor {
             tables,
             memory,
@@ -365,7 +406,7 @@ impl<'t, T: UnwindTables, M: Memory> Cursor<'t, T, M> {
             &self.regs,
             &self.at,
         )?;
-        self.at = self.tables.frame_at(next.pc)?;
+        self.at = lookup(self.tables, &self.memory, self.arch, next.pc)?;
         self.regs = next;
         self.depth += 1;
         Ok(())
