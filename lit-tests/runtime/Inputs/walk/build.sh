@@ -3,11 +3,12 @@
 # the managed C, clang-16 compiles it to IR, gen.py --fix makes its stack
 # maps intrinsics and gives each function its frame shape, llc-16 and
 # pcmap emit --ir make the object with the flat tables, and the driver is
-# linked with libpcmap_capi.a and libgcc's unwinder (libgcc_s).
+# linked with libpcmap.a and libgcc's unwinder (libgcc_s).
 #
 #   build.sh x86_64|aarch64|ppc64le|ppc64 SEED DIR
 # Prints the command that runs DIR/walk.
 set -euo pipefail
+rm -f "${3:-/nonexistent}/walk"
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/../../../.." && pwd)
 target=${1:?usage: build.sh TARGET SEED DIR}
@@ -21,20 +22,28 @@ case $target in
   *) echo "build.sh: unknown target $target" >&2; exit 2 ;;
 esac
 BIN=$(llvm-config-16 --bindir)
-if [ -z "$rust" ]; then CAPI=$repo/target/release/libpcmap_capi.a; else CAPI=$repo/$("$repo/emitter/capi/build-cross.sh" "$rust"); fi
+CAPI=$repo/$("$repo/emitter/capi/build-lib.sh" "${rust:-host}")
 # ELFv1 links with GNU ld only; the others with lld.
 fuse=(-fuse-ld=lld)
 [ "$target" = ppc64 ] && fuse=()
 mkdir -p "$out"
 python3 "$here/gen.py" --seed "$seed" --target "$target" -o "$out/corpus.c"
-cflags=(--target="$gnu" -O2 -fno-pic -funwind-tables -I "$repo/target/include" -I "$here")
+# No sibling calls: every call of a chain keeps its frame.
+cflags=(--target="$gnu" -O2 -fno-pic -funwind-tables -fno-optimize-sibling-calls -I "$repo/target/include" -I "$here")
 # SimplifyCFG would sink the stack maps of a switch's cases into one call
 # whose ID is a phi (not a constant): keep them apart.
 "$BIN/clang" "${cflags[@]}" -mllvm -simplifycfg-sink-common=false -mllvm -simplifycfg-hoist-common=false \
   -S -emit-llvm "$out/corpus.c" -o "$out/corpus.ll"
 python3 "$here/gen.py" --seed "$seed" --target "$target" --fix "$out/corpus.ll" -o "$out/corpus.fixed.ll"
-"$BIN/llc" -O2 -relocation-model=static -filetype=obj "$out/corpus.fixed.ll" -o "$out/corpus.o"
-"$repo/target/release/pcmap" emit --ir "$out/corpus.fixed.ll" "$out/corpus.o" -o "$out/corpus.flat.o"
+ir=$out/corpus.fixed.ll
+case $target in
+  x86_64|aarch64)
+    # Every call becomes a gc.statepoint listing the live references.
+    "$BIN/opt" -passes=rewrite-statepoints-for-gc -S "$ir" -o "$out/corpus.statepoint.ll"
+    ir=$out/corpus.statepoint.ll ;;
+esac
+"$BIN/llc" -O2 -relocation-model=static -filetype=obj "$ir" -o "$out/corpus.o"
+"$repo/target/release/pcmap" emit --ir "$ir" "$out/corpus.o" -o "$out/corpus.flat.o"
 "$BIN/clang" "${cflags[@]}" "${fuse[@]}" -no-pie -Wall -Wextra -Werror "$here/driver.c" "$out/corpus.flat.o" "$CAPI" \
-  -lgcc_s -lpthread -ldl -lm -o "$out/walk"
+  -lgcc_s -lpthread -o "$out/walk"
 echo "${run[*]} $out/walk"

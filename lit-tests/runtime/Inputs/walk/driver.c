@@ -58,6 +58,15 @@ void corpus_check(u64 depth, unsigned k, u64 v) {
   if (seen[depth][k] != v) fail("stack map value", (long)depth, seen[depth][k], v);
 }
 
+/* References: opaque to the optimizer (calls), so they stay references. */
+ref corpus_ref(u64 v) { return (ref)(uintptr_t)v; }
+u64 corpus_unref(ref r) { return (u64)(uintptr_t)r; }
+
+void corpus_check_root(u64 depth, unsigned k, u64 got, u64 want) {
+  values_checked++;
+  if (got != want) fail("root not moved exactly once", (long)depth * 100 + k, got, want);
+}
+
 void corpus_check_count(u64 depth, unsigned n) {
   if (depth < MAX_FRAMES && seen_count[depth] != n) fail("stack map locations", (long)depth, seen_count[depth], n);
 }
@@ -69,6 +78,53 @@ typedef struct frame {
   u64 pc, cfa, sp;
   int has_cfa;
 } frame;
+
+/* The roots of a walk, moved after all are read (slots may be shared). */
+enum { MAX_ROOTS = 65536 };
+typedef struct pending {
+  pcmap_root roots[MAX_ROOTS];
+  long frame[MAX_ROOTS];
+  long n;
+} pending;
+static pending roots;
+static unsigned long roots_moved;
+
+static void collect_root(void *ctx, const pcmap_root *r) {
+  pending *p = (pending *)ctx;
+  if (p->n < MAX_ROOTS) p->roots[p->n++] = *r;
+}
+
+/* The value of a decoded root, and where to write its new value. */
+static u64 *root_slot(const pcmap_value *v, long frame) {
+  if (!v->has_address) {
+    fail("root without a slot (a register saved nowhere)", frame, v->value, 0);
+    return NULL;
+  }
+  return (u64 *)(uintptr_t)v->address;
+}
+
+/* Moves every root: base' = base ^ CORPUS_MOVE, derived' = base' +
+ * (derived - base). A slot written twice must get the same value. */
+static void move_roots(void) {
+  static u64 *slot[2 * MAX_ROOTS];
+  static u64 value[2 * MAX_ROOTS];
+  long i, k, n = 0;
+  for (i = 0; i < roots.n; i++) {
+    u64 *b = root_slot(&roots.roots[i].base, roots.frame[i]);
+    u64 *d = root_slot(&roots.roots[i].derived, roots.frame[i]);
+    u64 nb, nd;
+    if (!b || !d) continue;
+    nb = *b ^ CORPUS_MOVE;
+    nd = nb + (*d - *b);
+    slot[n] = b, value[n++] = nb;
+    slot[n] = d, value[n++] = nd;
+  }
+  for (i = 0; i < n; i++)
+    for (k = 0; k < i; k++)
+      if (slot[k] == slot[i] && value[k] != value[i]) fail("one slot, two new values", i, value[i], value[k]);
+  for (i = 0; i < n; i++) *slot[i] = value[i];
+  roots_moved += (unsigned long)roots.n;
+}
 
 /* Walks with the cursor from `regs`: the frames, and the status that ended
  * the walk. Records what each frame's locations hold if `record`. */
@@ -83,7 +139,12 @@ static int walk_cursor(const pcmap_registers *regs, frame *out, long *n, int rec
     f->sp = c.regs.value[PCMAP_SP_SLOT];
     f->has_cfa = pcmap_walk_cfa(&c, &f->cfa) == PCMAP_OK;
     if (!f->has_cfa) f->cfa = 0;
-    if (record && c.frame == PCMAP_FRAME_RECORD && *n < MAX_FRAMES) {
+    if (record && c.frame == PCMAP_FRAME_RECORD && c.record.kind == PCMAP_KIND_STATEPOINT) {
+      long before = roots.n, i;
+      int r = pcmap_walk_roots(&c, collect_root, &roots);
+      if (r != PCMAP_OK) fail(pcmap_strerror(r), *n, c.regs.pc, 0);
+      for (i = before; i < roots.n; i++) roots.frame[i] = *n;
+    } else if (record && c.frame == PCMAP_FRAME_RECORD && *n < MAX_FRAMES) {
       unsigned i, count = c.record.num_locations;
       seen_count[*n] = count;
       for (i = 0; i < count && i < MAX_LOCATIONS; i++) {
@@ -140,10 +201,11 @@ u64 corpus_safepoint(pcmap_registers *regs, u64 path, u64 a2, u64 a3, u64 a4, u6
   long n, i, j, managed = (long)expect_depth + 2; /* and corpus_entry */
   int s;
   (void)path, (void)a2, (void)a3, (void)a4, (void)a5;
+  roots.n = 0;
   s = walk_cursor(regs, ours, &n, 1);
   if (s != PCMAP_STOP_UNMANAGED) fail(pcmap_strerror(s), n - 1, n ? ours[n - 1].pc : 0, PCMAP_STOP_UNMANAGED);
   /* The managed frames, then the driver's frame, where the walk stops. */
-  if (n != managed + 1) fail("frames walked", n, (u64)n, (u64)managed + 1);
+  if (n != managed + 1) fail("frames walked (got: the last PC)", n, n ? ours[n - 1].pc : 0, (u64)managed + 1);
   theirs.n = 0;
   _Unwind_Backtrace(gcc_frame, &theirs);
   for (j = 0; j < theirs.n && theirs.frames[j].pc != regs->pc; j++) {
@@ -169,6 +231,7 @@ u64 corpus_safepoint(pcmap_registers *regs, u64 path, u64 a2, u64 a3, u64 a4, u6
     }
   }
   if (chain % 64 == 0) {
+    /* Before anything moves. */
     signal_regs = regs;
     raise(SIGUSR1);
     signal_walks++;
@@ -177,6 +240,7 @@ u64 corpus_safepoint(pcmap_registers *regs, u64 path, u64 a2, u64 a3, u64 a4, u6
       if (signal_frames[i].pc != ours[i].pc || signal_frames[i].cfa != ours[i].cfa)
         fail("signal handler's frame", i, signal_frames[i].pc, ours[i].pc);
   }
+  move_roots();
   return 0;
 }
 
@@ -238,8 +302,8 @@ int main(int argc, char **argv) {
     memset(seen_count, 0xff, sizeof seen_count[0] * (depth + 2 < MAX_FRAMES ? depth + 2 : MAX_FRAMES));
     corpus_entry(entry, depth, r >> 8, r * 7, r ^ 0x5555);
   }
-  printf("walk: %ld chains, %lu frames compared with libgcc, %lu stack map values checked, %lu walks in a signal handler, %lu failures\n",
-         chains, frames_compared, values_checked, signal_walks, failures);
+  printf("walk: %ld chains, %lu frames compared with libgcc, %lu roots moved, %lu values checked, %lu walks in a signal handler, %lu failures\n",
+         chains, frames_compared, roots_moved, values_checked, signal_walks, failures);
   if (failures) {
     printf("FAIL\n");
     return 1;
