@@ -225,7 +225,8 @@ impl pcmap_cursor {
 ///
 /// # Safety
 /// `cursor` is writable; `maps` was filled by `pcmap_open` and stays valid
-/// while the cursor is used; `regs` is readable; the stack it describes is
+/// while the cursor is used; `regs` is readable and not inside `*cursor`
+/// (start a new walk from a cursor's registers through a copy); the stack it describes is
 /// mapped (in the bounds, if given) while the cursor is used.
 #[no_mangle]
 pub unsafe extern "C" fn pcmap_walk_init(
@@ -254,16 +255,30 @@ pub unsafe extern "C" fn pcmap_walk_init(
         Ok(at) => at,
         Err(e) => return e.into(),
     };
-    // SAFETY: zeroes are valid for every field (raw pointers, integers);
-    // `set_at` fills what `frame` says is valid.
-    let mut c: pcmap_cursor = core::mem::zeroed();
-    c.maps = maps;
-    c.regs = *regs;
-    c.stack_low = stack_low;
-    c.stack_high = stack_high;
-    c.flags = flags;
-    c.set_at(at);
-    cursor.write(c);
+    // Field by field: `function` and `record` are written only where
+    // `frame` says they are valid (and zeroing the whole struct would make
+    // the library need memset).
+    use core::ptr::addr_of_mut;
+    addr_of_mut!((*cursor).maps).write(maps);
+    // `regs` may not be inside `*cursor` (a copy, not a move).
+    core::ptr::copy_nonoverlapping(regs, addr_of_mut!((*cursor).regs), 1);
+    addr_of_mut!((*cursor).stack_low).write(stack_low);
+    addr_of_mut!((*cursor).stack_high).write(stack_high);
+    addr_of_mut!((*cursor).flags).write(flags);
+    addr_of_mut!((*cursor).depth).write(0);
+    addr_of_mut!((*cursor).stop_register).write(0);
+    let (frame, function, record) = match at {
+        FrameAt::Unmanaged => (PCMAP_FRAME_UNMANAGED, None, None),
+        FrameAt::NoRecord(f) => (PCMAP_FRAME_NO_RECORD, Some(f), None),
+        FrameAt::Record(f, (_, r), _) => (PCMAP_FRAME_RECORD, Some(f), Some(r)),
+    };
+    addr_of_mut!((*cursor).frame).write(frame);
+    if let Some(f) = function {
+        addr_of_mut!((*cursor).function).write(f);
+    }
+    if let Some(r) = record {
+        addr_of_mut!((*cursor).record).write(r);
+    }
     PCMAP_OK
 }
 

@@ -527,7 +527,11 @@ impl<T: UnwindTables, M: Memory> Unwinder<'_, T, M> {
     /// The caller's registers by the frame pointer chain.
     fn frame_pointer_step(&self) -> Result<Registers, Stop> {
         let arch = self.arch;
-        let mut next = Registers::default();
+        // Nothing of this frame's registers is known in the caller but what
+        // the chain gives (a copy with the masks cleared: no memset).
+        let mut next = *self.regs;
+        next.known = 0;
+        next.saved = 0;
         match arch {
             Arch::X86_64 | Arch::AArch64 => {
                 let fp = self
