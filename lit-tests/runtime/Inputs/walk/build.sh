@@ -42,7 +42,10 @@ case $target in
     "$BIN/opt" -passes=rewrite-statepoints-for-gc -S "$ir" -o "$out/corpus.statepoint.ll"
     ir=$out/corpus.statepoint.ll ;;
 esac
-"$BIN/llc" -O2 -relocation-model=static -filetype=obj "$ir" -o "$out/corpus.o"
+# References in callee-saved registers across statepoints too (LLVM 16
+# spills every one to a stack slot by default): roots a walk finds in a
+# register restored from a callee's save slot, or in the trampoline's.
+"$BIN/llc" -O2 -relocation-model=static -max-registers-for-gc-values=1000 -fixup-allow-gcptr-in-csr -filetype=obj "$ir" -o "$out/corpus.o"
 "$repo/target/release/pcmap" emit --ir "$ir" "$out/corpus.o" -o "$out/corpus.flat.o"
 "$BIN/clang" "${cflags[@]}" "${fuse[@]}" -no-pie -Wall -Wextra -Werror "$here/driver.c" "$out/corpus.flat.o" "$CAPI" \
   -lgcc_s -lpthread -o "$out/walk"
