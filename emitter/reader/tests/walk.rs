@@ -6,14 +6,14 @@
 use std::collections::HashMap;
 
 use pcmap_reader::walk::{
-    decode, roots, Arch, CfaRule, Cursor, DecodeError, FrameAt, Memory, Options, Registers, Root,
-    RootLayout, RootsError, State, Stop, UnwindTables, Value,
+    self, decode, roots, Arch, CfaRule, Cursor, DecodeError, FrameAt, Memory, Options, Registers,
+    Root, RootLayout, RootsError, State, Stop, UnwindTables, Value,
 };
 use pcmap_reader::{Location, LocationKind};
 
-/// A stack: 8-byte words by address.
+/// A stack: 8-byte words by address; and code: 4-byte instructions.
 #[derive(Default, Clone)]
-struct Stack(HashMap<u64, u64>);
+struct Stack(HashMap<u64, u64>, HashMap<u64, u32>);
 
 impl Stack {
     fn put(&mut self, address: u64, value: u64) {
@@ -24,6 +24,9 @@ impl Stack {
 impl Memory for &Stack {
     fn read_u64(&self, address: u64) -> Option<u64> {
         self.0.get(&address).copied()
+    }
+    fn read_code_u32(&self, address: u64) -> Option<u32> {
+        self.1.get(&address).copied()
     }
 }
 
@@ -495,4 +498,48 @@ fn statepoint_and_stack_map_roots() {
     let got = collect(RootLayout::EveryLocation, &l[3..]).unwrap();
     assert_eq!(got.len(), 5);
     assert_eq!(got[4].base, got[4].derived);
+}
+
+/// PowerPC64: a record right after the TOC restore at the return address
+/// (`nop`, ELFv2 `ld r2, 24(r1)`, ELFv1 `ld r2, 40(r1)`) is the frame's;
+/// after any other instruction, or further on, it is not; other
+/// architectures never look past the return address.
+#[test]
+fn powerpc64_record_after_the_toc_restore() {
+    let tables = Tables(vec![Function {
+        start: 0x1000,
+        end: 0x1100,
+        records: vec![(0x1014, cfa(1, 32), vec![])],
+    }]);
+    let at = |arch, pc, insn: Option<u32>| {
+        let mut s = Stack::default();
+        if let Some(i) = insn {
+            s.1.insert(pc, i);
+        }
+        walk::lookup(&tables, &&s, arch, pc).unwrap()
+    };
+    for insn in [0x6000_0000, 0xe841_0018, 0xe841_0028] {
+        assert!(matches!(
+            at(Arch::PowerPc64, 0x1010, Some(insn)),
+            FrameAt::Record(0x1000, (0, 0), _)
+        ));
+    }
+    // mr r30, r3: a move of the call's result. Not a TOC restore.
+    assert!(matches!(
+        at(Arch::PowerPc64, 0x1010, Some(0x7c7e_1b78)),
+        FrameAt::NoRecord(0x1000)
+    ));
+    // Code that cannot be read, a record 8 bytes on, another architecture.
+    assert!(matches!(
+        at(Arch::PowerPc64, 0x1010, None),
+        FrameAt::NoRecord(_)
+    ));
+    assert!(matches!(
+        at(Arch::PowerPc64, 0x100c, Some(0x6000_0000)),
+        FrameAt::NoRecord(_)
+    ));
+    assert!(matches!(
+        at(Arch::X86_64, 0x1010, Some(0x6000_0000)),
+        FrameAt::NoRecord(_)
+    ));
 }
