@@ -22,7 +22,7 @@
 
 extern const uint8_t __start_pcmap_stackmaps[];
 extern const uint8_t __stop_pcmap_stackmaps[];
-void bench_managed(uint64_t depth, uint64_t a);
+void bench_f0(uint64_t depth, uint64_t a);
 
 enum { FRAMES = 64, REPEAT = 2000, BATCHES = 15, MAX_ROOTS = 32 };
 
@@ -219,6 +219,6 @@ int main(void) {
   printf("table: %llu records, %u functions, %u tables\n", (unsigned long long)maps.num_records, maps.num_functions,
          maps.num_tables);
   build_table();
-  bench_managed(FRAMES - 1, 1000);
+  bench_f0(FRAMES - 1, 1000);
   return 0;
 }
