@@ -34,12 +34,12 @@ static uint64_t *slot(const pcmap_value *v, uint8_t kind) {
 }
 
 typedef struct visiting {
-  const pcmap_cursor *cursor;
+  const pcmap_walk *cursor;
   void (*visit)(root r, void *ctx);
   void *ctx;
 } visiting;
 
-static uint8_t kind_of(const pcmap_cursor *c, uint16_t index) {
+static uint8_t kind_of(const pcmap_walk *c, uint16_t index) {
   pcmap_location loc;
   int s = pcmap_location_at(&c->record, index, &loc);
   if (s != PCMAP_OK) die("location", s);
@@ -84,12 +84,12 @@ static void pair_up(void *ctx, const pcmap_root *r) {
 
 size_t gc_find_roots(const pcmap_registers *regs, void (*visit)(root r, void *ctx), void *ctx) {
   size_t frames = 0;
-  pcmap_cursor c;
+  pcmap_walk c;
   visiting v = {&c, visit, ctx};
   int s = pcmap_walk_init(&c, &stackmaps, regs, 0, 0, 0);
   if (s != PCMAP_OK) die("walk", s);
   for (;;) {
-    if (c.frame == PCMAP_FRAME_RECORD) {
+    if (c.at == PCMAP_WALK_AT_RECORD) {
       if (c.record.kind == PCMAP_KIND_STATEPOINT) {
         s = pcmap_walk_roots(&c, visit_root, &v);
       } else {

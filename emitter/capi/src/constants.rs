@@ -81,13 +81,13 @@ c_constants! {
     /// `pcmap_walk_init` flag: continue through a frame without a table
     /// entry by the frame pointer chain (docs/runtime.md, "Walking the stack").
     PCMAP_WALK_FRAME_POINTER_CHAIN: u32 = 1;
-    /// `pcmap_cursor.frame`: what the tables say about the frame's PC.
+    /// `pcmap_walk.at`: what the tables say about the frame's PC.
     /// In no function of the tables.
-    PCMAP_FRAME_UNMANAGED: u32 = 0;
-    /// In `pcmap_cursor.function`, with no record at the PC.
-    PCMAP_FRAME_NO_RECORD: u32 = 1;
-    /// In `pcmap_cursor.function`, at `pcmap_cursor.record`.
-    PCMAP_FRAME_RECORD: u32 = 2;
+    PCMAP_WALK_AT_UNMANAGED: u32 = 0;
+    /// In `pcmap_walk.function`, with no record at the PC.
+    PCMAP_WALK_AT_NO_RECORD: u32 = 1;
+    /// In `pcmap_walk.function`, at `pcmap_walk.record`.
+    PCMAP_WALK_AT_RECORD: u32 = 2;
 }
 
 #[cfg(test)]

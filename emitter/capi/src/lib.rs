@@ -38,4 +38,4 @@ pub use constants::*;
 pub use section::Section;
 pub use status::pcmap_status;
 pub use types::*;
-pub use walk::{pcmap_cursor, pcmap_root};
+pub use walk::{pcmap_root, pcmap_walk};

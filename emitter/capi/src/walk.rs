@@ -1,23 +1,26 @@
 //! The C API's stack walker: `pcmap_reader::walk` over an opened section
 //! and the running program's own stack.
 //!
-//! A `pcmap_cursor` is a plain struct the caller owns: the frame's
-//! registers, what the tables say about its PC (the function and record,
-//! decoded), the stack bounds reads must stay in, and the walk's options.
-//! Every call works on it alone: no allocation, no lock, no global state,
-//! so a walk may run in a signal handler.
+//! A `pcmap_walk` is a plain struct the caller owns: the frame's registers,
+//! what the tables say about its PC (the function and the record, decoded,
+//! with the frame state), the stack bounds reads must stay in, and the
+//! walk's options. Every call works on it alone: no allocation, no lock, no
+//! global state, so a walk may run in a signal handler.
 
+use core::mem::MaybeUninit;
+
+use pcmap_reader::flat::{self, frame_state_flags, site_head, SiteData};
 use pcmap_reader::walk::{
     self, Arch, CfaRule, FrameAt, Memory, Options, Registers, Root, RootLayout, State, Stop,
     UnwindTables,
 };
-use pcmap_reader::Location;
+use pcmap_reader::{Location, LocationKind};
 
 use crate::constants::{
-    PCMAP_FRAME_NO_RECORD, PCMAP_FRAME_RECORD, PCMAP_FRAME_UNMANAGED,
+    PCMAP_WALK_AT_NO_RECORD, PCMAP_WALK_AT_RECORD, PCMAP_WALK_AT_UNMANAGED,
     PCMAP_WALK_FRAME_POINTER_CHAIN,
 };
-use crate::section::Section;
+use crate::section::{Full, Match, Section};
 use crate::status::pcmap_status::{self, *};
 use crate::types::{pcmap_function, pcmap_record, pcmap_registers, pcmap_stackmaps, pcmap_value};
 
@@ -28,7 +31,7 @@ pub(crate) const ARCH: Option<Arch> = Arch::HOST;
 #[allow(non_camel_case_types)]
 #[repr(C)]
 #[derive(Debug, Clone, Copy)]
-pub struct pcmap_cursor {
+pub struct pcmap_walk {
     /// The opened section the walk looks PCs up in.
     pub maps: *const pcmap_stackmaps,
     /// The current frame's registers (`regs.pc` is its PC).
@@ -41,14 +44,17 @@ pub struct pcmap_cursor {
     pub flags: u32,
     /// Frames stepped so far.
     pub depth: u32,
-    /// `PCMAP_FRAME_*`: what the tables say about `regs.pc`.
-    pub frame: u32,
+    /// `PCMAP_WALK_AT_*`: what the tables say about `regs.pc`.
+    pub at: u32,
     /// After `PCMAP_STOP_REGISTER_UNKNOWN`: the DWARF register.
     pub stop_register: u16,
-    /// The function containing the PC (unless `PCMAP_FRAME_UNMANAGED`).
+    /// The function containing the PC (unless `PCMAP_WALK_AT_UNMANAGED`).
     pub function: pcmap_function,
-    /// The record at the PC (with `PCMAP_FRAME_RECORD`).
+    /// The record at the PC, with its frame state (`PCMAP_WALK_AT_RECORD`).
     pub record: pcmap_record,
+    /// The Data area of the record's table (for the library).
+    pub data: *const u8,
+    pub data_size: u32,
 }
 
 /// A GC root of a frame: where the derived pointer and its base are (the
@@ -69,7 +75,34 @@ pub struct pcmap_root {
 pub type pcmap_root_fn =
     Option<unsafe extern "C" fn(ctx: *mut core::ffi::c_void, root: *const pcmap_root)>;
 
-/// Reads of the running program's stack, within the cursor's bounds.
+// `pcmap_registers` is the reader's `Registers`, field for field: the
+// walker works on the caller's struct in place.
+const _: () = {
+    use core::mem::{offset_of, size_of};
+    assert!(size_of::<pcmap_registers>() == size_of::<Registers>());
+    assert!(offset_of!(pcmap_registers, pc) == offset_of!(Registers, pc));
+    assert!(offset_of!(pcmap_registers, known) == offset_of!(Registers, known));
+    assert!(offset_of!(pcmap_registers, saved) == offset_of!(Registers, saved));
+    assert!(offset_of!(pcmap_registers, value) == offset_of!(Registers, value));
+    assert!(offset_of!(pcmap_registers, address) == offset_of!(Registers, address));
+};
+
+/// `r` as the reader's type.
+#[inline(always)]
+fn registers(r: &pcmap_registers) -> &Registers {
+    // SAFETY: both are repr(C) with the same fields, types and offsets
+    // (asserted above), so one may be read as the other.
+    unsafe { &*(r as *const pcmap_registers).cast::<Registers>() }
+}
+
+/// `r` as the reader's type, to change in place.
+#[inline(always)]
+fn registers_mut(r: &mut pcmap_registers) -> &mut Registers {
+    // SAFETY: as `registers`.
+    unsafe { &mut *(r as *mut pcmap_registers).cast::<Registers>() }
+}
+
+/// Reads of the running program's stack, within the walk's bounds.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct NativeMemory {
     low: u64,
@@ -102,55 +135,139 @@ impl Memory for NativeMemory {
     }
 }
 
+/// A record with its table's Data area (the walker's handle on a record).
+#[derive(Debug, Clone, Copy)]
+pub struct WalkRecord {
+    record: pcmap_record,
+    data: *const u8,
+    data_size: u32,
+}
+
+impl WalkRecord {
+    #[inline(always)]
+    fn data(&self) -> SiteData<'_> {
+        // SAFETY: `data` and `data_size` are the Data area of a table of the
+        // section the walk's `maps` refers to, which the caller keeps mapped.
+        let bytes = unsafe { core::slice::from_raw_parts(self.data, self.data_size as usize) };
+        SiteData::new(bytes, 0)
+    }
+}
+
+const CORRUPT: pcmap_reader::Error =
+    pcmap_reader::Error::Inconsistent("record outside the section");
+
+/// The frame state of a record.
+#[inline(always)]
+fn state(r: &pcmap_record) -> State {
+    if r.flags & site_head::HAS_FRAME_STATE == 0 {
+        State::None
+    } else if r.frame_flags & frame_state_flags::CFA_RULE == 0 {
+        State::NoCfaRule
+    } else {
+        State::Cfa(CfaRule {
+            register: r.cfa_register,
+            offset: r.cfa_offset,
+        })
+    }
+}
+
+/// A C API status as a reader error (for the walker's `Stop::Table`; the
+/// conversion back gives the same status for every status a lookup returns).
+fn error(s: pcmap_status) -> pcmap_reader::Error {
+    use pcmap_reader::Error;
+    match s {
+        PCMAP_ERR_TRUNCATED => Error::Truncated { offset: 0 },
+        PCMAP_ERR_BAD_MAGIC => Error::BadMagic,
+        PCMAP_ERR_VERSION => Error::UnsupportedFlatVersion(0),
+        PCMAP_ERR_OUT_OF_RANGE => Error::IndexOutOfRange {
+            what: "entry",
+            index: 0,
+            count: 0,
+        },
+        PCMAP_ERR_NOT_SORTED => Error::NotSorted {
+            function: 0,
+            record: 0,
+        },
+        _ => Error::Inconsistent("lookup"),
+    }
+}
+
 impl UnwindTables for Section<'_> {
     type Function = pcmap_function;
-    type Record = (pcmap_function, pcmap_record);
+    type Record = WalkRecord;
 
+    #[inline]
     fn frame_at(&self, pc: u64) -> pcmap_reader::Result<FrameAt<Self::Function, Self::Record>> {
-        for t in self.tables() {
-            let (r, t) = t?;
-            let Some((index, address)) = t.function_containing(pc, r.address)? else {
-                continue;
-            };
-            let f = pcmap_function::new(r, &t, index).map_err(|_| CORRUPT)?;
-            let fr = t.frame_record(index)?;
-            let Ok(offset) = u32::try_from(pc - address) else {
-                return Ok(FrameAt::NoRecord(f));
-            };
-            return Ok(match t.find_record(&fr, offset)? {
-                None => FrameAt::NoRecord(f),
-                Some((i, rec)) => {
-                    let state = if fr.flags & pcmap_reader::flat::HAS_FRAME_INFO == 0 {
-                        State::None
-                    } else {
-                        State::Cfa(CfaRule {
-                            register: fr.frame_base_register,
-                            offset: fr.cfa_offset,
-                        })
-                    };
-                    FrameAt::Record(f, (f, pcmap_record::new(&f, i, &rec)), state)
-                }
-            });
+        let mut f = MaybeUninit::<pcmap_function>::uninit();
+        let mut r = MaybeUninit::<pcmap_record>::uninit();
+        let out = Full {
+            function: f.as_mut_ptr(),
+            record: r.as_mut_ptr(),
+        };
+        if self.search(pc, Match::Exact, out).map_err(error)? {
+            // SAFETY: `search` wrote both when it returned true.
+            let (f, r) = unsafe { (f.assume_init(), r.assume_init()) };
+            let (data, data_size) = self.data_area(&r)?;
+            let s = state(&r);
+            return Ok(FrameAt::Record(
+                f,
+                WalkRecord {
+                    record: r,
+                    data,
+                    data_size,
+                },
+                s,
+            ));
         }
-        Ok(FrameAt::Unmanaged)
+        self.containing(pc)
     }
 
+    #[inline]
     fn saved_registers(
         &self,
-        (f, _): &Self::Record,
+        r: &Self::Record,
         mut visit: impl FnMut(u16, i32),
     ) -> pcmap_reader::Result<()> {
-        let t = f.table.open().map_err(|_| CORRUPT)?;
-        for r in t.frame_registers_of(&t.frame_record(f.index)?)? {
-            let r = r?;
-            visit(r.dwarf_reg, r.offset);
+        let rec = &r.record;
+        for reg in r
+            .data()
+            .saved_registers_at(rec.frame_registers, rec.num_frame_registers)
+        {
+            let reg = reg?;
+            visit(reg.dwarf_reg, reg.offset);
         }
         Ok(())
     }
 }
 
-const CORRUPT: pcmap_reader::Error =
-    pcmap_reader::Error::Inconsistent("table changed under a walk");
+impl Section<'_> {
+    /// The Data area of the table `r` is in: from the header `open` kept,
+    /// else parsed.
+    #[inline]
+    fn data_area(&self, r: &pcmap_record) -> pcmap_reader::Result<(*const u8, u32)> {
+        let offset = (r.table.data as usize).wrapping_sub(self.bytes.as_ptr() as usize);
+        let table = self.bytes.get(offset..).ok_or(CORRUPT)?;
+        let data = match self.cached.iter().find(|h| h.offset as usize == offset) {
+            Some(h) => SiteData::of_kept(table, h.kept()),
+            None => r.table.open().map_err(error)?.data(),
+        };
+        Ok((data.bytes().as_ptr(), data.bytes().len() as u32))
+    }
+
+    /// A PC with no record: the function containing it, if any (searched
+    /// table by table: a walk asks once, where it ends).
+    #[inline(never)]
+    fn containing(&self, pc: u64) -> pcmap_reader::Result<FrameAt<pcmap_function, WalkRecord>> {
+        for t in self.tables() {
+            let (table, t) = t?;
+            if let Some((index, _)) = t.function_containing(pc, table.address)? {
+                let f = pcmap_function::new(table, &t, index).map_err(error)?;
+                return Ok(FrameAt::NoRecord(f));
+            }
+        }
+        Ok(FrameAt::Unmanaged)
+    }
+}
 
 impl From<Stop> for pcmap_status {
     fn from(s: Stop) -> Self {
@@ -168,11 +285,11 @@ impl From<Stop> for pcmap_status {
     }
 }
 
-impl pcmap_cursor {
+impl pcmap_walk {
     fn options(&self) -> Options {
         Options {
             frame_pointer_chain: self.flags & PCMAP_WALK_FRAME_POINTER_CHAIN != 0,
-            ..Options::default()
+            max_frames: u32::MAX,
         }
     }
     fn memory(&self) -> NativeMemory {
@@ -181,37 +298,36 @@ impl pcmap_cursor {
             high: self.stack_high,
         }
     }
-    fn at(&self) -> FrameAt<pcmap_function, (pcmap_function, pcmap_record)> {
-        match self.frame {
-            PCMAP_FRAME_RECORD => {
-                FrameAt::Record(self.function, (self.function, self.record), self.state())
+    fn walk_record(&self) -> WalkRecord {
+        WalkRecord {
+            record: self.record,
+            data: self.data,
+            data_size: self.data_size,
+        }
+    }
+    fn at(&self) -> FrameAt<pcmap_function, WalkRecord> {
+        match self.at {
+            PCMAP_WALK_AT_RECORD => {
+                FrameAt::Record(self.function, self.walk_record(), state(&self.record))
             }
-            PCMAP_FRAME_NO_RECORD => FrameAt::NoRecord(self.function),
+            PCMAP_WALK_AT_NO_RECORD => FrameAt::NoRecord(self.function),
             _ => FrameAt::Unmanaged,
         }
     }
-    /// The frame state of the current record (version 1: its function's).
-    fn state(&self) -> State {
-        if self.function.flags & pcmap_reader::flat::HAS_FRAME_INFO == 0 {
-            State::None
-        } else {
-            State::Cfa(CfaRule {
-                register: self.function.frame_base_register,
-                offset: self.function.cfa_offset,
-            })
-        }
-    }
-    fn set_at(&mut self, at: FrameAt<pcmap_function, (pcmap_function, pcmap_record)>) {
+    /// Stores what the tables say, writing only what `at` makes valid.
+    fn set_at(&mut self, at: FrameAt<pcmap_function, WalkRecord>) {
         match at {
-            FrameAt::Unmanaged => self.frame = PCMAP_FRAME_UNMANAGED,
+            FrameAt::Unmanaged => self.at = PCMAP_WALK_AT_UNMANAGED,
             FrameAt::NoRecord(f) => {
-                self.frame = PCMAP_FRAME_NO_RECORD;
+                self.at = PCMAP_WALK_AT_NO_RECORD;
                 self.function = f;
             }
-            FrameAt::Record(f, (_, r), _) => {
-                self.frame = PCMAP_FRAME_RECORD;
+            FrameAt::Record(f, r, _) => {
+                self.at = PCMAP_WALK_AT_RECORD;
                 self.function = f;
-                self.record = r;
+                self.record = r.record;
+                self.data = r.data;
+                self.data_size = r.data_size;
             }
         }
     }
@@ -224,13 +340,13 @@ impl pcmap_cursor {
 /// or 0.
 ///
 /// # Safety
-/// `cursor` is writable; `maps` was filled by `pcmap_open` and stays valid
-/// while the cursor is used; `regs` is readable and not inside `*cursor`
-/// (start a new walk from a cursor's registers through a copy); the stack it describes is
-/// mapped (in the bounds, if given) while the cursor is used.
+/// `walk` is writable; `maps` was filled by `pcmap_open` and stays valid
+/// while the walk is used; `regs` is readable and not inside `*walk` (start
+/// a new walk from a walk's registers through a copy); the stack it
+/// describes is mapped (in the bounds, if given) while the walk is used.
 #[no_mangle]
 pub unsafe extern "C" fn pcmap_walk_init(
-    cursor: *mut pcmap_cursor,
+    walk: *mut pcmap_walk,
     maps: *const pcmap_stackmaps,
     regs: *const pcmap_registers,
     stack_low: u64,
@@ -240,7 +356,7 @@ pub unsafe extern "C" fn pcmap_walk_init(
     let (Some(m), Some(regs)) = (maps.as_ref(), regs.as_ref()) else {
         return PCMAP_ERR_ARGUMENT;
     };
-    if cursor.is_null() || m.data.is_null() || flags & !PCMAP_WALK_FRAME_POINTER_CHAIN != 0 {
+    if walk.is_null() || m.data.is_null() || flags & !PCMAP_WALK_FRAME_POINTER_CHAIN != 0 {
         return PCMAP_ERR_ARGUMENT;
     }
     let Some(arch) = ARCH else {
@@ -255,98 +371,99 @@ pub unsafe extern "C" fn pcmap_walk_init(
         Ok(at) => at,
         Err(e) => return e.into(),
     };
-    // Field by field: `function` and `record` are written only where
-    // `frame` says they are valid (and zeroing the whole struct would make
-    // the library need memset).
+    // Field by field: `function` and `record` are written only where `at`
+    // says they are valid (and zeroing the whole struct would make the
+    // library need memset).
     use core::ptr::addr_of_mut;
-    addr_of_mut!((*cursor).maps).write(maps);
-    // `regs` may not be inside `*cursor` (a copy, not a move).
-    core::ptr::copy_nonoverlapping(regs, addr_of_mut!((*cursor).regs), 1);
-    addr_of_mut!((*cursor).stack_low).write(stack_low);
-    addr_of_mut!((*cursor).stack_high).write(stack_high);
-    addr_of_mut!((*cursor).flags).write(flags);
-    addr_of_mut!((*cursor).depth).write(0);
-    addr_of_mut!((*cursor).stop_register).write(0);
-    let (frame, function, record) = match at {
-        FrameAt::Unmanaged => (PCMAP_FRAME_UNMANAGED, None, None),
-        FrameAt::NoRecord(f) => (PCMAP_FRAME_NO_RECORD, Some(f), None),
-        FrameAt::Record(f, (_, r), _) => (PCMAP_FRAME_RECORD, Some(f), Some(r)),
-    };
-    addr_of_mut!((*cursor).frame).write(frame);
-    if let Some(f) = function {
-        addr_of_mut!((*cursor).function).write(f);
-    }
-    if let Some(r) = record {
-        addr_of_mut!((*cursor).record).write(r);
+    addr_of_mut!((*walk).maps).write(maps);
+    // `regs` may not be inside `*walk` (a copy, not a move).
+    core::ptr::copy_nonoverlapping(regs, addr_of_mut!((*walk).regs), 1);
+    addr_of_mut!((*walk).stack_low).write(stack_low);
+    addr_of_mut!((*walk).stack_high).write(stack_high);
+    addr_of_mut!((*walk).flags).write(flags);
+    addr_of_mut!((*walk).depth).write(0);
+    addr_of_mut!((*walk).stop_register).write(0);
+    match at {
+        FrameAt::Unmanaged => addr_of_mut!((*walk).at).write(PCMAP_WALK_AT_UNMANAGED),
+        FrameAt::NoRecord(f) => {
+            addr_of_mut!((*walk).at).write(PCMAP_WALK_AT_NO_RECORD);
+            addr_of_mut!((*walk).function).write(f);
+        }
+        FrameAt::Record(f, r, _) => {
+            addr_of_mut!((*walk).at).write(PCMAP_WALK_AT_RECORD);
+            addr_of_mut!((*walk).function).write(f);
+            addr_of_mut!((*walk).record).write(r.record);
+            addr_of_mut!((*walk).data).write(r.data);
+            addr_of_mut!((*walk).data_size).write(r.data_size);
+        }
     }
     PCMAP_OK
 }
 
-/// Moves the cursor to the caller's frame: `PCMAP_OK`; or, leaving it
-/// where it is, a `PCMAP_STOP_*` reason (`PCMAP_STOP_UNMANAGED`: the end
-/// of the managed stack) or an error (`PCMAP_ERR_BAD_STACK`, a corrupt
-/// table).
+/// Moves the walk to the caller's frame: `PCMAP_OK`; or, leaving it where
+/// it is, a `PCMAP_STOP_*` reason (`PCMAP_STOP_UNMANAGED`: the end of the
+/// managed stack) or `PCMAP_ERR_BAD_STACK`. A table the lookup of the
+/// caller's PC cannot read (corrupt) is an error after the move: the walk
+/// is at the caller, `PCMAP_WALK_AT_UNMANAGED`.
 ///
 /// # Safety
-/// `cursor` was filled by `pcmap_walk_init` and its section and stack are
+/// `walk` was filled by `pcmap_walk_init` and its section and stack are
 /// still mapped.
 #[no_mangle]
-pub unsafe extern "C" fn pcmap_walk_step(cursor: *mut pcmap_cursor) -> pcmap_status {
-    let Some(c) = cursor.as_mut() else {
+pub unsafe extern "C" fn pcmap_walk_step(walk: *mut pcmap_walk) -> pcmap_status {
+    let Some(w) = walk.as_mut() else {
         return PCMAP_ERR_ARGUMENT;
     };
-    let (Some(m), Some(arch)) = (c.maps.as_ref(), ARCH) else {
+    let (Some(m), Some(arch)) = (w.maps.as_ref(), ARCH) else {
         return PCMAP_ERR_ARGUMENT;
     };
     let s = Section::opened(m);
-    let regs = Registers::from(c.regs);
-    let mut options = c.options();
-    options.max_frames = u32::MAX;
-    let next = walk::step_from(&s, &c.memory(), arch, options, &regs, &c.at());
-    let next = match next {
-        Ok(next) => next,
-        Err(stop) => {
-            if let Stop::RegisterUnknown(r) = stop {
-                c.stop_register = r;
-            }
-            return stop.into();
+    let memory = w.memory();
+    let (at, options) = (w.at(), w.options());
+    // The caller's registers, in place (unchanged if the step fails).
+    let regs = registers_mut(&mut w.regs);
+    if let Err(stop) = walk::step_in_place(&s, &memory, arch, options, regs, &at) {
+        if let Stop::RegisterUnknown(r) = stop {
+            w.stop_register = r;
         }
-    };
-    match walk::lookup(&s, &c.memory(), arch, next.pc) {
-        Ok(at) => {
-            c.set_at(at);
-            c.regs = next.into();
-            c.depth = c.depth.saturating_add(1);
+        return stop.into();
+    }
+    w.depth = w.depth.saturating_add(1);
+    match walk::lookup(&s, &memory, arch, w.regs.pc) {
+        Ok(next) => {
+            w.set_at(next);
             PCMAP_OK
         }
-        Err(e) => e.into(),
+        Err(e) => {
+            // A table the lookup could not read: the walk is at the caller,
+            // whose frame nothing is known of.
+            w.at = PCMAP_WALK_AT_UNMANAGED;
+            e.into()
+        }
     }
 }
 
 /// The current frame's CFA (its caller's stack pointer at the call), when
 /// the frame has a record with a register + offset CFA rule whose register
-/// is known.
+/// is known; else `PCMAP_NOT_FOUND`.
 ///
 /// # Safety
-/// `cursor` was filled by `pcmap_walk_init`; `out` is writable.
+/// `walk` was filled by `pcmap_walk_init`; `out` is writable.
 #[no_mangle]
-pub unsafe extern "C" fn pcmap_walk_cfa(
-    cursor: *const pcmap_cursor,
-    out: *mut u64,
-) -> pcmap_status {
-    let (Some(c), Some(arch)) = (cursor.as_ref(), ARCH) else {
+pub unsafe extern "C" fn pcmap_walk_cfa(walk: *const pcmap_walk, out: *mut u64) -> pcmap_status {
+    let (Some(w), Some(arch)) = (walk.as_ref(), ARCH) else {
         return PCMAP_ERR_ARGUMENT;
     };
     if out.is_null() {
         return PCMAP_ERR_ARGUMENT;
     }
-    let FrameAt::Record(_, _, state) = c.at() else {
+    if w.at != PCMAP_WALK_AT_RECORD {
+        return PCMAP_NOT_FOUND;
+    }
+    let State::Cfa(rule) = state(&w.record) else {
         return PCMAP_NOT_FOUND;
     };
-    let State::Cfa(rule) = state else {
-        return PCMAP_NOT_FOUND;
-    };
-    match Registers::from(c.regs).get(arch, rule.register) {
+    match registers(&w.regs).get(arch, rule.register) {
         Some(v) => {
             out.write(v.wrapping_add(rule.offset as i64 as u64));
             PCMAP_OK
@@ -355,30 +472,44 @@ pub unsafe extern "C" fn pcmap_walk_cfa(
     }
 }
 
-/// Decodes location `index` of the current frame's record with the
-/// frame's registers (any the cursor knows: SP, the frame pointer, a
-/// callee-saved register holding a root, whose `address` is then the slot
-/// it was saved in). `PCMAP_NOT_FOUND` without a record;
-/// `PCMAP_ERR_NO_REGISTER` for a register the walk does not know here.
+/// Decodes location `index` of the current frame's record with the frame's
+/// registers (any the walk knows: SP, the frame pointer, a callee-saved
+/// register holding a root, whose `address` is then the slot it was saved
+/// in). Locations are decoded in turn: O(index). `PCMAP_NOT_FOUND` without
+/// a record; `PCMAP_ERR_NO_REGISTER` for a register the walk does not know
+/// in this frame.
 ///
 /// # Safety
-/// `cursor` was filled by `pcmap_walk_init`; `out` is writable.
+/// `walk` was filled by `pcmap_walk_init`; `out` is writable.
 #[no_mangle]
 pub unsafe extern "C" fn pcmap_walk_decode(
-    cursor: *const pcmap_cursor,
+    walk: *const pcmap_walk,
     index: u32,
     out: *mut pcmap_value,
 ) -> pcmap_status {
-    let Some(c) = cursor.as_ref() else {
+    let Some(w) = walk.as_ref() else {
         return PCMAP_ERR_ARGUMENT;
     };
     if out.is_null() {
         return PCMAP_ERR_ARGUMENT;
     }
-    if c.frame != PCMAP_FRAME_RECORD {
+    if w.at != PCMAP_WALK_AT_RECORD {
         return PCMAP_NOT_FOUND;
     }
-    let r = location(&c.record, index).and_then(|loc| decode_with(&c.record, &loc, &c.regs));
+    let wr = w.walk_record();
+    let rec = &w.record;
+    if index >= u32::from(rec.num_locations) {
+        return PCMAP_ERR_OUT_OF_RANGE;
+    }
+    let loc = wr
+        .data()
+        .locations_at(rec.locations, rec.num_locations)
+        .nth(index as usize);
+    let r = match loc {
+        Some(Ok(loc)) => decode_with(rec, &loc, registers(&w.regs)),
+        Some(Err(e)) => Err(e.into()),
+        None => Err(PCMAP_ERR_OUT_OF_RANGE),
+    };
     match r {
         Ok(v) => {
             out.write(v);
@@ -389,7 +520,7 @@ pub unsafe extern "C" fn pcmap_walk_decode(
 }
 
 /// Decodes location `index` of record `rec` for a frame whose registers are
-/// `regs` (a `pcmap_registers` from a capture or a cursor).
+/// `regs` (a `pcmap_registers` from a capture or a walk).
 ///
 /// # Safety
 /// `rec` was filled by this library; `regs` is readable; `out` writable.
@@ -406,7 +537,16 @@ pub unsafe extern "C" fn pcmap_decode_registers(
     if out.is_null() {
         return PCMAP_ERR_ARGUMENT;
     }
-    match location(rec, index).and_then(|l| decode_with(rec, &l, regs)) {
+    let r = crate::decode::location(rec, index).and_then(|l| {
+        let loc = Location {
+            kind: LocationKind::from_u8(l.kind).ok_or(PCMAP_ERR_CORRUPT)?,
+            size: l.size,
+            dwarf_reg: l.dwarf_reg,
+            offset: l.offset,
+        };
+        decode_with(rec, &loc, registers(regs))
+    });
+    match r {
         Ok(v) => {
             out.write(v);
             PCMAP_OK
@@ -415,122 +555,108 @@ pub unsafe extern "C" fn pcmap_decode_registers(
     }
 }
 
-/// Location `index` of `rec`, as the reader decodes it.
-fn location(rec: &pcmap_record, index: u32) -> Result<Location, pcmap_status> {
-    if index >= u32::from(rec.num_locations) {
-        return Err(PCMAP_ERR_OUT_OF_RANGE);
-    }
-    let i = rec
-        .location_index
-        .checked_add(index)
-        .ok_or(PCMAP_ERR_OUT_OF_RANGE)?;
-    Ok(rec.table.open()?.location(i)?)
-}
-
+#[inline(always)]
 fn decode_with(
     rec: &pcmap_record,
     loc: &Location,
-    regs: &pcmap_registers,
+    regs: &Registers,
 ) -> Result<pcmap_value, pcmap_status> {
     let arch = ARCH.ok_or(PCMAP_ERR_ARGUMENT)?;
-    let regs = Registers::from(*regs);
-    let constant = |i| rec.table.open().map_err(|_| CORRUPT)?.constant(i);
-    match walk::decode(loc, arch, &regs, constant) {
+    let constant = |i| rec.table.open().map_err(error)?.constant(i);
+    match walk::decode(loc, arch, regs, constant) {
         Ok(v) => Ok(v.into()),
         Err(walk::DecodeError::RegisterUnknown(_)) => Err(PCMAP_ERR_NO_REGISTER),
         Err(walk::DecodeError::Table(e)) => Err(e.into()),
     }
 }
 
+/// Roots decoded on the stack before any is visited: more are decoded
+/// twice (checked, then visited).
+const ROOTS_AT_ONCE: usize = 32;
+
 /// Calls `visit(ctx, root)` for every GC root of the current frame's
 /// record, decoded with the frame's registers: for a statepoint, each
-/// (base, derived) pair after its three constants and its deopt
-/// locations; for a stack map or patch point, each location (base ==
-/// derived). The record's whole layout and every location are checked
-/// before the first call. `PCMAP_NOT_FOUND` without a record;
-/// `PCMAP_ERR_CORRUPT` for a statepoint whose locations are not laid out
-/// so, or a record of unknown kind.
+/// (base, derived) pair after its three constants and its deopt locations;
+/// for a stack map or patch point, each location (base == derived). The
+/// record's whole layout and every root are decoded before the first call:
+/// a record that is not laid out so, or a root in a register the walk does
+/// not know, visits nothing. `PCMAP_NOT_FOUND` without a record;
+/// `PCMAP_ERR_CORRUPT` for a statepoint whose locations are not laid out so
+/// or a record of unknown kind; `PCMAP_ERR_NO_REGISTER`.
 ///
 /// # Safety
-/// `cursor` was filled by `pcmap_walk_init`; `visit` is callable with `ctx`.
+/// `walk` was filled by `pcmap_walk_init`; `visit` is callable with `ctx`.
 #[no_mangle]
 pub unsafe extern "C" fn pcmap_walk_roots(
-    cursor: *const pcmap_cursor,
+    walk: *const pcmap_walk,
     visit: pcmap_root_fn,
     ctx: *mut core::ffi::c_void,
 ) -> pcmap_status {
-    let (Some(c), Some(visit)) = (cursor.as_ref(), visit) else {
+    let (Some(w), Some(visit)) = (walk.as_ref(), visit) else {
         return PCMAP_ERR_ARGUMENT;
     };
-    if c.frame != PCMAP_FRAME_RECORD {
+    if w.at != PCMAP_WALK_AT_RECORD {
         return PCMAP_NOT_FOUND;
     }
-    let rec = &c.record;
+    let rec = &w.record;
     let layout = match rec.kind {
-        k if k == pcmap_reader::flat::RecordKind::StatePoint as u8 => RootLayout::Statepoint,
-        k if k == pcmap_reader::flat::RecordKind::StackMap as u8
-            || k == pcmap_reader::flat::RecordKind::PatchPoint as u8 =>
-        {
+        k if k == flat::RecordKind::StatePoint as u8 => RootLayout::Statepoint,
+        k if k == flat::RecordKind::StackMap as u8 || k == flat::RecordKind::PatchPoint as u8 => {
             RootLayout::EveryLocation
         }
         _ => return PCMAP_ERR_CORRUPT,
     };
-    let t = match rec.table.open() {
-        Ok(t) => t,
-        Err(e) => return e,
-    };
-    let t = &t;
-    let first = rec.location_index;
-    let locations = (first..first.saturating_add(rec.num_locations.into())).map(|i| t.location(i));
-    // Decode every root before visiting any: a record whose location
-    // names an unknown register visits nothing.
-    let check = walk::roots(layout, locations.clone(), |i| t.constant(i), |_| {});
-    if let Err(e) = check {
-        return roots_status(e);
-    }
-    let mut status = PCMAP_OK;
+    let wr = w.walk_record();
+    let data = wr.data();
+    let locations = data.locations_at(rec.locations, rec.num_locations);
+    let regs = registers(&w.regs);
+    let constant = |i| rec.table.open().map_err(error)?.constant(i);
     let decoded = |r: &Root| -> Result<pcmap_root, pcmap_status> {
         Ok(pcmap_root {
-            base: decode_with(rec, &r.base, &c.regs)?,
-            derived: decode_with(rec, &r.derived, &c.regs)?,
+            base: decode_with(rec, &r.base, regs)?,
+            derived: decode_with(rec, &r.derived, regs)?,
             base_index: r.base_index,
             derived_index: r.derived_index,
         })
     };
-    let _ = walk::roots(
-        layout,
-        locations.clone(),
-        |i| t.constant(i),
-        |r| {
-            if status == PCMAP_OK {
-                if let Err(e) = decoded(&r) {
-                    status = e;
+    // Decode every root (and check the layout) before visiting any: up to
+    // ROOTS_AT_ONCE on the stack, more by decoding twice.
+    let mut buffer = [const { MaybeUninit::<pcmap_root>::uninit() }; ROOTS_AT_ONCE];
+    let (mut n, mut status) = (0usize, PCMAP_OK);
+    let checked = walk::roots(layout, locations.clone(), constant, |r| {
+        if status != PCMAP_OK {
+            return;
+        }
+        match decoded(&r) {
+            Ok(root) => {
+                if let Some(slot) = buffer.get_mut(n) {
+                    slot.write(root);
                 }
+                n += 1;
             }
-        },
-    );
-    if status != PCMAP_OK {
-        return status;
+            Err(e) => status = e,
+        }
+    });
+    match checked {
+        Err(walk::RootsError::NotAStatepoint) => return PCMAP_ERR_CORRUPT,
+        Err(walk::RootsError::Table(e)) => return e.into(),
+        Ok(()) if status != PCMAP_OK => return status,
+        Ok(()) => {}
     }
-    let _ = walk::roots(
-        layout,
-        locations,
-        |i| t.constant(i),
-        |r| {
+    if n <= ROOTS_AT_ONCE {
+        for root in &buffer[..n] {
+            // SAFETY: the first `n` were written above.
+            visit(ctx, root.as_ptr());
+        }
+    } else {
+        let _ = walk::roots(layout, locations, constant, |r| {
             if let Ok(root) = decoded(&r) {
                 // SAFETY: the caller's callback and context.
                 unsafe { visit(ctx, &root) };
             }
-        },
-    );
-    PCMAP_OK
-}
-
-fn roots_status(e: walk::RootsError) -> pcmap_status {
-    match e {
-        walk::RootsError::NotAStatepoint => PCMAP_ERR_CORRUPT,
-        walk::RootsError::Table(e) => e.into(),
+        });
     }
+    PCMAP_OK
 }
 
 impl From<walk::Value> for pcmap_value {
@@ -540,19 +666,6 @@ impl From<walk::Value> for pcmap_value {
             address: v.address.unwrap_or(0),
             has_value: v.value.is_some(),
             has_address: v.address.is_some(),
-        }
-    }
-}
-
-impl From<pcmap_registers> for Registers {
-    #[inline(always)]
-    fn from(r: pcmap_registers) -> Self {
-        Registers {
-            pc: r.pc,
-            known: r.known,
-            saved: r.saved,
-            value: r.value,
-            address: r.address,
         }
     }
 }

@@ -398,12 +398,13 @@ impl<'t, T: UnwindTables, M: Memory> Cursor<'t, T, M> {
         if self.depth >= self.options.max_frames {
             return Err(Stop::BadStack);
         }
-        let next = step_from(
+        let mut next = self.regs;
+        step_in_place(
             self.tables,
             &self.memory,
             self.arch,
             self.options,
-            &self.regs,
+            &mut next,
             &self.at,
         )?;
         self.at = lookup(self.tables, &self.memory, self.arch, next.pc)?;
@@ -455,6 +456,89 @@ pub fn step_from<T: UnwindTables, M: Memory>(
         return Err(Stop::EndOfStack);
     }
     Ok(next)
+}
+
+/// Saved registers [`step_in_place`] reads before it changes anything;
+/// a frame state with more tracked ones goes through [`step_from`].
+const SAVED_AT_ONCE: usize = 40;
+
+/// [`step_from`], changing `regs` into the caller's registers in place
+/// (no copy of the register set); on `Err` `regs` is unchanged.
+#[inline]
+pub fn step_in_place<T: UnwindTables, M: Memory>(
+    tables: &T,
+    memory: &M,
+    arch: Arch,
+    options: Options,
+    regs: &mut Registers,
+    at: &FrameAt<T::Function, T::Record>,
+) -> Result<(), Stop> {
+    let FrameAt::Record(_, record, State::Cfa(rule)) = at else {
+        *regs = step_from(tables, memory, arch, options, regs, at)?;
+        return Ok(());
+    };
+    let base = regs
+        .get(arch, rule.register)
+        .ok_or(Stop::RegisterUnknown(rule.register))?;
+    let cfa = base.wrapping_add(rule.offset as i64 as u64);
+    if regs.sp(arch).is_some_and(|sp| cfa <= sp) {
+        return Err(Stop::BadStack);
+    }
+    // Every read first, into `read`: nothing changes if one fails.
+    let mut read = [(0u8, 0u64, 0u64); SAVED_AT_ONCE];
+    let (mut n, mut failed, mut overflow) = (0, false, false);
+    tables.saved_registers(record, |dwarf, offset| {
+        let Some(s) = arch.slot(dwarf) else { return };
+        let slot = cfa.wrapping_add(offset as i64 as u64);
+        match (memory.read_u64(slot), read.get_mut(n)) {
+            (Some(v), Some(r)) => {
+                *r = (s as u8, v, slot);
+                n += 1;
+            }
+            (None, _) => failed = true,
+            (_, None) => overflow = true,
+        }
+    })?;
+    if failed {
+        return Err(Stop::BadStack);
+    }
+    if overflow {
+        *regs = step_from(tables, memory, arch, options, regs, at)?;
+        return Ok(());
+    }
+    let read = &read[..n];
+    let ra_slot = arch.slot(arch.return_address());
+    let saved_ra = read
+        .iter()
+        .find(|r| Some(r.0 as usize) == ra_slot)
+        .map(|r| r.1);
+    let ra = match arch {
+        Arch::X86_64 => memory.read_u64(cfa.wrapping_sub(8)).ok_or(Stop::BadStack)?,
+        Arch::AArch64 => saved_ra.ok_or(Stop::ReturnAddressNotSaved)?,
+        Arch::PowerPc64 => match saved_ra {
+            Some(ra) => ra,
+            None => memory
+                .read_u64(cfa.wrapping_add(16))
+                .ok_or(Stop::BadStack)?,
+        },
+    };
+    if ra == 0 {
+        return Err(Stop::EndOfStack);
+    }
+    let keep = arch.callee_saved();
+    regs.known &= keep;
+    regs.saved &= keep;
+    for &(s, v, a) in read {
+        let s = s as usize;
+        regs.value[s] = v;
+        regs.address[s] = a;
+        regs.known |= 1 << s;
+        regs.saved |= 1 << s;
+    }
+    regs.forget(arch, arch.return_address());
+    regs.set(arch, arch.sp(), cfa, None);
+    regs.pc = ra;
+    Ok(())
 }
 
 /// One step's inputs.
@@ -673,8 +757,11 @@ impl From<crate::Error> for RootsError {
 }
 
 /// Calls `visit` with every root among `locations` (a record's, in order;
-/// `constant` resolves a `ConstantIndex` deopt count). Checks the whole
-/// layout before the first `visit`, so a malformed record visits nothing.
+/// `constant` resolves a `ConstantIndex` deopt count), decoding each
+/// location once. A malformed record is an error, which may come after
+/// some roots were visited (an odd number of pointers is found at the
+/// end): a caller that must not act on part of a record collects the
+/// roots first (the C API's `pcmap_walk_roots` does).
 pub fn roots<I>(
     layout: RootLayout,
     locations: I,
@@ -682,14 +769,12 @@ pub fn roots<I>(
     mut visit: impl FnMut(Root),
 ) -> Result<(), RootsError>
 where
-    I: Iterator<Item = crate::Result<Location>> + Clone,
+    I: Iterator<Item = crate::Result<Location>>,
 {
+    let mut it = locations.enumerate();
     match layout {
         RootLayout::EveryLocation => {
-            for l in locations.clone() {
-                l?;
-            }
-            for (i, l) in locations.enumerate() {
+            for (i, l) in it {
                 let l = l?;
                 visit(Root {
                     base: l,
@@ -700,30 +785,23 @@ where
             }
         }
         RootLayout::Statepoint => {
-            let mut it = locations.clone();
-            let mut n = 0usize;
-            let mut header = [0u64; STATEPOINT_HEADER];
-            for h in header.iter_mut() {
-                let l = it.next().ok_or(RootsError::NotAStatepoint)??;
-                *h = match l.kind {
+            let mut deopt = 0u64;
+            for _ in 0..STATEPOINT_HEADER {
+                let (_, l) = it.next().ok_or(RootsError::NotAStatepoint)?;
+                let l = l?;
+                deopt = match l.kind {
                     LocationKind::Constant => l.offset as i64 as u64,
                     LocationKind::ConstantIndex => constant(l.offset as u32)?,
                     _ => return Err(RootsError::NotAStatepoint),
                 };
-                n += 1;
             }
-            let deopt = usize::try_from(header[2]).map_err(|_| RootsError::NotAStatepoint)?;
-            let mut rest = 0usize;
-            for l in it {
-                l?;
-                rest += 1;
+            // The deopt locations: decoded (so a corrupt one is an error),
+            // not roots.
+            for _ in 0..deopt {
+                it.next().ok_or(RootsError::NotAStatepoint)?.1?;
             }
-            if deopt > rest || (rest - deopt) & 1 != 0 {
-                return Err(RootsError::NotAStatepoint);
-            }
-            let first = n + deopt;
-            let mut it = locations.enumerate().skip(first);
-            while let (Some((bi, b)), Some((di, d))) = (it.next(), it.next()) {
+            while let Some((bi, b)) = it.next() {
+                let (di, d) = it.next().ok_or(RootsError::NotAStatepoint)?;
                 visit(Root {
                     base: b?,
                     derived: d?,

@@ -468,7 +468,7 @@ fn statepoint_and_stack_map_roots() {
     assert_eq!(got[0].derived, loc(Indirect, 7, 16));
     assert_eq!(got[1].base, loc(Register, 3, 0));
     // A deopt count past the end, an odd number of pointers, a header
-    // that is not constants: nothing visited.
+    // that is not constants: errors.
     let mut bad = header(9);
     bad.push(loc(Indirect, 7, 8));
     assert_eq!(

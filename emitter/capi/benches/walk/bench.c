@@ -132,13 +132,13 @@ static void visit_root(void *ctx, const pcmap_root *r) {
 }
 
 static int walk_cursor(const pcmap_registers *regs, uint64_t *sum) {
-  pcmap_cursor c;
+  pcmap_walk c;
   int frames = 0, s;
   if (pcmap_walk_init(&c, &maps, regs, 0, 0, 0) != PCMAP_OK) abort();
   do {
-    if (c.frame != PCMAP_FRAME_RECORD || pcmap_walk_roots(&c, visit_root, sum) != PCMAP_OK) abort();
+    if (c.at != PCMAP_WALK_AT_RECORD || pcmap_walk_roots(&c, visit_root, sum) != PCMAP_OK) abort();
     frames++;
-  } while ((s = pcmap_walk_step(&c)) == PCMAP_OK && c.frame == PCMAP_FRAME_RECORD);
+  } while ((s = pcmap_walk_step(&c)) == PCMAP_OK && c.at == PCMAP_WALK_AT_RECORD);
   return frames;
 }
 

@@ -129,7 +129,7 @@ static void move_roots(void) {
 /* Walks with the cursor from `regs`: the frames, and the status that ended
  * the walk. Records what each frame's locations hold if `record`. */
 static int walk_cursor(const pcmap_registers *regs, frame *out, long *n, int record) {
-  pcmap_cursor c;
+  pcmap_walk c;
   int s = pcmap_walk_init(&c, &maps, regs, stack_low, stack_high, 0);
   *n = 0;
   if (s != PCMAP_OK) return s;
@@ -139,12 +139,12 @@ static int walk_cursor(const pcmap_registers *regs, frame *out, long *n, int rec
     f->sp = c.regs.value[PCMAP_SP_SLOT];
     f->has_cfa = pcmap_walk_cfa(&c, &f->cfa) == PCMAP_OK;
     if (!f->has_cfa) f->cfa = 0;
-    if (record && c.frame == PCMAP_FRAME_RECORD && c.record.kind == PCMAP_KIND_STATEPOINT) {
+    if (record && c.at == PCMAP_WALK_AT_RECORD && c.record.kind == PCMAP_KIND_STATEPOINT) {
       long before = roots.n, i;
       int r = pcmap_walk_roots(&c, collect_root, &roots);
       if (r != PCMAP_OK) fail(pcmap_strerror(r), *n, c.regs.pc, 0);
       for (i = before; i < roots.n; i++) roots.frame[i] = *n;
-    } else if (record && c.frame == PCMAP_FRAME_RECORD && *n < MAX_FRAMES) {
+    } else if (record && c.at == PCMAP_WALK_AT_RECORD && *n < MAX_FRAMES) {
       unsigned i, count = c.record.num_locations;
       seen_count[*n] = count;
       for (i = 0; i < count && i < MAX_LOCATIONS; i++) {
