@@ -229,10 +229,11 @@ impl UnwindTables for Section<'_> {
         mut visit: impl FnMut(u16, i32),
     ) -> pcmap_reader::Result<()> {
         let rec = &r.record;
-        for reg in r
-            .data()
-            .saved_registers_at(rec.frame_registers, rec.num_frame_registers)
-        {
+        for reg in r.data().saved_registers_at(
+            rec.frame_registers,
+            rec.num_frame_registers,
+            u32::from(rec.frame_shift),
+        ) {
             let reg = reg?;
             visit(reg.dwarf_reg, reg.offset);
         }
