@@ -259,14 +259,10 @@ impl Section<'_> {
     /// table by table: a walk asks once, where it ends).
     #[inline(never)]
     fn containing(&self, pc: u64) -> pcmap_reader::Result<FrameAt<pcmap_function, WalkRecord>> {
-        for t in self.tables() {
-            let (table, t) = t?;
-            if let Some((index, _)) = t.function_containing(pc, table.address)? {
-                let f = pcmap_function::new(table, &t, index).map_err(error)?;
-                return Ok(FrameAt::NoRecord(f));
-            }
-        }
-        Ok(FrameAt::Unmanaged)
+        Ok(match self.function_containing(pc).map_err(error)? {
+            Some(f) => FrameAt::NoRecord(f),
+            None => FrameAt::Unmanaged,
+        })
     }
 }
 
