@@ -225,6 +225,63 @@ fn aarch64_frames() {
     assert_eq!(c.step(), Err(Stop::ReturnAddressNotSaved));
 }
 
+/// AArch64 frame records at 8 mod 16 (x29 stored below an odd number of
+/// other callee-saved registers), which a walker must not reject: by the
+/// CFA rule (x29-based) and by the frame pointer chain through an
+/// unmanaged frame whose record is also at 8 mod 16.
+#[test]
+fn aarch64_frame_records_at_8_mod_16() {
+    let arch = Arch::AArch64;
+    let tables = Tables(vec![
+        Function {
+            start: 0x1000,
+            end: 0x1100,
+            // sub sp, #48; str x19, [sp, #8]; stp x29, x30, [sp, #24];
+            // add x29, sp, #24: x29 = SP + 24, CFA = x29 + 24.
+            records: vec![(0x1010, cfa(29, 24), vec![(19, -40), (29, -24), (30, -16)])],
+        },
+        Function {
+            start: 0x3000,
+            end: 0x3100,
+            records: vec![(0x3030, cfa(31, 16), vec![(29, -16), (30, -8)])],
+        },
+    ]);
+    let mut s = Stack::default();
+    // Frame 0: SP 0x8000, x29 0x8018 (8 mod 16), CFA 0x8030.
+    s.put(0x8008, 0x1919);
+    s.put(0x8018, 0x8048); // caller's x29, 8 mod 16 too
+    s.put(0x8020, 0x2020); // return address into unmanaged code
+                           // Frame 1 (unmanaged, no table entry): its record {x29, x30} at 0x8048.
+    s.put(0x8048, 0x8070);
+    s.put(0x8050, 0x3030);
+    // Frame 2 (managed, SP-based): x29 and x30 saved below its CFA.
+    let r = regs(
+        arch,
+        0x1010,
+        &[(31, 0x8000), (29, 0x8018), (19, 7), (30, 0x1010)],
+    );
+    let mut c = Cursor::new(&tables, &s, arch, r, Options::default()).unwrap();
+    assert_eq!(c.cfa(), Some(0x8030));
+    c.step().unwrap();
+    let r1 = *c.registers();
+    assert_eq!((r1.pc, r1.sp(arch)), (0x2020, Some(0x8030)));
+    assert_eq!(r1.get(arch, 19), Some(0x1919));
+    assert_eq!(r1.address(arch, 19), Some(0x8008));
+    assert_eq!(r1.get(arch, 29), Some(0x8048));
+    assert_eq!(c.step(), Err(Stop::Unmanaged));
+    let chain = Options {
+        frame_pointer_chain: true,
+        ..Options::default()
+    };
+    let mut c = Cursor::new(&tables, &s, arch, r, chain).unwrap();
+    c.step().unwrap();
+    c.step().unwrap();
+    let r2 = *c.registers();
+    assert_eq!(r2.pc, 0x3030);
+    assert_eq!(r2.get(arch, 29), Some(0x8070));
+    assert_eq!(r2.address(arch, 29), Some(0x8048));
+}
+
 /// PowerPC64: the LR save doubleword at CFA + 16 when the frame state does
 /// not list LR (65), the saved LR slot when it does; r31-based CFA.
 #[test]
