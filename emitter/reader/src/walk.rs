@@ -38,7 +38,9 @@ pub const REGISTER_SLOTS: usize = 33;
 /// An architecture's unwinding conventions.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Arch {
+    /// x86-64 (System V).
     X86_64,
+    /// AArch64 (AAPCS64).
     AArch64,
     /// Both ELF ABIs (v1 big-endian, v2 little-endian): the conventions the
     /// walker uses are the same.
@@ -120,7 +122,9 @@ pub struct Registers {
     pub known: u64,
     /// Bit `i`: `address[i]` is where `value[i]` is stored in memory.
     pub saved: u64,
+    /// Register values by slot ([`Arch::slot`]).
     pub value: [u64; REGISTER_SLOTS],
+    /// Save slot addresses by slot, where `saved` says so.
     pub address: [u64; REGISTER_SLOTS],
 }
 
@@ -229,7 +233,9 @@ pub fn lookup<T: UnwindTables, M: Memory>(
 /// A register + offset CFA rule.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct CfaRule {
+    /// DWARF number of the register the CFA is computed from.
     pub register: u16,
+    /// Added to that register's value.
     pub offset: i32,
 }
 
@@ -251,6 +257,7 @@ pub enum State {
     None,
     /// The CFA is a DWARF expression (or otherwise not register + offset).
     NoCfaRule,
+    /// CFA = register + offset.
     Cfa(CfaRule),
 }
 
@@ -366,6 +373,7 @@ impl<'t, T: UnwindTables, M: Memory> Cursor<'t, T, M> {
         })
     }
 
+    /// The architecture walked.
     pub fn arch(&self) -> Arch {
         self.arch
     }
@@ -739,9 +747,13 @@ pub enum RootLayout {
 /// locations.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Root {
+    /// The base pointer's location.
     pub base: Location,
+    /// The derived pointer's location (the base's for a plain root).
     pub derived: Location,
+    /// Index of `base` among the record's locations.
     pub base_index: u16,
+    /// Index of `derived` among the record's locations.
     pub derived_index: u16,
 }
 
@@ -751,6 +763,7 @@ pub enum RootsError {
     /// A statepoint's header is not three constants, its deopt count runs
     /// past its locations, or its pointers are not in pairs.
     NotAStatepoint,
+    /// A location the table could not give.
     Table(crate::Error),
 }
 
