@@ -7,6 +7,7 @@
 //! walk's options. Every call works on it alone: no allocation, no lock, no
 //! global state, so a walk may run in a signal handler.
 
+use core::cell::Cell;
 use core::mem::MaybeUninit;
 
 use pcmap_reader::flat::{self, frame_state_flags, site_head, SiteData};
@@ -330,6 +331,19 @@ impl pcmap_walk {
     }
 }
 
+/// `walk::lookup` in one copy for `pcmap_walk_init` and `pcmap_walk_step`
+/// (inlined in both, it made libpcmap's text ~1 KB larger; a call per
+/// frame costs nothing measurable).
+#[inline(never)]
+fn lookup(
+    s: &Section<'_>,
+    memory: &NativeMemory,
+    arch: Arch,
+    pc: u64,
+) -> pcmap_reader::Result<FrameAt<pcmap_function, WalkRecord>> {
+    walk::lookup(s, memory, arch, pc)
+}
+
 /// Starts a walk at the frame whose registers are `regs` (from
 /// `pcmap_capture_call`: the managed caller at its safepoint), looking its
 /// PC up in `maps`. Stack reads stay in `[stack_low, stack_high)` (both 0:
@@ -364,7 +378,7 @@ pub unsafe extern "C" fn pcmap_walk_init(
         low: stack_low,
         high: stack_high,
     };
-    let at = match walk::lookup(&s, &memory, arch, regs.pc) {
+    let at = match lookup(&s, &memory, arch, regs.pc) {
         Ok(at) => at,
         Err(e) => return e.into(),
     };
@@ -426,7 +440,7 @@ pub unsafe extern "C" fn pcmap_walk_step(walk: *mut pcmap_walk) -> pcmap_status 
         return stop.into();
     }
     w.depth = w.depth.saturating_add(1);
-    match walk::lookup(&s, &memory, arch, w.regs.pc) {
+    match lookup(&s, &memory, arch, w.regs.pc) {
         Ok(next) => {
             w.set_at(next);
             PCMAP_OK
@@ -617,41 +631,47 @@ pub unsafe extern "C" fn pcmap_walk_roots(
         })
     };
     // Decode every root (and check the layout) before visiting any: up to
-    // ROOTS_AT_ONCE on the stack, more by decoding twice.
+    // ROOTS_AT_ONCE on the stack, more by decoding twice. One closure for
+    // both passes: `walk::roots` is compiled once.
     let mut buffer = [const { MaybeUninit::<pcmap_root>::uninit() }; ROOTS_AT_ONCE];
-    let (mut n, mut status) = (0usize, PCMAP_OK);
-    let checked = walk::roots(layout, locations.clone(), constant, |r| {
-        if status != PCMAP_OK {
-            return;
-        }
-        match decoded(&r) {
-            Ok(root) => {
-                if let Some(slot) = buffer.get_mut(n) {
-                    slot.write(root);
-                }
-                n += 1;
-            }
-            Err(e) => status = e,
-        }
-    });
-    match checked {
-        Err(walk::RootsError::NotAStatepoint) => return PCMAP_ERR_CORRUPT,
-        Err(walk::RootsError::Table(e)) => return e.into(),
-        Ok(()) if status != PCMAP_OK => return status,
-        Ok(()) => {}
-    }
-    if n <= ROOTS_AT_ONCE {
-        for root in &buffer[..n] {
-            // SAFETY: the first `n` were written above.
-            visit(ctx, root.as_ptr());
-        }
-    } else {
-        let _ = walk::roots(layout, locations, constant, |r| {
+    let (n, status) = (Cell::new(0usize), Cell::new(PCMAP_OK));
+    let visiting = Cell::new(false);
+    let mut each = |r: Root| {
+        if visiting.get() {
             if let Ok(root) = decoded(&r) {
                 // SAFETY: the caller's callback and context.
                 unsafe { visit(ctx, &root) };
             }
-        });
+            return;
+        }
+        if status.get() != PCMAP_OK {
+            return;
+        }
+        match decoded(&r) {
+            Ok(root) => {
+                if let Some(slot) = buffer.get_mut(n.get()) {
+                    slot.write(root);
+                }
+                n.set(n.get() + 1);
+            }
+            Err(e) => status.set(e),
+        }
+    };
+    let checked = walk::roots(layout, locations.clone(), constant, &mut each);
+    match checked {
+        Err(walk::RootsError::NotAStatepoint) => return PCMAP_ERR_CORRUPT,
+        Err(walk::RootsError::Table(e)) => return e.into(),
+        Ok(()) if status.get() != PCMAP_OK => return status.get(),
+        Ok(()) => {}
+    }
+    if n.get() > ROOTS_AT_ONCE {
+        visiting.set(true);
+        let _ = walk::roots(layout, locations, constant, &mut each);
+        return PCMAP_OK;
+    }
+    for root in &buffer[..n.get()] {
+        // SAFETY: the first `n` were written above.
+        visit(ctx, root.as_ptr());
     }
     PCMAP_OK
 }

@@ -319,10 +319,10 @@ impl From<crate::Error> for Stop {
 pub struct Options {
     /// Continue through a frame without a table entry (unmanaged, or no
     /// record at its PC) by the frame pointer chain: x86-64 RBP (caller's
-    /// RBP at [RBP], return address at [RBP + 8], CFA = RBP + 16);
-    /// AArch64 x29 (frame record {x29, x30} at [x29]; the caller's SP is
-    /// not known); PowerPC64 the back chain (caller's r1 at [r1], return
-    /// address at [caller's r1 + 16]). The caller asserts that every such
+    /// RBP at `[RBP]`, return address at `[RBP + 8]`, CFA = RBP + 16);
+    /// AArch64 x29 (frame record {x29, x30} at `[x29]`; the caller's SP is
+    /// not known); PowerPC64 the back chain (caller's r1 at `[r1]`, return
+    /// address at `[caller's r1 + 16]`). The caller asserts that every such
     /// frame keeps it: the walker cannot check.
     pub frame_pointer_chain: bool,
     /// Steps after which a walk stops with [`Stop::BadStack`].
