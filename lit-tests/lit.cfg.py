@@ -83,6 +83,7 @@ for name, script, extra in [
     ("capi-lib", "capi-lib.py", ""),  # libpcmap's text and symbols
     ("gone", "gone.py", ""),  # a linker log names no removed table
     ("exit-status", "exit-status.py", ""),  # prints a command's exit status
+    ("corrupt-cfa", "corrupt-cfa.py", ""),  # one flat frame state's CFA moved
 ]:
     subs.append((f"%{name}", f"python3 {os.path.join(tools, script)}{extra}"))
 # Every object `pcmap emit` writes goes through this: llvm-readobj --all

@@ -19,7 +19,14 @@
 # every target: target/include/pcmap.h (cargo build writes it).
 # Rebuilds only when a source, this script or the version script changed.
 #
-#   emitter/capi/build-lib.sh [host|x86_64-unknown-linux-gnu|aarch64-unknown-linux-gnu|powerpc64le-unknown-linux-gnu]
+# PowerPC's global_asm! (the capture trampoline, src/capture.rs) is behind
+# the asm_experimental_arch feature, which RUSTC_BOOTSTRAP allows for the
+# pcmap_capi crate alone; the assembly has no operands, so it is text for
+# the assembler as a .S file would be. Big-endian PowerPC64 (ELFv1) links
+# its shared library with GNU ld (lld does not take ELFv1), and its
+# functions are descriptors in .opd (nm: D).
+#
+#   emitter/capi/build-lib.sh [host|x86_64-unknown-linux-gnu|aarch64-unknown-linux-gnu|powerpc64le-unknown-linux-gnu|powerpc64-unknown-linux-gnu]
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
@@ -53,14 +60,16 @@ trap 'rm -rf "$work"' EXIT
 common=(--edition 2021 -C opt-level=3 -C panic=abort -C codegen-units=1 --cap-lints allow)
 "${rustc[@]}" "${common[@]}" --crate-type rlib --crate-name pcmap_reader \
   emitter/reader/src/lib.rs -o "$work/libpcmap_reader.rlib"
-"${rustc[@]}" "${common[@]}" -C lto=fat --cfg pcmap_no_std --crate-type staticlib --crate-name pcmap_capi \
+bootstrap=()
+case $triple in powerpc64*) bootstrap=(env RUSTC_BOOTSTRAP=pcmap_capi) ;; esac
+"${bootstrap[@]}" "${rustc[@]}" "${common[@]}" -C lto=fat --cfg pcmap_no_std --crate-type staticlib --crate-name pcmap_capi \
   emitter/capi/src/lib.rs --extern pcmap_reader="$work/libpcmap_reader.rlib" -o "$work/libpcmap_capi.a"
 
 # The C API's functions (and the registry's callbacks, __pcmap_stackmaps_*)
 # are the roots of the link; nothing else stays global.
 # (GNU nm: llvm-nm-16 cannot read the prebuilt core's bitcode.)
 roots=$("$gnu-nm" -g --defined-only "$work/libpcmap_capi.a" 2>/dev/null |
-  awk '$2 == "T" && $3 ~ /^(__)?pcmap_/ {print $3}' | sort -u)
+  awk '($2 == "T" || $2 == "D") && $3 ~ /^(__)?pcmap_/ {print $3}' | sort -u)
 [ -n "$roots" ] || { echo "build-lib: no pcmap_* function in the $triple build" >&2; exit 1; }
 undefined=()
 for r in $roots; do undefined+=(-u "$r"); done
@@ -71,7 +80,9 @@ for r in $roots; do undefined+=(-u "$r"); done
   --keep-global-symbol='__pcmap_*' --strip-debug \
   --remove-section=.llvmbc --remove-section=.llvmcmd "$work/pcmap.o" "$work/libpcmap.o"
 "$BIN/llvm-ar" rcs "$work/libpcmap.a" "$work/libpcmap.o"
-"$BIN/clang" --target="$gnu" -fuse-ld=lld -shared -o "$work/libpcmap.so.0" "$work/libpcmap.o" \
+fuse=-fuse-ld=lld
+[ "$triple" = powerpc64-unknown-linux-gnu ] && fuse=-fuse-ld=bfd
+"$BIN/clang" --target="$gnu" "$fuse" -shared -o "$work/libpcmap.so.0" "$work/libpcmap.o" \
   -Wl,-soname,libpcmap.so.0 -Wl,--version-script="$map" -Wl,--no-undefined -Wl,-z,noexecstack
 
 # Each file appears complete: renamed into place.

@@ -16,10 +16,14 @@ typedef uint64_t header_t;
 #define HEADER_SCALARS(h) (((h) >> 1) & 0xffffffffu)
 #define OBJECT_WORDS(h) (1 + HEADER_POINTERS(h) + HEADER_SCALARS(h))
 
-/* Called by the per-architecture trampoline `gc_alloc` with the managed
- * caller's stack pointer (as it is after the call returns) and the return
- * address: the safepoint where a collection stops. */
-void *gc_alloc_slow(uint64_t num_pointers, uint64_t num_scalars, uint64_t sp, uint64_t ra);
+#include "pcmap.h"
+
+/* Called by the managed code through pcmap_capture_call (the library's
+ * capture trampoline) with the managed caller's registers at the safepoint,
+ * where a collection stops. Returns the new object; the stack map program
+ * (PowerPC) reads it from gc_result. */
+void *gc_alloc_slow(pcmap_registers *regs, uint64_t num_pointers, uint64_t num_scalars);
+extern void *gc_result;
 
 /* A root: a stack slot holding a pointer derived from the object whose
  * address is in `base` (for a plain root, base == derived). */
@@ -29,9 +33,9 @@ typedef struct root {
 } root;
 
 /* Calls `visit` on every root of every managed frame, from the safepoint
- * (sp, ra) up to the first frame that is not managed. Returns the number of
- * managed frames. */
-size_t gc_find_roots(uint64_t sp, uint64_t ra, void (*visit)(root r, void *ctx), void *ctx);
+ * whose registers are `regs` up to the first frame that is not managed.
+ * Returns the number of managed frames. */
+size_t gc_find_roots(const pcmap_registers *regs, void (*visit)(root r, void *ctx), void *ctx);
 
 /* Opens this program's own stack map section; exits on error. */
 void gc_open_stackmaps(void);

@@ -57,13 +57,13 @@ static void remember(root r, void *ctx) {
   p->count++;
 }
 
-static void collect(uint64_t sp, uint64_t ra) {
+static void collect(const pcmap_registers *regs) {
   static pending p;
   int to = 1 - current;
   uint64_t *free = space[to], *scan = space[to];
   size_t i;
   p.count = 0;
-  gc_find_roots(sp, ra, remember, &p);
+  gc_find_roots(regs, remember, &p);
   for (i = 0; i < p.count; i++) {
     if (p.base[i] == 0) continue;
     *p.roots[i].derived = forward(p.base[i], &free) + p.offset[i];
@@ -81,11 +81,13 @@ static void collect(uint64_t sp, uint64_t ra) {
   gc_collections++;
 }
 
-void *gc_alloc_slow(uint64_t num_pointers, uint64_t num_scalars, uint64_t sp, uint64_t ra) {
+void *gc_result;
+
+void *gc_alloc_slow(pcmap_registers *regs, uint64_t num_pointers, uint64_t num_scalars) {
   size_t words = 1 + num_pointers + num_scalars;
   uint64_t *obj;
   if (top + words > SEMISPACE_WORDS) {
-    collect(sp, ra);
+    collect(regs);
     if (top + words > SEMISPACE_WORDS) {
       fprintf(stderr, "gc: out of memory (%zu live words)\n", top);
       exit(3);
@@ -95,5 +97,6 @@ void *gc_alloc_slow(uint64_t num_pointers, uint64_t num_scalars, uint64_t sp, ui
   top += words;
   memset(obj, 0, words * sizeof(uint64_t));
   obj[0] = HEADER(num_pointers, num_scalars);
+  gc_result = obj;
   return obj;
 }

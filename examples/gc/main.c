@@ -4,8 +4,17 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "arch.h"
 #include "gc.h"
+
+#if defined(__x86_64__)
+#define ARCH_NAME "x86_64"
+#elif defined(__aarch64__)
+#define ARCH_NAME "aarch64"
+#elif defined(__powerpc64__) && defined(__LITTLE_ENDIAN__)
+#define ARCH_NAME "ppc64le"
+#else
+#error "the collector example supports x86_64, aarch64 and ppc64le"
+#endif
 
 /* The managed entry point (program.*.ll). */
 uint64_t gc_main(uint64_t rounds);

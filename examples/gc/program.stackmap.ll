@@ -16,16 +16,26 @@
 ;
 ; Object layout, checksum and --hide-root as in program.statepoint.ll.
 
-declare ptr @gc_alloc(i64 %num_pointers, i64 %num_scalars)
+; Allocation, a safepoint: the runtime's gc_alloc_slow called through the
+; library's capture trampoline, which hands it this caller's registers. Its
+; result, like that of every function that may collect, comes back in
+; @gc_result: a value returned in a register is moved before the stack map,
+; which then no longer directly follows the call (the library's walker
+; takes a frame's record at its return address, or after PowerPC's TOC
+; restore, and nowhere else).
+declare void @pcmap_capture_call(ptr %handler, i64 %num_pointers, i64 %num_scalars)
+declare ptr @gc_alloc_slow(ptr %regs, i64 %num_pointers, i64 %num_scalars)
+@gc_result = external global ptr
 declare void @llvm.experimental.stackmap(i64, i32, ...)
 
-define ptr @tree(i64 %depth, i64 %seed) {
+define void @tree(i64 %depth, i64 %seed) {
 entry:
   %node.slot = alloca ptr
   %left.field.slot = alloca ptr
   %right.field.slot = alloca ptr
-  %node = call ptr @gc_alloc(i64 2, i64 1)
+  call void @pcmap_capture_call(ptr @gc_alloc_slow, i64 2, i64 1)
   call void (i64, i32, ...) @llvm.experimental.stackmap(i64 1, i32 0)
+  %node = load ptr, ptr @gc_result
   store ptr %node, ptr %node.slot
   %value.field = getelementptr i64, ptr %node, i64 3
   %value = mul i64 %seed, 31
@@ -41,40 +51,45 @@ inner:
   store ptr %right.field, ptr %right.field.slot
   %d = sub i64 %depth, 1
   %s.left = shl i64 %seed, 1
-  %left = call ptr @tree(i64 %d, i64 %s.left)
+  call void @tree(i64 %d, i64 %s.left)
   call void (i64, i32, ...) @llvm.experimental.stackmap(i64 2, i32 0, ptr %node.slot, ptr %node.slot, ptr %node.slot, ptr %left.field.slot, ptr %node.slot, ptr %right.field.slot)
+  %left = load ptr, ptr @gc_result
   %left.field.1 = load ptr, ptr %left.field.slot
   store ptr %left, ptr %left.field.1
   %s.right = or i64 %s.left, 1
-  %right = call ptr @tree(i64 %d, i64 %s.right)
+  call void @tree(i64 %d, i64 %s.right)
   call void (i64, i32, ...) @llvm.experimental.stackmap(i64 3, i32 0, ptr %node.slot, ptr %node.slot, ptr %node.slot, ptr %right.field.slot)
+  %right = load ptr, ptr @gc_result
   %right.field.1 = load ptr, ptr %right.field.slot
   store ptr %right, ptr %right.field.1
   br label %done
 
 done:
   %result = load ptr, ptr %node.slot
-  ret ptr %result
+  store ptr %result, ptr @gc_result
+  ret void
 }
 
-define ptr @cons(ptr %head, ptr %tail) {
+define void @cons(ptr %head, ptr %tail) {
 entry:
   %head.slot = alloca ptr
   %tail.slot = alloca ptr
   store ptr %head, ptr %head.slot
   store ptr %tail, ptr %tail.slot
-  %cell = call ptr @gc_alloc(i64 2, i64 0)
+  call void @pcmap_capture_call(ptr @gc_alloc_slow, i64 2, i64 0)
   call void (i64, i32, ...) @llvm.experimental.stackmap(i64 4, i32 0, ptr %head.slot, ptr %head.slot, ptr %tail.slot, ptr %tail.slot)
+  %cell = load ptr, ptr @gc_result
   %head.1 = load ptr, ptr %head.slot
   %head.field = getelementptr i64, ptr %cell, i64 1
   store ptr %head.1, ptr %head.field
   %tail.1 = load ptr, ptr %tail.slot
   %tail.field = getelementptr i64, ptr %cell, i64 2
   store ptr %tail.1, ptr %tail.field
-  ret ptr %cell
+  store ptr %cell, ptr @gc_result
+  ret void
 }
 
-define ptr @garbage(i64 %n) {
+define void @garbage(i64 %n) {
 entry:
   br label %loop
 
@@ -82,14 +97,15 @@ loop:
   %i = phi i64 [ 0, %entry ], [ %i.next, %loop ]
   %list = phi ptr [ null, %entry ], [ %list.next, %loop ]
   ; %list is dead after the call: no root.
-  %list.next = call ptr @cons(ptr null, ptr %list)
+  call void @cons(ptr null, ptr %list)
   call void (i64, i32, ...) @llvm.experimental.stackmap(i64 5, i32 0)
+  %list.next = load ptr, ptr @gc_result
   %i.next = add i64 %i, 1
   %more = icmp ult i64 %i.next, %n
   br i1 %more, label %loop, label %done
 
 done:
-  ret ptr %list.next
+  ret void
 }
 
 define i64 @check_tree(ptr %node) {
@@ -129,17 +145,19 @@ loop:
   %depth = add i64 %depth.mod, 3
   ; hide-root: %keep.before = load ptr, ptr %keep.slot
   ; hide-root: %keep.hidden = ptrtoint ptr %keep.before to i64
-  %t = call ptr @tree(i64 %depth, i64 %i)
+  call void @tree(i64 %depth, i64 %i)
   call void (i64, i32, ...) @llvm.experimental.stackmap(i64 6, i32 0, ptr %keep.slot, ptr %keep.slot)
+  %t = load ptr, ptr @gc_result
   store ptr %t, ptr %t.slot
   %garbage.cells = mul i64 %depth, 500
-  %g = call ptr @garbage(i64 %garbage.cells)
+  call void @garbage(i64 %garbage.cells)
   call void (i64, i32, ...) @llvm.experimental.stackmap(i64 7, i32 0, ptr %keep.slot, ptr %keep.slot, ptr %t.slot, ptr %t.slot)
   %keep.seen = load ptr, ptr %keep.slot ; visible-root
   ; hide-root: %keep.seen = inttoptr i64 %keep.hidden to ptr
   %t.1 = load ptr, ptr %t.slot
-  %keep.next = call ptr @cons(ptr %t.1, ptr %keep.seen)
+  call void @cons(ptr %t.1, ptr %keep.seen)
   call void (i64, i32, ...) @llvm.experimental.stackmap(i64 8, i32 0)
+  %keep.next = load ptr, ptr @gc_result
   store ptr %keep.next, ptr %keep.slot
   %i.next = add i64 %i, 1
   %more = icmp ult i64 %i.next, %rounds

@@ -12,12 +12,15 @@
 ; `; hide-root:` lines: `keep` then crosses a collection as an integer, a
 ; root the collector cannot see, and the checksum must come out wrong.
 
-declare ptr addrspace(1) @gc_alloc(i64 %num_pointers, i64 %num_scalars)
+; Allocation, a safepoint: the runtime's gc_alloc_slow called through the
+; library's capture trampoline, which hands it this caller's registers.
+declare ptr addrspace(1) @pcmap_capture_call(ptr %handler, i64 %num_pointers, i64 %num_scalars)
+declare ptr @gc_alloc_slow(ptr %regs, i64 %num_pointers, i64 %num_scalars)
 
 ; A tree node: pointer fields left, right; scalar field value.
 define ptr addrspace(1) @tree(i64 %depth, i64 %seed) gc "statepoint-example" {
 entry:
-  %node = call ptr addrspace(1) @gc_alloc(i64 2, i64 1)
+  %node = call ptr addrspace(1) @pcmap_capture_call(ptr @gc_alloc_slow, i64 2, i64 1)
   %value.field = getelementptr i64, ptr addrspace(1) %node, i64 3
   %value = mul i64 %seed, 31
   %value.1 = add i64 %value, %depth
@@ -46,7 +49,7 @@ done:
 ; A list cell: pointer fields head, tail.
 define ptr addrspace(1) @cons(ptr addrspace(1) %head, ptr addrspace(1) %tail) gc "statepoint-example" {
 entry:
-  %cell = call ptr addrspace(1) @gc_alloc(i64 2, i64 0)
+  %cell = call ptr addrspace(1) @pcmap_capture_call(ptr @gc_alloc_slow, i64 2, i64 0)
   %head.field = getelementptr i64, ptr addrspace(1) %cell, i64 1
   store ptr addrspace(1) %head, ptr addrspace(1) %head.field
   %tail.field = getelementptr i64, ptr addrspace(1) %cell, i64 2

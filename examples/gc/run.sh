@@ -64,10 +64,12 @@ else
   cp "$out/program.ll" "$out/program.opt.ll"
 fi
 # PIC, like the C code clang compiles for the (PIE) program.
-"$BIN/llc" -O2 -mtriple="$gnu" -relocation-model=pic -filetype=obj "$out/program.opt.ll" -o "$out/program.o"
+# Frame pointers on: frames the library's walker follows by their CFA rule
+# (RBP / x29 / r31 + offset), whatever the rule is.
+"$BIN/llc" -O2 -mtriple="$gnu" -relocation-model=pic -frame-pointer=all -filetype=obj "$out/program.opt.ll" -o "$out/program.o"
 "$PCMAP" emit --ir "$out/program.opt.ll" "$out/program.o" -o "$out/program.flat.o"
 
 "$BIN/clang" --target="$gnu" -fuse-ld=lld "${pie[@]}" -O2 -std=c11 -Wall -Wextra -Werror -I "$INCLUDE" \
-  "$here/main.c" "$here/heap.c" "$here/stackwalk.c" "$here/trampoline-$target.S" \
+  "$here/main.c" "$here/heap.c" "$here/stackwalk.c" \
   "$out/program.flat.o" "$CAPI" -o "$out/gc"
 "${run[@]}" "$out/gc"

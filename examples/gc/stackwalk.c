@@ -1,25 +1,16 @@
-/* Finding the roots: walk the managed frames from a safepoint using only the
- * flat stack map (each record's frame state: the CFA rule and where the
- * return address is saved; its locations) and the architecture's frame
- * conventions (arch.h), and decode each record's locations with the pcmap
- * C API. */
+/* Finding the roots: the library's stack walker (pcmap_walk_*) from the
+ * registers the capture trampoline handed to gc_alloc_slow, over the flat
+ * stack map alone. Nothing here knows an architecture's frame layout. */
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "arch.h"
 #include "gc.h"
-#include "pcmap.h"
 
 /* The linker defines these around the section `pcmap emit` added. */
 extern const uint8_t __start_pcmap_stackmaps[];
 extern const uint8_t __stop_pcmap_stackmaps[];
 
 static pcmap_stackmaps stackmaps;
-
-/* A statepoint's locations start with three constants: calling convention,
- * flags, and the number of deopt locations that follow; then come the
- * (base, derived) pairs of the relocated pointers. */
-enum { STATEPOINT_DEOPT_COUNT = 2, STATEPOINT_HEADER = 3 };
 
 static void die(const char *what, int status) {
   fprintf(stderr, "gc: %s: %s\n", what, pcmap_strerror(status));
@@ -33,111 +24,90 @@ void gc_open_stackmaps(void) {
   if (s != PCMAP_OK) die("validate pcmap_stackmaps", s);
 }
 
-/* The record of the safepoint whose return address is `ra`. A statepoint's
- * record is at its return address. A stack map placed after a call is
- * recorded a few instructions later (moves of the call's result; on PowerPC
- * the TOC restore), so it is the function's next record: every call that
- * may collect is followed by one (program.stackmap.ll). */
-static int find_safepoint(uint64_t ra, pcmap_function *fn, pcmap_record *rec) {
-  int s = pcmap_find(&stackmaps, ra, fn, rec);
-  if (s == PCMAP_NOT_FOUND) {
-    s = pcmap_find_at_or_after(&stackmaps, ra, fn, rec);
-    if (s == PCMAP_OK && rec->kind != PCMAP_KIND_STACKMAP) s = PCMAP_NOT_FOUND;
-  }
-  if (s != PCMAP_OK && s != PCMAP_NOT_FOUND) die("find", s);
-  return s == PCMAP_OK;
-}
-
-/* The stack slot location `index` of `rec` names in the frame at `sp`, or
- * NULL for a constant (a null pointer needs no relocation). */
-static uint64_t *root_slot(const pcmap_record *rec, uint32_t index, uint64_t sp) {
-  pcmap_register regs[] = {
-      {ARCH_SP_DWARF, sp, 0},
-#ifdef ARCH_FP_EQUAL_TO_SP_DWARF
-      {ARCH_FP_EQUAL_TO_SP_DWARF, sp, 0},
-#endif
-  };
-  pcmap_value v;
-  pcmap_location loc;
-  int s = pcmap_location_at(rec, index, &loc);
-  if (s != PCMAP_OK) die("location", s);
-  s = pcmap_decode(rec, index, regs, sizeof regs / sizeof regs[0], &v);
-  if (s != PCMAP_OK) die("decode", s);
-  if (loc.kind == PCMAP_LOCATION_INDIRECT) return (uint64_t *)(uintptr_t)v.address; /* a spill slot */
-  if (loc.kind == PCMAP_LOCATION_DIRECT) return (uint64_t *)(uintptr_t)v.value;     /* an alloca */
-  if (loc.kind == PCMAP_LOCATION_CONSTANT || loc.kind == PCMAP_LOCATION_CONSTANT_INDEX) return NULL;
-  fprintf(stderr, "gc: root in a location of kind %u: not supported\n", (unsigned)loc.kind);
+/* Where a root is stored: a spill slot, a register's save slot (Indirect,
+ * Register), or an alloca (Direct: its address is the value). */
+static uint64_t *slot(const pcmap_value *v, uint8_t kind) {
+  if (kind == PCMAP_LOCATION_DIRECT) return (uint64_t *)(uintptr_t)v->value;
+  if (v->has_address) return (uint64_t *)(uintptr_t)v->address;
+  fprintf(stderr, "gc: a root whose location has no slot (kind %u)\n", (unsigned)kind);
   exit(3);
 }
 
-/* Whether DWARF register `reg` holds SP's value in a managed frame. */
-static int is_sp(uint16_t reg) {
-#ifdef ARCH_FP_EQUAL_TO_SP_DWARF
-  if (reg == ARCH_FP_EQUAL_TO_SP_DWARF) return 1;
-#endif
-  return reg == ARCH_SP_DWARF;
+typedef struct visiting {
+  const pcmap_walk *cursor;
+  void (*visit)(root r, void *ctx);
+  void *ctx;
+} visiting;
+
+static uint8_t kind_of(const pcmap_walk *c, uint16_t index) {
+  pcmap_location loc;
+  int s = pcmap_location_at(&c->record, index, &loc);
+  if (s != PCMAP_OK) die("location", s);
+  return loc.kind;
 }
 
-/* Where the frame whose CFA is `cfa` saved its return address at `rec`:
- * the slot its frame state names, or the architecture's place. */
-static uint64_t return_address_slot(const pcmap_record *rec, uint64_t cfa) {
-  pcmap_frame_register saved;
-  int s = pcmap_find_frame_register(rec, ARCH_RA_DWARF, &saved);
-  if (s == PCMAP_OK) return cfa + (int64_t)saved.offset;
-  if (s != PCMAP_NOT_FOUND || ARCH_DEFAULT_RA_SLOT(cfa) == 0) die("return address slot", s);
-  return ARCH_DEFAULT_RA_SLOT(cfa);
+/* A root of a statepoint (base, derived) or of a stack map (each location;
+ * program.stackmap.ll lists its allocas in (base, derived) pairs). */
+static void visit_root(void *ctx, const pcmap_root *r) {
+  visiting *v = (visiting *)ctx;
+  uint8_t bk = kind_of(v->cursor, r->base_index), dk = kind_of(v->cursor, r->derived_index);
+  root out;
+  /* A constant (null) needs no relocation. */
+  if (bk == PCMAP_LOCATION_CONSTANT || bk == PCMAP_LOCATION_CONSTANT_INDEX) return;
+  out.base = slot(&r->base, bk);
+  out.derived = slot(&r->derived, dk);
+  v->visit(out, v->ctx);
 }
 
-size_t gc_find_roots(uint64_t sp, uint64_t ra, void (*visit)(root r, void *ctx), void *ctx) {
+/* Stack maps: every location is a root by itself; pair them up. */
+typedef struct pairing {
+  visiting *v;
+  int have;
+  pcmap_root first;
+} pairing;
+
+static void pair_up(void *ctx, const pcmap_root *r) {
+  pairing *p = (pairing *)ctx;
+  if (!p->have) {
+    p->first = *r;
+    p->have = 1;
+    return;
+  }
+  p->have = 0;
+  {
+    pcmap_root pair = p->first;
+    pair.derived = r->derived;
+    pair.derived_index = r->derived_index;
+    visit_root(p->v, &pair);
+  }
+}
+
+size_t gc_find_roots(const pcmap_registers *regs, void (*visit)(root r, void *ctx), void *ctx) {
   size_t frames = 0;
-  pcmap_function fn;
-  pcmap_record rec;
-  while (find_safepoint(ra, &fn, &rec)) {
-    uint32_t first = 0, i;
-    uint64_t cfa;
-    /* The CFA rule at this safepoint (at the call, as an unwinder sees
-     * it): the frame must be SP-based, the registers the walk knows. */
-    if (!(rec.flags & PCMAP_RECORD_HAS_FRAME_STATE) || !(rec.frame_flags & PCMAP_FRAME_CFA_RULE)) {
-      fprintf(stderr, "gc: no CFA rule at 0x%llx\n", (unsigned long long)rec.address);
-      exit(3);
-    }
-    if (fn.stack_size == PCMAP_VARIABLE_STACK_SIZE || !is_sp(rec.cfa_register)) {
-      fprintf(stderr, "gc: frame of the function at 0x%llx is not SP-based\n", (unsigned long long)fn.address);
-      exit(3);
-    }
-    if (rec.kind == PCMAP_KIND_STATEPOINT) {
-      pcmap_value deopt;
-      int s = pcmap_decode(&rec, STATEPOINT_DEOPT_COUNT, NULL, 0, &deopt);
-      if (s != PCMAP_OK) die("statepoint deopt count", s);
-      first = STATEPOINT_HEADER + (uint32_t)deopt.value;
-    } else if (rec.kind != PCMAP_KIND_STACKMAP) {
-      fprintf(stderr, "gc: record %llu is neither a statepoint nor a stack map\n", (unsigned long long)rec.id);
-      exit(3);
-    }
-    if ((rec.num_locations - first) % 2 != 0) {
-      fprintf(stderr, "gc: record %llu has an odd number of root locations\n", (unsigned long long)rec.id);
-      exit(3);
-    }
-    for (i = first; i < rec.num_locations; i += 2) {
-      root r;
-      r.base = root_slot(&rec, i, sp);
-      r.derived = root_slot(&rec, i + 1, sp);
-      if (r.base && r.derived) visit(r, ctx);
-    }
+  pcmap_walk c;
+  visiting v = {&c, visit, ctx};
+  int s = pcmap_walk_init(&c, &stackmaps, regs, 0, 0, 0);
+  if (s != PCMAP_OK) die("walk", s);
+  for (;;) {
+    if (c.at == PCMAP_WALK_AT_RECORD) {
+      if (c.record.kind == PCMAP_KIND_STATEPOINT) {
+        s = pcmap_walk_roots(&c, visit_root, &v);
+      } else {
+        pairing p = {&v, 0, {0}};
+        s = pcmap_walk_roots(&c, pair_up, &p);
+        if (p.have) die("stack map with an odd number of root locations", PCMAP_ERR_CORRUPT);
+      }
+      if (s != PCMAP_OK) die("roots", s);
 #ifdef GC_TRACE
-    fprintf(stderr, "gc: frame %zu: function 0x%llx sp 0x%llx ra 0x%llx record %llu, %u locations\n", frames,
-            (unsigned long long)fn.address, (unsigned long long)sp, (unsigned long long)ra,
-            (unsigned long long)rec.id, (unsigned)rec.num_locations);
+      fprintf(stderr, "gc: frame %zu: pc 0x%llx record %llu\n", frames, (unsigned long long)c.regs.pc,
+              (unsigned long long)c.record.id);
 #endif
-    frames++;
-    cfa = sp + (int64_t)rec.cfa_offset;
-    ra = *(const uint64_t *)(uintptr_t)return_address_slot(&rec, cfa);
-#ifdef GC_TRACE
-    fprintf(stderr, "gc:   next ra 0x%llx cfa 0x%llx = r%u%+d, stack %u, %u saved registers\n", (unsigned long long)ra,
-            (unsigned long long)cfa, (unsigned)rec.cfa_register, (int)rec.cfa_offset, fn.stack_size,
-            (unsigned)rec.num_frame_registers);
-#endif
-    sp = cfa;
+      frames++;
+    }
+    s = pcmap_walk_step(&c);
+    /* The managed stack ends at the C caller of gc_main. */
+    if (s == PCMAP_STOP_UNMANAGED) break;
+    if (s != PCMAP_OK) die("walk", s);
   }
   return frames;
 }

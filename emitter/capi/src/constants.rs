@@ -7,7 +7,7 @@
 //! every constant of `ALL` into `pcmap.h` with its value as a number.
 
 use pcmap_reader::flat::{self, RecordKind};
-use pcmap_reader::{sanmd, LocationKind};
+use pcmap_reader::{sanmd, walk, LocationKind};
 
 /// Defines each constant, and `ALL` with the name, C-facing type, value
 /// and documentation of every one, for `build.rs`.
@@ -74,6 +74,20 @@ c_constants! {
     PCMAP_LOCATION_CONSTANT: u8 = LocationKind::Constant as u8;
     /// The value is the table's large constant number `offset`.
     PCMAP_LOCATION_CONSTANT_INDEX: u8 = LocationKind::ConstantIndex as u8;
+
+    /// Register slots of a `pcmap_registers`: DWARF registers 0..=31, and
+    /// PowerPC64's link register (DWARF 65) in slot 32.
+    PCMAP_REGISTER_SLOTS: usize = walk::REGISTER_SLOTS;
+    /// `pcmap_walk_init` flag: continue through a frame without a table
+    /// entry by the frame pointer chain (docs/runtime.md, "Walking the stack").
+    PCMAP_WALK_FRAME_POINTER_CHAIN: u32 = 1;
+    /// `pcmap_walk.at`: what the tables say about the frame's PC.
+    /// In no function of the tables.
+    PCMAP_WALK_AT_UNMANAGED: u32 = 0;
+    /// In `pcmap_walk.function`, with no record at the PC.
+    PCMAP_WALK_AT_NO_RECORD: u32 = 1;
+    /// In `pcmap_walk.function`, at `pcmap_walk.record`.
+    PCMAP_WALK_AT_RECORD: u32 = 2;
 }
 
 #[cfg(test)]

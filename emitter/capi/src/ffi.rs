@@ -152,6 +152,31 @@ pub unsafe extern "C" fn pcmap_find_at_or_after(
     find(m, pc, Match::AtOrAfter, function, record)
 }
 
+/// Finds the function containing `pc`, whether or not a record is there:
+/// whose code a PC is (a JIT mapping a PC back to its function, a profiler,
+/// the end of a stack walk). The function is the last one starting at or
+/// below `pc` if `pc` lies inside it or at its end (`address + size`: a
+/// return address after a function's final call). A function whose `size`
+/// is 0 (unknown) is returned for every PC from its start up to the next
+/// function's: it is then only the nearest function below `pc`, not proof
+/// that `pc` is in its code. Returns `PCMAP_NOT_FOUND` if no function
+/// contains `pc`. O(log functions) reads per table; allocates nothing,
+/// takes no lock (async-signal-safe).
+///
+/// # Safety
+/// `m` was filled by `pcmap_open`; `out` is writable.
+#[no_mangle]
+pub unsafe extern "C" fn pcmap_find_function(
+    m: *const pcmap_stackmaps,
+    pc: u64,
+    out: *mut pcmap_function,
+) -> pcmap_status {
+    if out.is_null() {
+        return PCMAP_ERR_ARGUMENT;
+    }
+    put_found(out, section(m).and_then(|s| s.function_containing(pc)))
+}
+
 /// Function `index` (0 .. `m->num_functions`), counting across tables.
 ///
 /// # Safety

@@ -13,7 +13,11 @@
 //! `--cfg pcmap_no_std`: no standard library at all, aborting on a panic
 //! (which bounds-checked reads never raise).
 #![cfg_attr(pcmap_no_std, no_std)]
+// PowerPC's `global_asm!` (capture.rs) is behind this feature; build-lib.sh
+// allows it.
+#![cfg_attr(target_arch = "powerpc64", feature(asm_experimental_arch))]
 
+pub mod capture;
 pub mod constants;
 pub mod decode;
 pub mod ffi;
@@ -22,6 +26,7 @@ pub mod registry;
 pub mod section;
 pub mod status;
 pub mod types;
+pub mod walk;
 
 /// What the `no_std` build needs of a Rust runtime; not the C API's, so not
 /// in `pcmap.h`.
@@ -33,3 +38,4 @@ pub use constants::*;
 pub use section::Section;
 pub use status::pcmap_status;
 pub use types::*;
+pub use walk::{pcmap_root, pcmap_walk};

@@ -327,6 +327,19 @@ impl<'a> Section<'a> {
         Ok((table, t))
     }
 
+    /// The function containing `pc`, with or without a record there
+    /// (`pcmap_find_function`; the walker asks it where a walk ends),
+    /// searched table by table. See `FlatStackMap::function_containing`.
+    pub fn function_containing(&self, pc: u64) -> Result<Option<pcmap_function>, pcmap_status> {
+        for t in self.tables() {
+            let (table, t) = t?;
+            if let Some((index, _)) = t.function_containing(pc, table.address)? {
+                return Ok(Some(pcmap_function::new(table, &t, index)?));
+            }
+        }
+        Ok(None)
+    }
+
     /// Function `index` counting across all tables in section order.
     pub fn function_at(&self, mut index: u32) -> Result<Option<pcmap_function>, pcmap_status> {
         for t in self.tables() {

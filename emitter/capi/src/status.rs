@@ -34,6 +34,26 @@ pub enum pcmap_status {
     PCMAP_ERR_REGISTRY_FULL = -20,
     /// The section is registered already.
     PCMAP_ERR_REGISTERED = -21,
+    /// A walk reached a frame whose PC is in no function of the tables:
+    /// the end of the managed stack (not an error).
+    PCMAP_STOP_UNMANAGED = 2,
+    /// A walk reached a managed frame with no record at its PC: its frame
+    /// state is not known.
+    PCMAP_STOP_NO_RECORD = 3,
+    /// The frame's record has no frame state (no CFI described it).
+    PCMAP_STOP_NO_FRAME_STATE = 4,
+    /// The frame's CFA is not register + offset (a DWARF expression).
+    PCMAP_STOP_NO_CFA_RULE = 5,
+    /// The frame's CFA register is not known in this frame
+    /// (`pcmap_cursor.stop_register`).
+    PCMAP_STOP_REGISTER_UNKNOWN = 6,
+    /// AArch64: the frame state does not say where x30 was saved.
+    PCMAP_STOP_RETURN_ADDRESS_NOT_SAVED = 7,
+    /// The return address is 0 or the frame pointer chain ended.
+    PCMAP_STOP_END_OF_STACK = 8,
+    /// The CFA is not above the stack pointer, a stack read fell outside
+    /// the bounds given (or was misaligned), or the frame limit was hit.
+    PCMAP_ERR_BAD_STACK = -9,
 }
 
 use pcmap_status::*;
@@ -76,6 +96,14 @@ pub extern "C" fn pcmap_strerror(status: c_int) -> *const c_char {
         -8 => b"location names a register the caller did not supply\0",
         -20 => b"image registry full\0",
         -21 => b"stack map section already registered\0",
+        -9 => b"stack walk: CFA not above SP, read outside the stack, or too many frames\0",
+        2 => b"stack walk: frame outside the stack maps' functions (end of the managed stack)\0",
+        3 => b"stack walk: no record at the frame's PC\0",
+        4 => b"stack walk: the record has no frame state\0",
+        5 => b"stack walk: the frame's CFA is not register + offset\0",
+        6 => b"stack walk: the CFA register is not known in this frame\0",
+        7 => b"stack walk: the return address was not saved\0",
+        8 => b"stack walk: end of the stack\0",
         _ => b"unknown pcmap status\0",
     };
     msg.as_ptr().cast()
@@ -100,6 +128,14 @@ mod tests {
             PCMAP_ERR_NO_REGISTER,
             PCMAP_ERR_REGISTRY_FULL,
             PCMAP_ERR_REGISTERED,
+            PCMAP_ERR_BAD_STACK,
+            PCMAP_STOP_UNMANAGED,
+            PCMAP_STOP_NO_RECORD,
+            PCMAP_STOP_NO_FRAME_STATE,
+            PCMAP_STOP_NO_CFA_RULE,
+            PCMAP_STOP_REGISTER_UNKNOWN,
+            PCMAP_STOP_RETURN_ADDRESS_NOT_SAVED,
+            PCMAP_STOP_END_OF_STACK,
         ];
         // SAFETY: pcmap_strerror returns a static NUL-terminated string.
         let unknown = unsafe { core::ffi::CStr::from_ptr(pcmap_strerror(99)) };

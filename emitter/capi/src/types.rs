@@ -5,7 +5,7 @@
 use pcmap_reader::flat::{self, FlatStackMap};
 use pcmap_reader::{Endian, LiveOut, Location, RunTimeEndian};
 
-use crate::constants::PCMAP_TABLE_BOUNDS;
+use crate::constants::{PCMAP_REGISTER_SLOTS, PCMAP_TABLE_BOUNDS};
 use crate::status::pcmap_status;
 
 /// An opened `pcmap_stackmaps` section: one flat table, or the tables of all
@@ -234,6 +234,26 @@ pub struct pcmap_register {
     /// Where the register's value is saved in memory (so that a collector can
     /// update it), or 0 if it is only in the register.
     pub address: u64,
+}
+
+/// The general registers of one frame, by slot (DWARF registers 0..=31;
+/// PowerPC64's link register, DWARF 65, in slot 32): which are known, their
+/// values, and where each was saved in memory. `pcmap_capture_call` fills
+/// one in for the managed caller of a safepoint; a `pcmap_cursor` holds the
+/// current frame's. The layout of `pcmap_reader::walk::Registers`.
+#[allow(non_camel_case_types)]
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct pcmap_registers {
+    /// The frame's PC (a return address).
+    pub pc: u64,
+    /// Bit `i`: `value[i]` is known.
+    pub known: u64,
+    /// Bit `i`: `address[i]` is where `value[i]` is stored (a collector
+    /// updates a root held in the register there).
+    pub saved: u64,
+    pub value: [u64; PCMAP_REGISTER_SLOTS],
+    pub address: [u64; PCMAP_REGISTER_SLOTS],
 }
 
 /// A decoded location. Which fields are valid depends on its kind; see

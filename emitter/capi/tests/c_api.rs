@@ -301,6 +301,31 @@ fn expected() -> String {
             }
         }
     }
+    // pcmap_find_function: the first table (in section order) with a
+    // function starting at or below the PC that contains it, end included.
+    let containing = |pc: u64| {
+        tables.iter().find_map(|t| {
+            let f = t.functions.iter().rev().find(|f| f.address <= pc)?;
+            (f.size == 0 || pc - f.address <= u64::from(f.size)).then_some(f)
+        })
+    };
+    for (_, f) in &functions {
+        let a = f.address;
+        let size = u64::from(f.size);
+        for pc in [a - 1, a, a + size / 2, a + size, a + size + 1] {
+            match containing(pc) {
+                Some(g) => writeln!(
+                    out,
+                    "find_function({pc:#x})={:#x} size={} records={}",
+                    g.address,
+                    g.size,
+                    g.records.len()
+                ),
+                None => writeln!(out, "find_function({pc:#x})=not found"),
+            }
+            .unwrap();
+        }
+    }
     writeln!(out, "function_at(end)=stack map index out of range").unwrap();
     writeln!(out, "find_site(0)=not found").unwrap();
     out

@@ -11,6 +11,8 @@
 //! * [`sanmd`]: SanitizerBinaryMetadata's section names, versions and
 //!   feature bits.
 //! * [`stats`]: the plugin's per-module statistics line.
+//! * [`walk`]: an unwind cursor over managed frames, decoding locations
+//!   with each frame's registers, and the GC roots of a record.
 //! * `pclayout` (feature `alloc`): the plugin's layout description
 //!   `.pcmap.layout`, read and written.
 //!
@@ -76,6 +78,7 @@ pub mod sites;
 #[cfg(feature = "write")]
 pub mod stackmap;
 pub mod stats;
+pub mod walk;
 
 pub use endian::{BigEndian, Endian, LittleEndian, RunTimeEndian};
 pub use error::{Error, Result};

@@ -212,6 +212,23 @@ int main(int argc, char **argv) {
       if (check(pcmap_record_at(&fn, i, &r), "record")) print_record(&m, &r, fn.stack_size);
     }
   }
+  /* The function containing PCs around each function's code: below its
+   * start, at it, inside, at its end (a return address) and past it. */
+  for (fi = 0; fi < m.num_functions; fi++) {
+    pcmap_function fn, found;
+    uint64_t pcs[5];
+    if (!check(pcmap_function_at(&m, fi, &fn), "function")) continue;
+    pcs[0] = fn.address - 1, pcs[1] = fn.address, pcs[2] = fn.address + fn.size / 2;
+    pcs[3] = fn.address + fn.size, pcs[4] = fn.address + fn.size + 1;
+    for (i = 0; i < 5; i++) {
+      pcmap_status s = pcmap_find_function(&m, pcs[i], &found);
+      printf("find_function(0x%" PRIx64 ")=", pcs[i]);
+      if (s == PCMAP_OK)
+        printf("0x%" PRIx64 " size=%u records=%u\n", found.address, found.size, found.num_records);
+      else
+        printf("%s\n", pcmap_strerror(s));
+    }
+  }
   /* Past the end of each array: errors, never crashes. */
   {
     pcmap_function fn;

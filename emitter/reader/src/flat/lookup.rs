@@ -208,11 +208,31 @@ impl<'a, E: Endian> FlatStackMap<'a, E> {
     /// The function containing `pc` (the last one starting at or below it,
     /// if `pc` is inside it or at its end: a return address may equal the
     /// end of a function whose last instruction is a call): its index and
-    /// address. See `Lookup`.
+    /// address. See `Lookup`. A function of size 0 (unknown) contains every
+    /// PC from its start to the next function's.
     #[inline]
     pub fn function_containing(&self, pc: u64, table_address: u64) -> Result<Option<(u32, u64)>> {
         let l = self.lookup_state(table_address)?;
         l.function_containing(pc).ok_or(LOOKUP_CORRUPT)
+    }
+
+    /// The function containing `pc`, whether or not it has a record there
+    /// (a JIT or profiler asking whose code a PC is; the C API's
+    /// `pcmap_find_function`): its index, absolute address and frame
+    /// record, given the table's address. Same rule as
+    /// [`function_containing`](Self::function_containing): `pc` may equal
+    /// the function's end (a return address after a final call); with a
+    /// size of 0 (unknown) the function is only the last one starting at or
+    /// below `pc`. O(log functions) reads, no memory.
+    pub fn find_function(
+        &self,
+        pc: u64,
+        table_address: u64,
+    ) -> Result<Option<(u32, u64, FrameRecord)>> {
+        let Some((index, address)) = self.function_containing(pc, table_address)? else {
+            return Ok(None);
+        };
+        Ok(Some((index, address, self.frame_record(index)?)))
     }
 
     /// The state of a search of this table at `table_address`.

@@ -1,0 +1,230 @@
+/* scripts/bench-walk: walk a 64-frame managed stack and visit every root,
+ * with the flat table of 1,000,000 records (this program's own
+ * pcmap_stackmaps), three ways:
+ *
+ *   cursor  pcmap_walk_init / pcmap_walk_roots / pcmap_walk_step;
+ *   libgcc  _Unwind_Backtrace, each return address looked up in a hash table
+ *           built beforehand from every record (what runtimes that parse
+ *           LLVM's stack maps into a hash table do), roots decoded with
+ *           _Unwind_GetCFA (the frame's SP) and _Unwind_GetGR;
+ *   chain   the bare frame pointer chain, no lookup, no root (the floor).
+ *
+ * Prints ns per frame for each (the median of BATCHES batches, in thread CPU
+ * time) and checks the cursor and libgcc visit the same roots. */
+#define _GNU_SOURCE
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unwind.h>
+
+#include "pcmap.h"
+
+extern const uint8_t __start_pcmap_stackmaps[];
+extern const uint8_t __stop_pcmap_stackmaps[];
+void bench_f0(uint64_t depth, uint64_t a);
+
+enum { FRAMES = 64, REPEAT = 2000, BATCHES = 15, MAX_ROOTS = 32 };
+
+typedef __attribute__((address_space(1))) char *ref;
+ref bench_ref(uint64_t v) { return (ref)(uintptr_t)v; }
+uint64_t bench_unref(ref r) { return (uint64_t)(uintptr_t)r; }
+volatile uint64_t bench_sink;
+void bench_use(uint64_t v) { bench_sink += v; }
+/* Called by the filler (scripts/gen-stackmap-bench). */
+void sink(uint64_t v) { bench_sink += v; }
+
+static pcmap_stackmaps maps;
+
+/* The hash table: return address -> the record's roots, decoded once. */
+typedef struct site {
+  uint64_t pc;
+  uint16_t num_roots;
+  struct {
+    uint8_t kind;
+    uint16_t reg;
+    int32_t offset;
+  } roots[MAX_ROOTS];
+} site;
+static site *table;
+static uint64_t mask;
+
+static uint64_t hash(uint64_t pc) { return (pc * 0x9e3779b97f4a7c15ull) >> 20; }
+
+static void build_table(void) {
+  uint64_t n = maps.num_records, cap = 1, i;
+  uint32_t f;
+  while (cap < 2 * n) cap <<= 1;
+  table = calloc(cap, sizeof *table);
+  mask = cap - 1;
+  for (f = 0; f < maps.num_functions; f++) {
+    pcmap_function fn;
+    if (pcmap_function_at(&maps, f, &fn) != PCMAP_OK) abort();
+    for (i = 0; i < fn.num_records; i++) {
+      pcmap_record rec;
+      site *s;
+      uint32_t l, first = 0;
+      if (pcmap_record_at(&fn, (uint32_t)i, &rec) != PCMAP_OK) abort();
+      for (s = &table[hash(rec.address) & mask]; s->pc; s = &table[(uint64_t)(s - table + 1) & mask]) {
+      }
+      s->pc = rec.address;
+      if (rec.kind == PCMAP_KIND_STATEPOINT) {
+        pcmap_location deopt;
+        if (pcmap_location_at(&rec, 2, &deopt) != PCMAP_OK) abort();
+        first = 3 + (uint32_t)deopt.offset;
+      }
+      for (l = first; l < rec.num_locations && s->num_roots < MAX_ROOTS; l++) {
+        pcmap_location loc;
+        if (pcmap_location_at(&rec, l, &loc) != PCMAP_OK) abort();
+        s->roots[s->num_roots].kind = loc.kind;
+        s->roots[s->num_roots].reg = loc.dwarf_reg;
+        s->roots[s->num_roots].offset = loc.offset;
+        s->num_roots++;
+      }
+    }
+  }
+}
+
+static const site *lookup(uint64_t pc) {
+  const site *s;
+  for (s = &table[hash(pc) & mask]; s->pc; s = &table[(uint64_t)(s - table + 1) & mask])
+    if (s->pc == pc) return s;
+  return NULL;
+}
+
+/* libgcc's route. */
+typedef struct unwind_state {
+  int frames, started;
+  uint64_t sum;
+} unwind_state;
+
+#if defined(__x86_64__)
+#define SP_DWARF 7
+#elif defined(__aarch64__)
+#define SP_DWARF 31
+#else
+#define SP_DWARF 1
+#endif
+
+static _Unwind_Reason_Code unwind_frame(struct _Unwind_Context *ctx, void *arg) {
+  unwind_state *u = (unwind_state *)arg;
+  const site *s = lookup(_Unwind_GetIP(ctx));
+  uint16_t i;
+  if (!s) return u->started ? _URC_END_OF_STACK : _URC_NO_REASON;
+  u->started = 1;
+  u->frames++;
+  for (i = 0; i < s->num_roots; i++) {
+    /* libgcc's CFA here is the frame's SP (the CFA of the frame below). */
+    uint64_t base = s->roots[i].reg == SP_DWARF ? _Unwind_GetCFA(ctx) : _Unwind_GetGR(ctx, s->roots[i].reg);
+    if (s->roots[i].kind == PCMAP_LOCATION_INDIRECT)
+      u->sum += *(const uint64_t *)(uintptr_t)(base + (uint64_t)(int64_t)s->roots[i].offset);
+    else if (s->roots[i].kind == PCMAP_LOCATION_REGISTER)
+      u->sum += base;
+  }
+  return _URC_NO_REASON;
+}
+
+static void visit_root(void *ctx, const pcmap_root *r) {
+  uint64_t *sum = (uint64_t *)ctx;
+  *sum += r->base.has_address ? *(const uint64_t *)(uintptr_t)r->base.address : r->base.value;
+  if (r->derived_index != r->base_index)
+    *sum += r->derived.has_address ? *(const uint64_t *)(uintptr_t)r->derived.address : r->derived.value;
+}
+
+static int walk_cursor(const pcmap_registers *regs, uint64_t *sum) {
+  pcmap_walk c;
+  int frames = 0, s;
+  if (pcmap_walk_init(&c, &maps, regs, 0, 0, 0) != PCMAP_OK) abort();
+  do {
+    if (c.at != PCMAP_WALK_AT_RECORD || pcmap_walk_roots(&c, visit_root, sum) != PCMAP_OK) abort();
+    frames++;
+  } while ((s = pcmap_walk_step(&c)) == PCMAP_OK && c.at == PCMAP_WALK_AT_RECORD);
+  return frames;
+}
+
+/* The frame pointer chain: frame record {caller's FP, return address} at
+ * FP (x86-64 RBP, AArch64 x29); PowerPC's back chain at r1. */
+static int walk_chain(const pcmap_registers *regs, uint64_t *sum) {
+  int frames;
+#if defined(__powerpc64__)
+  const uint64_t *fp = (const uint64_t *)(uintptr_t)regs->value[1];
+#elif defined(__aarch64__)
+  const uint64_t *fp = (const uint64_t *)(uintptr_t)regs->value[29];
+#else
+  const uint64_t *fp = (const uint64_t *)(uintptr_t)regs->value[6];
+#endif
+  for (frames = 0; frames < FRAMES; frames++) {
+    *sum += fp[1];
+    fp = (const uint64_t *)(uintptr_t)fp[0];
+  }
+  return frames;
+}
+
+/* The thread's CPU time: on a machine shared with other work, time the
+ * thread spent preempted is not the walk's (cache misses it causes are). */
+static double now(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+  return (double)t.tv_sec * 1e9 + (double)t.tv_nsec;
+}
+
+static int cmp(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+enum { CURSOR, LIBGCC, CHAIN, METHODS };
+static const char *names[METHODS] = {"cursor (pcmap_walk_*)", "_Unwind_Backtrace + hash table", "frame pointer chain"};
+
+uint64_t bench_safepoint(pcmap_registers *regs, uint64_t a1, uint64_t a2, uint64_t a3, uint64_t a4, uint64_t a5) {
+  double ns[METHODS][BATCHES];
+  uint64_t sums[METHODS] = {0};
+  int m, b, r, frames[METHODS] = {0};
+  (void)a1, (void)a2, (void)a3, (void)a4, (void)a5;
+  for (b = 0; b < BATCHES; b++) {
+    for (m = 0; m < METHODS; m++) {
+      double t0 = now();
+      for (r = 0; r < REPEAT; r++) {
+        uint64_t sum = 0;
+        if (m == CURSOR) {
+          frames[m] = walk_cursor(regs, &sum);
+        } else if (m == LIBGCC) {
+          unwind_state u = {0, 0, 0};
+          _Unwind_Backtrace(unwind_frame, &u);
+          frames[m] = u.frames;
+          sum = u.sum;
+        } else {
+          frames[m] = walk_chain(regs, &sum);
+        }
+        sums[m] = sum;
+      }
+      ns[m][b] = (now() - t0) / REPEAT / frames[m];
+    }
+  }
+  for (m = 0; m < METHODS; m++) {
+    qsort(ns[m], BATCHES, sizeof ns[m][0], cmp);
+    printf("%-32s %3d frames  %8.1f ns/frame (median of %d batches of %d walks)\n", names[m], frames[m],
+           ns[m][BATCHES / 2], BATCHES, REPEAT);
+  }
+  {
+    double vs_libgcc = ns[LIBGCC][BATCHES / 2] / ns[CURSOR][BATCHES / 2];
+    printf("cursor vs libgcc: %.2fx %s; cursor vs frame pointer chain: %.2fx the time\n",
+           vs_libgcc >= 1 ? vs_libgcc : 1 / vs_libgcc, vs_libgcc >= 1 ? "faster" : "slower",
+           ns[CURSOR][BATCHES / 2] / ns[CHAIN][BATCHES / 2]);
+  }
+  if (frames[CURSOR] != FRAMES || frames[LIBGCC] != frames[CURSOR] || sums[CURSOR] != sums[LIBGCC]) {
+    printf("FAIL: frames %d/%d, root sums %llx/%llx\n", frames[CURSOR], frames[LIBGCC], (unsigned long long)sums[CURSOR],
+           (unsigned long long)sums[LIBGCC]);
+    exit(1);
+  }
+  return 0;
+}
+
+int main(void) {
+  if (pcmap_open_linked(&maps, __start_pcmap_stackmaps, __stop_pcmap_stackmaps) != PCMAP_OK) return 2;
+  printf("table: %llu records, %u functions, %u tables\n", (unsigned long long)maps.num_records, maps.num_functions,
+         maps.num_tables);
+  build_table();
+  bench_f0(FRAMES - 1, 1000);
+  return 0;
+}

@@ -1,0 +1,832 @@
+//! Walking a stack with the flat tables alone: an unwind cursor over
+//! managed frames, decoding locations with each frame's registers, and
+//! the GC roots of a frame.
+//!
+//! ```text
+//!  frame 0  (pc = safepoint's return address, registers captured at the call)
+//!    | lookup(pc): function containing pc, record at pc, its frame state
+//!    | CFA = value(CFA register) + CFA offset
+//!    | callee-saved registers: value = [CFA + slot offset], address = the slot
+//!    | return address: x86-64 [CFA - 8]; AArch64 the saved x30;
+//!    |                 PowerPC64 the saved LR (65), else the LR save
+//!    |                 doubleword at [CFA + 16]
+//!    v SP = CFA, pc = return address, caller-saved registers unknown
+//!  frame 1  ...
+//! ```
+//!
+//! Nothing here allocates, locks or keeps global state: a walk is plain
+//! arithmetic over the caller's [`Registers`], reads of the table and reads
+//! of the stack through the caller's [`Memory`]. It is async-signal-safe
+//! when `Memory` is (the C API's is: plain loads, checked against bounds).
+//!
+//! The cursor never guesses. A frame it cannot unwind exactly stops the
+//! walk with a [`Stop`] naming why: a PC outside every function of the
+//! tables (the end of the managed stack), a PC with no record (no frame
+//! state is known there), a record without a frame state or whose CFA is
+//! not register + offset, or a register the rule needs that is not known.
+//! On request ([`Options::frame_pointer_chain`]) it continues through a
+//! frame without a table entry by the frame pointer chain, which the caller
+//! asserts such frames keep; registers that chain cannot restore become
+//! unknown, and a later frame that needs them stops.
+
+use crate::{Location, LocationKind};
+
+/// Register slots of a [`Registers`]: DWARF registers 0..=31 (x86-64 uses
+/// 0..=15), and PowerPC64's link register (DWARF 65) in slot 32.
+pub const REGISTER_SLOTS: usize = 33;
+
+/// An architecture's unwinding conventions.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Arch {
+    /// x86-64 (System V).
+    X86_64,
+    /// AArch64 (AAPCS64).
+    AArch64,
+    /// Both ELF ABIs (v1 big-endian, v2 little-endian): the conventions the
+    /// walker uses are the same.
+    PowerPc64,
+}
+
+impl Arch {
+    /// The architecture this code is compiled for, if the walker supports it.
+    pub const HOST: Option<Arch> = if cfg!(target_arch = "x86_64") {
+        Some(Arch::X86_64)
+    } else if cfg!(target_arch = "aarch64") {
+        Some(Arch::AArch64)
+    } else if cfg!(target_arch = "powerpc64") {
+        Some(Arch::PowerPc64)
+    } else {
+        None
+    };
+
+    /// DWARF number of the stack pointer (RSP 7, SP 31, r1 1).
+    pub const fn sp(self) -> u16 {
+        match self {
+            Arch::X86_64 => 7,
+            Arch::AArch64 => 31,
+            Arch::PowerPc64 => 1,
+        }
+    }
+    /// DWARF number of the frame pointer (RBP 6, x29, r31).
+    pub const fn fp(self) -> u16 {
+        match self {
+            Arch::X86_64 => 6,
+            Arch::AArch64 => 29,
+            Arch::PowerPc64 => 31,
+        }
+    }
+    /// DWARF number of the return address column (RIP 16, x30, LR 65).
+    pub const fn return_address(self) -> u16 {
+        match self {
+            Arch::X86_64 => 16,
+            Arch::AArch64 => 30,
+            Arch::PowerPc64 => 65,
+        }
+    }
+    /// The slot of DWARF register `dwarf` in [`Registers`], if tracked.
+    #[inline(always)]
+    pub const fn slot(self, dwarf: u16) -> Option<usize> {
+        match (self, dwarf) {
+            (Arch::X86_64, 0..=15) | (Arch::AArch64, 0..=31) | (Arch::PowerPc64, 0..=31) => {
+                Some(dwarf as usize)
+            }
+            (Arch::PowerPc64, 65) => Some(32),
+            _ => None,
+        }
+    }
+    /// Slots of the general registers a callee preserves, by the ABI (the
+    /// stack pointer apart): x86-64 RBX, RBP, R12-R15; AArch64 x19-x29;
+    /// PowerPC64 r14-r31. Their values in a caller equal the callee's
+    /// unless the callee's frame state says it saved them.
+    pub const fn callee_saved(self) -> u64 {
+        match self {
+            Arch::X86_64 => 1 << 3 | 1 << 6 | 0xf << 12,
+            Arch::AArch64 => 0x7ff << 19,
+            Arch::PowerPc64 => 0x3ffff << 14,
+        }
+    }
+}
+
+/// One frame's general registers: which are known, their values, and
+/// where each was saved (so that a collector can update a root held in a
+/// register of a caller: the slot its callee restores it from).
+///
+/// The layout is the C API's `pcmap_registers`, which the capture
+/// trampolines fill in.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Registers {
+    /// The frame's PC: for every frame a walk reaches, a return address.
+    pub pc: u64,
+    /// Bit `i`: `value[i]` is known.
+    pub known: u64,
+    /// Bit `i`: `address[i]` is where `value[i]` is stored in memory.
+    pub saved: u64,
+    /// Register values by slot ([`Arch::slot`]).
+    pub value: [u64; REGISTER_SLOTS],
+    /// Save slot addresses by slot, where `saved` says so.
+    pub address: [u64; REGISTER_SLOTS],
+}
+
+impl Default for Registers {
+    fn default() -> Self {
+        Registers {
+            pc: 0,
+            known: 0,
+            saved: 0,
+            value: [0; REGISTER_SLOTS],
+            address: [0; REGISTER_SLOTS],
+        }
+    }
+}
+
+impl Registers {
+    /// The value of DWARF register `dwarf`, if known.
+    #[inline(always)]
+    pub fn get(&self, arch: Arch, dwarf: u16) -> Option<u64> {
+        let s = arch.slot(dwarf)?;
+        (self.known >> s & 1 != 0).then(|| self.value[s])
+    }
+    /// Where the value of DWARF register `dwarf` is stored, if it is.
+    #[inline(always)]
+    pub fn address(&self, arch: Arch, dwarf: u16) -> Option<u64> {
+        let s = arch.slot(dwarf)?;
+        (self.known >> s & self.saved >> s & 1 != 0).then(|| self.address[s])
+    }
+    /// Sets DWARF register `dwarf` (ignored if not tracked).
+    #[inline(always)]
+    pub fn set(&mut self, arch: Arch, dwarf: u16, value: u64, address: Option<u64>) {
+        if let Some(s) = arch.slot(dwarf) {
+            self.value[s] = value;
+            self.known |= 1 << s;
+            match address {
+                Some(a) => {
+                    self.address[s] = a;
+                    self.saved |= 1 << s;
+                }
+                None => self.saved &= !(1 << s),
+            }
+        }
+    }
+    /// Forgets DWARF register `dwarf`.
+    #[inline(always)]
+    pub fn forget(&mut self, arch: Arch, dwarf: u16) {
+        if let Some(s) = arch.slot(dwarf) {
+            self.known &= !(1 << s);
+            self.saved &= !(1 << s);
+        }
+    }
+    /// The stack pointer, if known.
+    pub fn sp(&self, arch: Arch) -> Option<u64> {
+        self.get(arch, arch.sp())
+    }
+}
+
+/// Reads of the stack being walked.
+pub trait Memory {
+    /// The 8-byte word at `address` in the walked program's byte order, or
+    /// `None` if it may not be read (outside the stack, misaligned).
+    fn read_u64(&self, address: u64) -> Option<u64>;
+    /// The instruction word at `address` (a return address), or `None` if
+    /// code may not be read. Used on PowerPC64 only (see [`lookup`]).
+    fn read_code_u32(&self, address: u64) -> Option<u32> {
+        let _ = address;
+        None
+    }
+}
+
+/// PowerPC64 instructions that may follow a call to another function's
+/// global entry: `nop` (the linker found no TOC change) and the TOC
+/// pointer reload, ELFv2 `ld r2, 24(r1)` and ELFv1 `ld r2, 40(r1)`.
+const POWERPC64_TOC_RESTORES: [u32; 3] = [0x6000_0000, 0xe841_0018, 0xe841_0028];
+
+/// What the tables say about `pc`, a return address.
+///
+/// On PowerPC64 a call to a function outside the caller's module (or
+/// through a pointer) is followed by the TOC restore slot, and a stack map
+/// after the call is recorded after that instruction: when no record is at
+/// `pc`, the instruction at `pc` is one of the TOC restores (read from the
+/// code) and a record is at `pc + 4`, that record is the frame's. The
+/// restore writes only r2, so the frame state and the values the record
+/// describes are those at `pc`.
+#[inline]
+pub fn lookup<T: UnwindTables, M: Memory>(
+    tables: &T,
+    memory: &M,
+    arch: Arch,
+    pc: u64,
+) -> crate::Result<FrameAt<T::Function, T::Record>> {
+    let at = tables.frame_at(pc)?;
+    if arch == Arch::PowerPc64 && matches!(at, FrameAt::NoRecord(_)) {
+        let restore = memory
+            .read_code_u32(pc)
+            .is_some_and(|insn| POWERPC64_TOC_RESTORES.contains(&insn));
+        if restore {
+            if let next @ FrameAt::Record(..) = tables.frame_at(pc.wrapping_add(4))? {
+                return Ok(next);
+            }
+        }
+    }
+    Ok(at)
+}
+
+/// A register + offset CFA rule.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CfaRule {
+    /// DWARF number of the register the CFA is computed from.
+    pub register: u16,
+    /// Added to that register's value.
+    pub offset: i32,
+}
+
+/// What the tables say about one PC.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FrameAt<F, R> {
+    /// No function of the tables contains it.
+    Unmanaged,
+    /// Function `F` contains it, but no record is at it.
+    NoRecord(F),
+    /// Record `R` of function `F` is at it, with its frame state.
+    Record(F, R, State),
+}
+
+/// A record's frame state, as far as a walk needs it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum State {
+    /// No CFI described the code at the record.
+    None,
+    /// The CFA is a DWARF expression (or otherwise not register + offset).
+    NoCfaRule,
+    /// CFA = register + offset.
+    Cfa(CfaRule),
+}
+
+/// The tables a walk looks PCs up in.
+pub trait UnwindTables {
+    /// A function, as the caller wants it named.
+    type Function: Copy;
+    /// A record, with what [`saved_registers`](Self::saved_registers)
+    /// needs of it.
+    type Record: Copy;
+    /// The function containing `pc` and the record exactly at `pc`.
+    fn frame_at(&self, pc: u64) -> crate::Result<FrameAt<Self::Function, Self::Record>>;
+    /// Calls `visit(DWARF register, slot offset from the CFA)` for each
+    /// register the record's frame state says is saved.
+    fn saved_registers(
+        &self,
+        record: &Self::Record,
+        visit: impl FnMut(u16, i32),
+    ) -> crate::Result<()>;
+}
+
+/// Why a walk stopped at a frame: the frame is the cursor's current one.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Stop {
+    /// The PC is in no function of the tables: the end of the managed
+    /// stack (the runtime's own C frames, `main`).
+    Unmanaged,
+    /// The PC is in a managed function, but no record is at it, so no
+    /// frame state is known there.
+    NoRecord,
+    /// The record has no frame state (no CFI covered it).
+    NoFrameState,
+    /// The record's CFA is not register + offset.
+    NoCfaRule,
+    /// The rule needs this DWARF register, whose value is not known (a
+    /// caller-saved register, or one a frame pointer step could not
+    /// restore).
+    RegisterUnknown(u16),
+    /// AArch64: the frame state does not say where x30 was saved.
+    ReturnAddressNotSaved,
+    /// The return address is 0, or the frame pointer chain ended (0).
+    EndOfStack,
+    /// The CFA is not above the stack pointer, a read `Memory` refused, or
+    /// the frame limit was reached: the stack or the table is not what the
+    /// walk expects.
+    BadStack,
+    /// The table could not be read.
+    Table(crate::Error),
+}
+
+impl From<crate::Error> for Stop {
+    fn from(e: crate::Error) -> Self {
+        Stop::Table(e)
+    }
+}
+
+/// How a walk goes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Options {
+    /// Continue through a frame without a table entry (unmanaged, or no
+    /// record at its PC) by the frame pointer chain: x86-64 RBP (caller's
+    /// RBP at `[RBP]`, return address at `[RBP + 8]`, CFA = RBP + 16);
+    /// AArch64 x29 (frame record {x29, x30} at `[x29]`; the caller's SP is
+    /// not known); PowerPC64 the back chain (caller's r1 at `[r1]`, return
+    /// address at `[caller's r1 + 16]`). The caller asserts that every such
+    /// frame keeps it: the walker cannot check.
+    pub frame_pointer_chain: bool,
+    /// Steps after which a walk stops with [`Stop::BadStack`].
+    pub max_frames: u32,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            frame_pointer_chain: false,
+            max_frames: 1 << 20,
+        }
+    }
+}
+
+/// An unwind cursor: the current frame's registers and what the tables
+/// say about its PC.
+#[derive(Debug, Clone)]
+pub struct Cursor<'t, T: UnwindTables, M> {
+    tables: &'t T,
+    memory: M,
+    arch: Arch,
+    options: Options,
+    regs: Registers,
+    at: FrameAt<T::Function, T::Record>,
+    depth: u32,
+}
+
+impl<'t, T: UnwindTables, M: Memory> Cursor<'t, T, M> {
+    /// A cursor at the frame whose registers are `regs` (from a capture
+    /// trampoline: the managed caller at its safepoint).
+    pub fn new(
+        tables: &'t T,
+        memory: M,
+        arch: Arch,
+        regs: Registers,
+        options: Options,
+    ) -> Result<Self, Stop> {
+        let at = lookup(tables, &memory, arch, regs.pc)?;
+        Ok(Cursor {
+            tables,
+            memory,
+            arch,
+            options,
+            regs,
+            at,
+            depth: 0,
+        })
+    }
+
+    /// The architecture walked.
+    pub fn arch(&self) -> Arch {
+        self.arch
+    }
+    /// The current frame's registers.
+    pub fn registers(&self) -> &Registers {
+        &self.regs
+    }
+    /// What the tables say about the current frame's PC.
+    pub fn frame(&self) -> &FrameAt<T::Function, T::Record> {
+        &self.at
+    }
+    /// Steps taken so far (the current frame's depth).
+    pub fn depth(&self) -> u32 {
+        self.depth
+    }
+    /// The current frame's CFA, if its frame state gives it.
+    pub fn cfa(&self) -> Option<u64> {
+        match self.at {
+            FrameAt::Record(_, _, State::Cfa(rule)) => self
+                .regs
+                .get(self.arch, rule.register)
+                .map(|v| v.wrapping_add(rule.offset as i64 as u64)),
+            _ => None,
+        }
+    }
+
+    /// Moves to the caller's frame; on `Err` the cursor stays at the frame
+    /// it could not unwind.
+    pub fn step(&mut self) -> Result<(), Stop> {
+        if self.depth >= self.options.max_frames {
+            return Err(Stop::BadStack);
+        }
+        let mut next = self.regs;
+        step_in_place(
+            self.tables,
+            &self.memory,
+            self.arch,
+            self.options,
+            &mut next,
+            &self.at,
+        )?;
+        self.at = lookup(self.tables, &self.memory, self.arch, next.pc)?;
+        self.regs = next;
+        self.depth += 1;
+        Ok(())
+    }
+}
+
+/// The caller's registers of the frame whose registers are `regs` and
+/// whose PC the tables describe as `at` (what [`Cursor::step`] does before
+/// looking the caller's PC up): by the frame's CFI row, or by the frame
+/// pointer chain if `options` allows and the frame has no table entry.
+/// Ignores `options.max_frames`.
+#[inline]
+pub fn step_from<T: UnwindTables, M: Memory>(
+    tables: &T,
+    memory: &M,
+    arch: Arch,
+    options: Options,
+    regs: &Registers,
+    at: &FrameAt<T::Function, T::Record>,
+) -> Result<Registers, Stop> {
+    let u = Unwinder {
+        tables,
+        memory,
+        arch,
+        regs,
+    };
+    let next = match at {
+        FrameAt::Record(_, record, State::Cfa(rule)) => u.unwind(record, *rule)?,
+        other => {
+            if !options.frame_pointer_chain {
+                return Err(match other {
+                    FrameAt::Unmanaged => Stop::Unmanaged,
+                    FrameAt::NoRecord(_) => Stop::NoRecord,
+                    FrameAt::Record(_, _, State::None) => Stop::NoFrameState,
+                    FrameAt::Record(_, _, _) => Stop::NoCfaRule,
+                });
+            }
+            match other {
+                // An expression is not replaced by a guess either.
+                FrameAt::Record(_, _, State::NoCfaRule) => return Err(Stop::NoCfaRule),
+                _ => u.frame_pointer_step()?,
+            }
+        }
+    };
+    if next.pc == 0 {
+        return Err(Stop::EndOfStack);
+    }
+    Ok(next)
+}
+
+/// Saved registers [`step_in_place`] reads before it changes anything;
+/// a frame state with more tracked ones goes through [`step_from`].
+const SAVED_AT_ONCE: usize = 40;
+
+/// [`step_from`], changing `regs` into the caller's registers in place
+/// (no copy of the register set); on `Err` `regs` is unchanged.
+#[inline]
+pub fn step_in_place<T: UnwindTables, M: Memory>(
+    tables: &T,
+    memory: &M,
+    arch: Arch,
+    options: Options,
+    regs: &mut Registers,
+    at: &FrameAt<T::Function, T::Record>,
+) -> Result<(), Stop> {
+    let FrameAt::Record(_, record, State::Cfa(rule)) = at else {
+        *regs = step_from(tables, memory, arch, options, regs, at)?;
+        return Ok(());
+    };
+    let base = regs
+        .get(arch, rule.register)
+        .ok_or(Stop::RegisterUnknown(rule.register))?;
+    let cfa = base.wrapping_add(rule.offset as i64 as u64);
+    if regs.sp(arch).is_some_and(|sp| cfa <= sp) {
+        return Err(Stop::BadStack);
+    }
+    // Every read first, into `read`: nothing changes if one fails. Left
+    // uninitialised (zeroing its 960 bytes cost more than the rest of a
+    // step); only the first `n` are written and read.
+    let mut read = [const { core::mem::MaybeUninit::<(u8, u64, u64)>::uninit() }; SAVED_AT_ONCE];
+    let (mut n, mut failed, mut overflow) = (0, false, false);
+    tables.saved_registers(record, |dwarf, offset| {
+        let Some(s) = arch.slot(dwarf) else { return };
+        let slot = cfa.wrapping_add(offset as i64 as u64);
+        match (memory.read_u64(slot), read.get_mut(n)) {
+            (Some(v), Some(r)) => {
+                r.write((s as u8, v, slot));
+                n += 1;
+            }
+            (None, _) => failed = true,
+            (_, None) => overflow = true,
+        }
+    })?;
+    if failed {
+        return Err(Stop::BadStack);
+    }
+    if overflow {
+        *regs = step_from(tables, memory, arch, options, regs, at)?;
+        return Ok(());
+    }
+    // SAFETY: the first `n` entries were written above (`n` never exceeds
+    // SAVED_AT_ONCE: `get_mut` failed past it); MaybeUninit<T> has T's layout.
+    let read: &[(u8, u64, u64)] = unsafe { core::slice::from_raw_parts(read.as_ptr().cast(), n) };
+    let ra_slot = arch.slot(arch.return_address());
+    let saved_ra = read
+        .iter()
+        .find(|r| Some(r.0 as usize) == ra_slot)
+        .map(|r| r.1);
+    let ra = match arch {
+        Arch::X86_64 => memory.read_u64(cfa.wrapping_sub(8)).ok_or(Stop::BadStack)?,
+        Arch::AArch64 => saved_ra.ok_or(Stop::ReturnAddressNotSaved)?,
+        Arch::PowerPc64 => match saved_ra {
+            Some(ra) => ra,
+            None => memory
+                .read_u64(cfa.wrapping_add(16))
+                .ok_or(Stop::BadStack)?,
+        },
+    };
+    if ra == 0 {
+        return Err(Stop::EndOfStack);
+    }
+    let keep = arch.callee_saved();
+    regs.known &= keep;
+    regs.saved &= keep;
+    for &(s, v, a) in read {
+        let s = s as usize;
+        regs.value[s] = v;
+        regs.address[s] = a;
+        regs.known |= 1 << s;
+        regs.saved |= 1 << s;
+    }
+    regs.forget(arch, arch.return_address());
+    regs.set(arch, arch.sp(), cfa, None);
+    regs.pc = ra;
+    Ok(())
+}
+
+/// One step's inputs.
+struct Unwinder<'a, T, M> {
+    tables: &'a T,
+    memory: &'a M,
+    arch: Arch,
+    regs: &'a Registers,
+}
+
+impl<T: UnwindTables, M: Memory> Unwinder<'_, T, M> {
+    fn read(&self, address: u64) -> Result<u64, Stop> {
+        self.memory.read_u64(address).ok_or(Stop::BadStack)
+    }
+
+    /// The caller's registers by the current frame's CFI row.
+    #[inline]
+    fn unwind(&self, record: &T::Record, rule: CfaRule) -> Result<Registers, Stop> {
+        let arch = self.arch;
+        let base = self
+            .regs
+            .get(arch, rule.register)
+            .ok_or(Stop::RegisterUnknown(rule.register))?;
+        let cfa = base.wrapping_add(rule.offset as i64 as u64);
+        if let Some(sp) = self.regs.sp(arch) {
+            if cfa <= sp {
+                return Err(Stop::BadStack);
+            }
+        }
+        let mut next = *self.regs;
+        let keep = arch.callee_saved();
+        next.known &= keep;
+        next.saved &= keep;
+        let mut failed = false;
+        self.tables.saved_registers(record, |dwarf, offset| {
+            if let Some(s) = arch.slot(dwarf) {
+                let slot = cfa.wrapping_add(offset as i64 as u64);
+                match self.memory.read_u64(slot) {
+                    Some(v) => {
+                        next.value[s] = v;
+                        next.address[s] = slot;
+                        next.known |= 1 << s;
+                        next.saved |= 1 << s;
+                    }
+                    None => failed = true,
+                }
+            }
+        })?;
+        if failed {
+            return Err(Stop::BadStack);
+        }
+        let ra_column = arch.return_address();
+        next.pc = match arch {
+            Arch::X86_64 => self.read(cfa.wrapping_sub(8))?,
+            Arch::AArch64 => next
+                .get(arch, ra_column)
+                .ok_or(Stop::ReturnAddressNotSaved)?,
+            Arch::PowerPc64 => match next.get(arch, ra_column) {
+                Some(ra) => ra,
+                None => self.read(cfa.wrapping_add(16))?,
+            },
+        };
+        // The return address register's value in the caller is not its
+        // value at the caller's call site.
+        next.forget(arch, ra_column);
+        next.set(arch, arch.sp(), cfa, None);
+        Ok(next)
+    }
+
+    /// The caller's registers by the frame pointer chain.
+    fn frame_pointer_step(&self) -> Result<Registers, Stop> {
+        let arch = self.arch;
+        // Nothing of this frame's registers is known in the caller but what
+        // the chain gives (a copy with the masks cleared: no memset).
+        let mut next = *self.regs;
+        next.known = 0;
+        next.saved = 0;
+        match arch {
+            Arch::X86_64 | Arch::AArch64 => {
+                let fp = self
+                    .regs
+                    .get(arch, arch.fp())
+                    .ok_or(Stop::RegisterUnknown(arch.fp()))?;
+                if fp == 0 {
+                    return Err(Stop::EndOfStack);
+                }
+                if self.regs.sp(arch).is_some_and(|sp| fp < sp) {
+                    return Err(Stop::BadStack);
+                }
+                next.pc = self.read(fp.wrapping_add(8))?;
+                next.set(arch, arch.fp(), self.read(fp)?, Some(fp));
+                if arch == Arch::X86_64 {
+                    // push rbp; mov rbp, rsp: the frame's CFA is RBP + 16.
+                    next.set(arch, arch.sp(), fp.wrapping_add(16), None);
+                }
+            }
+            Arch::PowerPc64 => {
+                let sp = self.regs.sp(arch).ok_or(Stop::RegisterUnknown(arch.sp()))?;
+                let caller_sp = self.read(sp)?;
+                if caller_sp == 0 {
+                    return Err(Stop::EndOfStack);
+                }
+                if caller_sp <= sp {
+                    return Err(Stop::BadStack);
+                }
+                next.pc = self.read(caller_sp.wrapping_add(16))?;
+                next.set(arch, arch.sp(), caller_sp, None);
+            }
+        }
+        Ok(next)
+    }
+}
+
+/// A location decoded for a frame: its value, where it is stored, or both.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Value {
+    /// The value: a register's contents, a `Direct` address, a constant.
+    pub value: Option<u64>,
+    /// Where the value is stored: an `Indirect` slot, or a register's save
+    /// slot (a collector updates a root there).
+    pub address: Option<u64>,
+}
+
+/// Why a location could not be decoded for a frame.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DecodeError {
+    /// The location names this DWARF register, whose value in the frame is
+    /// not known.
+    RegisterUnknown(u16),
+    /// A `ConstantIndex` the table does not have.
+    Table(crate::Error),
+}
+
+impl From<crate::Error> for DecodeError {
+    fn from(e: crate::Error) -> Self {
+        DecodeError::Table(e)
+    }
+}
+
+/// Decodes `loc` in the frame whose registers are `regs`; `constant`
+/// gives a `ConstantIndex`'s large constant. Reads no memory.
+pub fn decode(
+    loc: &Location,
+    arch: Arch,
+    regs: &Registers,
+    constant: impl FnOnce(u32) -> crate::Result<u64>,
+) -> Result<Value, DecodeError> {
+    let reg = || {
+        regs.get(arch, loc.dwarf_reg)
+            .ok_or(DecodeError::RegisterUnknown(loc.dwarf_reg))
+    };
+    let at = |base: u64| base.wrapping_add(loc.offset as i64 as u64);
+    Ok(match loc.kind {
+        LocationKind::Register => Value {
+            value: Some(reg()?),
+            address: regs.address(arch, loc.dwarf_reg),
+        },
+        LocationKind::Direct => Value {
+            value: Some(at(reg()?)),
+            address: None,
+        },
+        LocationKind::Indirect => Value {
+            value: None,
+            address: Some(at(reg()?)),
+        },
+        LocationKind::Constant => Value {
+            value: Some(loc.offset as i64 as u64),
+            address: None,
+        },
+        LocationKind::ConstantIndex => Value {
+            value: Some(constant(loc.offset as u32)?),
+            address: None,
+        },
+    })
+}
+
+/// Locations of a statepoint record before its relocated pointers:
+/// calling convention, flags, number of deopt locations (then that many
+/// deopt locations).
+pub const STATEPOINT_HEADER: usize = 3;
+
+/// Which locations of a record are GC roots.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RootLayout {
+    /// A statepoint: after its constant header and deopt locations,
+    /// (base, derived) pairs.
+    Statepoint,
+    /// A stack map or patch point: every location is a root by itself.
+    EveryLocation,
+}
+
+/// A root: the location of a derived pointer and of its base (the same
+/// location for a plain root), with their indices among the record's
+/// locations.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Root {
+    /// The base pointer's location.
+    pub base: Location,
+    /// The derived pointer's location (the base's for a plain root).
+    pub derived: Location,
+    /// Index of `base` among the record's locations.
+    pub base_index: u16,
+    /// Index of `derived` among the record's locations.
+    pub derived_index: u16,
+}
+
+/// Why a record's roots could not be listed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RootsError {
+    /// A statepoint's header is not three constants, its deopt count runs
+    /// past its locations, or its pointers are not in pairs.
+    NotAStatepoint,
+    /// A location the table could not give.
+    Table(crate::Error),
+}
+
+impl From<crate::Error> for RootsError {
+    fn from(e: crate::Error) -> Self {
+        RootsError::Table(e)
+    }
+}
+
+/// Calls `visit` with every root among `locations` (a record's, in order;
+/// `constant` resolves a `ConstantIndex` deopt count), decoding each
+/// location once. A malformed record is an error, which may come after
+/// some roots were visited (an odd number of pointers is found at the
+/// end): a caller that must not act on part of a record collects the
+/// roots first (the C API's `pcmap_walk_roots` does).
+pub fn roots<I>(
+    layout: RootLayout,
+    locations: I,
+    constant: impl Fn(u32) -> crate::Result<u64>,
+    mut visit: impl FnMut(Root),
+) -> Result<(), RootsError>
+where
+    I: Iterator<Item = crate::Result<Location>>,
+{
+    let mut it = locations.enumerate();
+    match layout {
+        RootLayout::EveryLocation => {
+            for (i, l) in it {
+                let l = l?;
+                visit(Root {
+                    base: l,
+                    derived: l,
+                    base_index: i as u16,
+                    derived_index: i as u16,
+                });
+            }
+        }
+        RootLayout::Statepoint => {
+            let mut deopt = 0u64;
+            for _ in 0..STATEPOINT_HEADER {
+                let (_, l) = it.next().ok_or(RootsError::NotAStatepoint)?;
+                let l = l?;
+                deopt = match l.kind {
+                    LocationKind::Constant => l.offset as i64 as u64,
+                    LocationKind::ConstantIndex => constant(l.offset as u32)?,
+                    _ => return Err(RootsError::NotAStatepoint),
+                };
+            }
+            // The deopt locations: decoded (so a corrupt one is an error),
+            // not roots.
+            for _ in 0..deopt {
+                it.next().ok_or(RootsError::NotAStatepoint)?.1?;
+            }
+            while let Some((bi, b)) = it.next() {
+                let (di, d) = it.next().ok_or(RootsError::NotAStatepoint)?;
+                visit(Root {
+                    base: b?,
+                    derived: d?,
+                    base_index: bi as u16,
+                    derived_index: di as u16,
+                });
+            }
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,602 @@
+//! The unwind cursor on hand-built stacks for each architecture: SP- and
+//! FP-based CFA rules, callee-saved registers restored from their slots,
+//! where each ABI keeps the return address, every reason a walk stops,
+//! the frame pointer chain, decoding with a frame's registers and roots.
+
+use std::collections::HashMap;
+
+use pcmap_reader::walk::{
+    self, decode, roots, Arch, CfaRule, Cursor, DecodeError, FrameAt, Memory, Options, Registers,
+    Root, RootLayout, RootsError, State, Stop, UnwindTables, Value,
+};
+use pcmap_reader::{Location, LocationKind};
+
+/// A stack: 8-byte words by address; and code: 4-byte instructions.
+#[derive(Default, Clone)]
+struct Stack(HashMap<u64, u64>, HashMap<u64, u32>);
+
+impl Stack {
+    fn put(&mut self, address: u64, value: u64) {
+        self.0.insert(address, value);
+    }
+}
+
+impl Memory for &Stack {
+    fn read_u64(&self, address: u64) -> Option<u64> {
+        self.0.get(&address).copied()
+    }
+    fn read_code_u32(&self, address: u64) -> Option<u32> {
+        self.1.get(&address).copied()
+    }
+}
+
+/// A record: its PC, frame state and saved registers (DWARF, CFA offset).
+type TestRecord = (u64, State, Vec<(u16, i32)>);
+
+/// One function: [start, end), records by PC with their frame states.
+#[derive(Clone)]
+struct Function {
+    start: u64,
+    end: u64,
+    records: Vec<TestRecord>,
+}
+
+#[derive(Default)]
+struct Tables(Vec<Function>);
+
+impl UnwindTables for Tables {
+    type Function = u64;
+    type Record = (usize, usize);
+    fn frame_at(&self, pc: u64) -> pcmap_reader::Result<FrameAt<u64, (usize, usize)>> {
+        for (fi, f) in self.0.iter().enumerate() {
+            if f.start <= pc && pc < f.end {
+                for (ri, r) in f.records.iter().enumerate() {
+                    if r.0 == pc {
+                        return Ok(FrameAt::Record(f.start, (fi, ri), r.1));
+                    }
+                }
+                return Ok(FrameAt::NoRecord(f.start));
+            }
+        }
+        Ok(FrameAt::Unmanaged)
+    }
+    fn saved_registers(
+        &self,
+        &(f, r): &(usize, usize),
+        mut visit: impl FnMut(u16, i32),
+    ) -> pcmap_reader::Result<()> {
+        for &(reg, off) in &self.0[f].records[r].2 {
+            visit(reg, off);
+        }
+        Ok(())
+    }
+}
+
+fn cfa(register: u16, offset: i32) -> State {
+    State::Cfa(CfaRule { register, offset })
+}
+
+fn regs(arch: Arch, pc: u64, set: &[(u16, u64)]) -> Registers {
+    let mut r = Registers {
+        pc,
+        ..Default::default()
+    };
+    for &(d, v) in set {
+        r.set(arch, d, v, None);
+    }
+    r
+}
+
+/// Steps until a stop; returns (pc, cfa) of each frame and the stop.
+fn walk(
+    tables: &Tables,
+    stack: &Stack,
+    arch: Arch,
+    r: Registers,
+    options: Options,
+) -> (Vec<(u64, Option<u64>)>, Stop) {
+    let mut c = Cursor::new(tables, stack, arch, r, options).unwrap();
+    let mut frames = vec![];
+    loop {
+        frames.push((c.registers().pc, c.cfa()));
+        if let Err(stop) = c.step() {
+            return (frames, stop);
+        }
+    }
+}
+
+/// x86-64: an SP-based frame (CFA = RSP + 24, RBX saved at CFA - 16) called
+/// by an RBP-based one (CFA = RBP + 16, RBP at CFA - 16), called by C.
+#[test]
+fn x86_64_sp_and_fp_frames() {
+    let arch = Arch::X86_64;
+    let tables = Tables(vec![
+        Function {
+            start: 0x1000,
+            end: 0x1100,
+            records: vec![(0x1010, cfa(7, 24), vec![(3, -16), (16, -8)])],
+        },
+        Function {
+            start: 0x2000,
+            end: 0x2100,
+            records: vec![(0x2020, cfa(6, 16), vec![(6, -16), (16, -8)])],
+        },
+    ]);
+    let mut s = Stack::default();
+    // Frame 0 at RSP 0x7000: CFA 0x7018; RBX saved at 0x7008, RA at 0x7010.
+    s.put(0x7008, 0xbbbb);
+    s.put(0x7010, 0x2020);
+    // Frame 1: RBP = 0x7100 (its CFA 0x7110): RBP saved at 0x7100, RA at 0x7108.
+    s.put(0x7100, 0x7200);
+    s.put(0x7108, 0x3333);
+    let r = regs(
+        arch,
+        0x1010,
+        &[(7, 0x7000), (6, 0x7100), (3, 0x1), (12, 0xc12)],
+    );
+    let mut c = Cursor::new(&tables, &s, arch, r, Options::default()).unwrap();
+    assert_eq!(c.cfa(), Some(0x7018));
+    c.step().unwrap();
+    let r1 = *c.registers();
+    assert_eq!(r1.pc, 0x2020);
+    assert_eq!(r1.get(arch, 7), Some(0x7018));
+    assert_eq!(r1.get(arch, 3), Some(0xbbbb));
+    assert_eq!(r1.address(arch, 3), Some(0x7008));
+    // Not saved by frame 0: callee-saved, so the same value (no slot).
+    assert_eq!(r1.get(arch, 12), Some(0xc12));
+    assert_eq!(r1.address(arch, 12), None);
+    assert_eq!(r1.get(arch, 6), Some(0x7100));
+    assert_eq!(c.cfa(), Some(0x7110));
+    c.step().unwrap();
+    let r2 = *c.registers();
+    assert_eq!(r2.pc, 0x3333);
+    assert_eq!(r2.get(arch, 7), Some(0x7110));
+    assert_eq!(r2.get(arch, 6), Some(0x7200));
+    assert_eq!(r2.address(arch, 6), Some(0x7100));
+    assert!(matches!(c.frame(), FrameAt::Unmanaged));
+    assert_eq!(c.step(), Err(Stop::Unmanaged));
+    assert_eq!(c.depth(), 2);
+    // The cursor stays where it stopped.
+    assert_eq!(c.registers().pc, 0x3333);
+}
+
+/// A caller-saved register is unknown in the caller; an SP-based rule
+/// after a frame-pointer step on AArch64 cannot be applied.
+#[test]
+fn caller_saved_registers_become_unknown() {
+    let arch = Arch::X86_64;
+    let tables = Tables(vec![
+        Function {
+            start: 0x1000,
+            end: 0x1100,
+            records: vec![(0x1010, cfa(7, 8), vec![])],
+        },
+        Function {
+            start: 0x2000,
+            end: 0x2100,
+            // CFA from RAX: never known in a caller.
+            records: vec![(0x2020, cfa(0, 8), vec![])],
+        },
+    ]);
+    let mut s = Stack::default();
+    s.put(0x7000, 0x2020);
+    let r = regs(arch, 0x1010, &[(7, 0x7000), (0, 5)]);
+    let (frames, stop) = walk(&tables, &s, arch, r, Options::default());
+    assert_eq!(frames.len(), 2);
+    assert_eq!(stop, Stop::RegisterUnknown(0));
+}
+
+/// AArch64: x29/x30 saved as a frame record, x19 saved, FP-based CFA; a
+/// frame that does not save x30 stops (no guess from the LR register).
+#[test]
+fn aarch64_frames() {
+    let arch = Arch::AArch64;
+    let tables = Tables(vec![
+        Function {
+            start: 0x1000,
+            end: 0x1100,
+            // sub sp, #48; stp x29, x30, [sp, #16]; str x19, [sp, #32]; add x29, sp, #16
+            records: vec![(0x1010, cfa(29, 32), vec![(19, -16), (29, -32), (30, -24)])],
+        },
+        Function {
+            start: 0x2000,
+            end: 0x2100,
+            records: vec![(0x2020, cfa(31, 16), vec![])],
+        },
+    ]);
+    let mut s = Stack::default();
+    // Frame 0: SP 0x8000, x29 0x8010, CFA 0x8030.
+    s.put(0x8020, 0x1919);
+    s.put(0x8010, 0x9000);
+    s.put(0x8018, 0x2020);
+    let r = regs(
+        arch,
+        0x1010,
+        &[(31, 0x8000), (29, 0x8010), (19, 7), (30, 0x1010)],
+    );
+    let mut c = Cursor::new(&tables, &s, arch, r, Options::default()).unwrap();
+    assert_eq!(c.cfa(), Some(0x8030));
+    c.step().unwrap();
+    let r1 = *c.registers();
+    assert_eq!((r1.pc, r1.sp(arch)), (0x2020, Some(0x8030)));
+    assert_eq!(r1.get(arch, 19), Some(0x1919));
+    assert_eq!(r1.get(arch, 29), Some(0x9000));
+    assert_eq!(r1.get(arch, 30), None);
+    assert_eq!(c.step(), Err(Stop::ReturnAddressNotSaved));
+}
+
+/// AArch64 frame records at 8 mod 16 (x29 stored below an odd number of
+/// other callee-saved registers), which a walker must not reject: by the
+/// CFA rule (x29-based) and by the frame pointer chain through an
+/// unmanaged frame whose record is also at 8 mod 16.
+#[test]
+fn aarch64_frame_records_at_8_mod_16() {
+    let arch = Arch::AArch64;
+    let tables = Tables(vec![
+        Function {
+            start: 0x1000,
+            end: 0x1100,
+            // sub sp, #48; str x19, [sp, #8]; stp x29, x30, [sp, #24];
+            // add x29, sp, #24: x29 = SP + 24, CFA = x29 + 24.
+            records: vec![(0x1010, cfa(29, 24), vec![(19, -40), (29, -24), (30, -16)])],
+        },
+        Function {
+            start: 0x3000,
+            end: 0x3100,
+            records: vec![(0x3030, cfa(31, 16), vec![(29, -16), (30, -8)])],
+        },
+    ]);
+    let mut s = Stack::default();
+    // Frame 0: SP 0x8000, x29 0x8018 (8 mod 16), CFA 0x8030.
+    s.put(0x8008, 0x1919);
+    s.put(0x8018, 0x8048); // caller's x29, 8 mod 16 too
+    s.put(0x8020, 0x2020); // return address into unmanaged code
+                           // Frame 1 (unmanaged, no table entry): its record {x29, x30} at 0x8048.
+    s.put(0x8048, 0x8070);
+    s.put(0x8050, 0x3030);
+    // Frame 2 (managed, SP-based): x29 and x30 saved below its CFA.
+    let r = regs(
+        arch,
+        0x1010,
+        &[(31, 0x8000), (29, 0x8018), (19, 7), (30, 0x1010)],
+    );
+    let mut c = Cursor::new(&tables, &s, arch, r, Options::default()).unwrap();
+    assert_eq!(c.cfa(), Some(0x8030));
+    c.step().unwrap();
+    let r1 = *c.registers();
+    assert_eq!((r1.pc, r1.sp(arch)), (0x2020, Some(0x8030)));
+    assert_eq!(r1.get(arch, 19), Some(0x1919));
+    assert_eq!(r1.address(arch, 19), Some(0x8008));
+    assert_eq!(r1.get(arch, 29), Some(0x8048));
+    assert_eq!(c.step(), Err(Stop::Unmanaged));
+    let chain = Options {
+        frame_pointer_chain: true,
+        ..Options::default()
+    };
+    let mut c = Cursor::new(&tables, &s, arch, r, chain).unwrap();
+    c.step().unwrap();
+    c.step().unwrap();
+    let r2 = *c.registers();
+    assert_eq!(r2.pc, 0x3030);
+    assert_eq!(r2.get(arch, 29), Some(0x8070));
+    assert_eq!(r2.address(arch, 29), Some(0x8048));
+}
+
+/// PowerPC64: the LR save doubleword at CFA + 16 when the frame state does
+/// not list LR (65), the saved LR slot when it does; r31-based CFA.
+#[test]
+fn powerpc64_return_address() {
+    let arch = Arch::PowerPc64;
+    let tables = Tables(vec![
+        Function {
+            start: 0x1000,
+            end: 0x1100,
+            records: vec![(0x1010, cfa(1, 64), vec![(31, -8)])],
+        },
+        Function {
+            start: 0x2000,
+            end: 0x2100,
+            records: vec![(0x2020, cfa(31, 96), vec![(65, 16), (30, -16)])],
+        },
+    ]);
+    let mut s = Stack::default();
+    s.put(0x8038, 0x8100); // r31 saved at CFA - 8
+    s.put(0x8050, 0x2020); // LR save word at CFA + 16
+                           // Frame 1: r31 = 0x8100 - 96 + ... CFA = r31 + 96 = 0x8160.
+    s.put(0x8150, 0x3030);
+    s.put(0x8170, 0x4444);
+    let r = regs(arch, 0x1010, &[(1, 0x8000), (31, 1)]);
+    let (frames, stop) = walk(&tables, &s, arch, r, Options::default());
+    // Frame 1's r31 is 0x8100: its CFA is 0x8160.
+    assert_eq!(
+        frames,
+        vec![
+            (0x1010, Some(0x8040)),
+            (0x2020, Some(0x8160)),
+            (0x4444, None)
+        ]
+    );
+    assert_eq!(stop, Stop::Unmanaged);
+}
+
+/// Each reason a walk stops, and that the cursor never steps by a guess.
+#[test]
+fn stops() {
+    let arch = Arch::X86_64;
+    let f = |records| Function {
+        start: 0x1000,
+        end: 0x1100,
+        records,
+    };
+    let mut s = Stack::default();
+    s.put(0x7000, 0);
+    let r = regs(arch, 0x1010, &[(7, 0x7000), (6, 0x7100)]);
+    let stop = |t: &Tables, s: &Stack, o| walk(t, s, arch, r, o).1;
+    let o = Options::default();
+    assert_eq!(stop(&Tables(vec![]), &s, o), Stop::Unmanaged);
+    assert_eq!(stop(&Tables(vec![f(vec![])]), &s, o), Stop::NoRecord);
+    let t = Tables(vec![f(vec![(0x1010, State::None, vec![])])]);
+    assert_eq!(stop(&t, &s, o), Stop::NoFrameState);
+    let t = Tables(vec![f(vec![(0x1010, State::NoCfaRule, vec![])])]);
+    assert_eq!(stop(&t, &s, o), Stop::NoCfaRule);
+    // Even with the frame pointer chain asked for: an expression is not
+    // replaced by the chain.
+    let chain = Options {
+        frame_pointer_chain: true,
+        ..o
+    };
+    assert_eq!(stop(&t, &s, chain), Stop::NoCfaRule);
+    // CFA not above SP.
+    let t = Tables(vec![f(vec![(0x1010, cfa(7, 0), vec![])])]);
+    assert_eq!(stop(&t, &s, o), Stop::BadStack);
+    // A read the memory refuses.
+    let t = Tables(vec![f(vec![(0x1010, cfa(7, 64), vec![])])]);
+    assert_eq!(stop(&t, &s, o), Stop::BadStack);
+    // Return address 0.
+    let t = Tables(vec![f(vec![(0x1010, cfa(7, 8), vec![])])]);
+    assert_eq!(stop(&t, &s, o), Stop::EndOfStack);
+    // The frame limit: a frame that returns into itself.
+    let mut loop_stack = Stack::default();
+    for i in 0..10u64 {
+        loop_stack.put(0x7000 + 8 * i, 0x1010);
+    }
+    let limited = Options { max_frames: 5, ..o };
+    let (frames, stop) = walk(&t, &loop_stack, arch, r, limited);
+    assert_eq!((frames.len(), stop), (6, Stop::BadStack));
+}
+
+/// The frame pointer chain through unmanaged frames, per architecture.
+#[test]
+fn frame_pointer_chain() {
+    let chain = Options {
+        frame_pointer_chain: true,
+        ..Options::default()
+    };
+    // x86-64: an unmanaged frame (RBP 0x7100), then a managed SP-based one.
+    let arch = Arch::X86_64;
+    let tables = Tables(vec![Function {
+        start: 0x2000,
+        end: 0x2100,
+        records: vec![(0x2020, cfa(7, 8), vec![])],
+    }]);
+    let mut s = Stack::default();
+    s.put(0x7100, 0); // caller's RBP: the end of the chain
+    s.put(0x7108, 0x2020);
+    s.put(0x7110, 0x5555); // frame 1's return address (CFA 0x7118 - 8)
+    let r = regs(arch, 0x9999, &[(7, 0x7000), (6, 0x7100), (3, 3)]);
+    assert_eq!(
+        walk(&tables, &s, arch, r, Options::default()).1,
+        Stop::Unmanaged
+    );
+    let (frames, stop) = walk(&tables, &s, arch, r, chain);
+    assert_eq!(
+        frames,
+        vec![(0x9999, None), (0x2020, Some(0x7118)), (0x5555, None)]
+    );
+    // Frame 2 is unmanaged and its RBP (from frame 0's chain) is 0.
+    assert_eq!(stop, Stop::EndOfStack);
+    let mut c = Cursor::new(&tables, &s, arch, r, chain).unwrap();
+    c.step().unwrap();
+    // RBX: the unmanaged frame may have saved it anywhere.
+    assert_eq!(c.registers().get(arch, 3), None);
+    assert_eq!(c.registers().address(arch, 6), Some(0x7100));
+
+    // AArch64: the caller's SP is not known after a chain step, so an
+    // SP-based managed caller stops; an FP-based one is walked.
+    let arch = Arch::AArch64;
+    let mut s = Stack::default();
+    s.put(0x8100, 0x8200);
+    s.put(0x8108, 0x2020);
+    s.put(0x8208, 0x6666);
+    s.put(0x8200, 0);
+    let r = regs(arch, 0x9999, &[(31, 0x8000), (29, 0x8100)]);
+    let sp_based = Tables(vec![Function {
+        start: 0x2000,
+        end: 0x2100,
+        records: vec![(0x2020, cfa(31, 16), vec![])],
+    }]);
+    assert_eq!(
+        walk(&sp_based, &s, arch, r, chain).1,
+        Stop::RegisterUnknown(31)
+    );
+    let fp_based = Tables(vec![Function {
+        start: 0x2000,
+        end: 0x2100,
+        records: vec![(0x2020, cfa(29, 16), vec![(29, -16), (30, -8)])],
+    }]);
+    let (frames, stop) = walk(&fp_based, &s, arch, r, chain);
+    assert_eq!(
+        frames,
+        vec![(0x9999, None), (0x2020, Some(0x8210)), (0x6666, None)]
+    );
+    assert_eq!(stop, Stop::EndOfStack);
+
+    // PowerPC64: the back chain gives the caller's SP exactly.
+    let arch = Arch::PowerPc64;
+    let mut s = Stack::default();
+    s.put(0x8000, 0x8100); // back chain
+    s.put(0x8110, 0x2020); // LR save word of the caller's frame
+    s.put(0x8140, 0x7777); // frame 1's LR save word (CFA 0x8130 + 16)
+    let r = regs(arch, 0x9999, &[(1, 0x8000)]);
+    let tables = Tables(vec![Function {
+        start: 0x2000,
+        end: 0x2100,
+        records: vec![(0x2020, cfa(1, 0x30), vec![])],
+    }]);
+    let (frames, stop) = walk(&tables, &s, arch, r, chain);
+    assert_eq!(
+        frames,
+        vec![(0x9999, None), (0x2020, Some(0x8130)), (0x7777, None)]
+    );
+    // Frame 2's back chain word was never written.
+    assert_eq!(stop, Stop::BadStack);
+}
+
+fn loc(kind: LocationKind, dwarf_reg: u16, offset: i32) -> Location {
+    Location {
+        kind,
+        size: 8,
+        dwarf_reg,
+        offset,
+    }
+}
+
+#[test]
+fn decoding_with_a_frames_registers() {
+    let arch = Arch::AArch64;
+    let mut r = regs(arch, 0x1010, &[(31, 0x8000), (29, 0x8040)]);
+    r.set(arch, 19, 0xabc, Some(0x8ff8));
+    let k = |_| Ok(77);
+    use LocationKind::*;
+    let d = |l: Location| decode(&l, arch, &r, k);
+    assert_eq!(
+        d(loc(Register, 19, 0)),
+        Ok(Value {
+            value: Some(0xabc),
+            address: Some(0x8ff8)
+        })
+    );
+    assert_eq!(
+        d(loc(Indirect, 29, -8)),
+        Ok(Value {
+            value: None,
+            address: Some(0x8038)
+        })
+    );
+    assert_eq!(
+        d(loc(Direct, 31, 16)),
+        Ok(Value {
+            value: Some(0x8010),
+            address: None
+        })
+    );
+    assert_eq!(d(loc(Constant, 0, -1)).unwrap().value, Some(u64::MAX));
+    assert_eq!(d(loc(ConstantIndex, 0, 0)).unwrap().value, Some(77));
+    assert_eq!(
+        d(loc(Register, 20, 0)),
+        Err(DecodeError::RegisterUnknown(20))
+    );
+}
+
+#[test]
+fn statepoint_and_stack_map_roots() {
+    use LocationKind::*;
+    let header = |deopt| {
+        vec![
+            loc(Constant, 0, 0),
+            loc(Constant, 0, 0),
+            loc(Constant, 0, deopt),
+        ]
+    };
+    let mut l = header(1);
+    l.push(loc(Constant, 0, 42)); // a deopt value
+    l.push(loc(Indirect, 7, 8)); // base
+    l.push(loc(Indirect, 7, 16)); // derived
+    l.push(loc(Register, 3, 0)); // base == derived
+    l.push(loc(Register, 3, 0));
+    let collect = |layout, l: &[Location]| {
+        let mut out: Vec<Root> = vec![];
+        let it = l.iter().map(|&x| Ok(x));
+        roots(layout, it, |_| Ok(1), |r| out.push(r)).map(|()| out)
+    };
+    let got = collect(RootLayout::Statepoint, &l).unwrap();
+    assert_eq!(got.len(), 2);
+    assert_eq!((got[0].base_index, got[0].derived_index), (4, 5));
+    assert_eq!(got[0].derived, loc(Indirect, 7, 16));
+    assert_eq!(got[1].base, loc(Register, 3, 0));
+    // A deopt count past the end, an odd number of pointers, a header
+    // that is not constants: errors.
+    let mut bad = header(9);
+    bad.push(loc(Indirect, 7, 8));
+    assert_eq!(
+        collect(RootLayout::Statepoint, &bad),
+        Err(RootsError::NotAStatepoint)
+    );
+    let mut odd = header(0);
+    odd.push(loc(Indirect, 7, 8));
+    assert_eq!(
+        collect(RootLayout::Statepoint, &odd),
+        Err(RootsError::NotAStatepoint)
+    );
+    assert_eq!(
+        collect(RootLayout::Statepoint, &[loc(Register, 3, 0)]),
+        Err(RootsError::NotAStatepoint)
+    );
+    // The deopt count as a large constant.
+    let mut big = vec![
+        loc(Constant, 0, 0),
+        loc(Constant, 0, 0),
+        loc(ConstantIndex, 0, 0),
+    ];
+    big.push(loc(Constant, 0, 5));
+    big.extend([loc(Indirect, 7, 8), loc(Indirect, 7, 8)]);
+    assert_eq!(collect(RootLayout::Statepoint, &big).unwrap().len(), 1);
+    // Plain stack maps: every location.
+    let got = collect(RootLayout::EveryLocation, &l[3..]).unwrap();
+    assert_eq!(got.len(), 5);
+    assert_eq!(got[4].base, got[4].derived);
+}
+
+/// PowerPC64: a record right after the TOC restore at the return address
+/// (`nop`, ELFv2 `ld r2, 24(r1)`, ELFv1 `ld r2, 40(r1)`) is the frame's;
+/// after any other instruction, or further on, it is not; other
+/// architectures never look past the return address.
+#[test]
+fn powerpc64_record_after_the_toc_restore() {
+    let tables = Tables(vec![Function {
+        start: 0x1000,
+        end: 0x1100,
+        records: vec![(0x1014, cfa(1, 32), vec![])],
+    }]);
+    let at = |arch, pc, insn: Option<u32>| {
+        let mut s = Stack::default();
+        if let Some(i) = insn {
+            s.1.insert(pc, i);
+        }
+        walk::lookup(&tables, &&s, arch, pc).unwrap()
+    };
+    for insn in [0x6000_0000, 0xe841_0018, 0xe841_0028] {
+        assert!(matches!(
+            at(Arch::PowerPc64, 0x1010, Some(insn)),
+            FrameAt::Record(0x1000, (0, 0), _)
+        ));
+    }
+    // mr r30, r3: a move of the call's result. Not a TOC restore.
+    assert!(matches!(
+        at(Arch::PowerPc64, 0x1010, Some(0x7c7e_1b78)),
+        FrameAt::NoRecord(0x1000)
+    ));
+    // Code that cannot be read, a record 8 bytes on, another architecture.
+    assert!(matches!(
+        at(Arch::PowerPc64, 0x1010, None),
+        FrameAt::NoRecord(_)
+    ));
+    assert!(matches!(
+        at(Arch::PowerPc64, 0x100c, Some(0x6000_0000)),
+        FrameAt::NoRecord(_)
+    ));
+    assert!(matches!(
+        at(Arch::X86_64, 0x1010, Some(0x6000_0000)),
+        FrameAt::NoRecord(_)
+    ));
+}

@@ -1,0 +1,320 @@
+/* The stack walk corpus test: runs chains of generated managed frames
+ * (gen.py) down to a safepoint and there walks the stack twice, with the
+ * pcmap cursor (the flat tables alone) and with libgcc's unwinder
+ * (_Unwind_Backtrace, _Unwind_GetIP, _Unwind_GetCFA, which read .eh_frame),
+ * and requires them to agree frame by frame on PC and CFA. Each managed
+ * frame's stack map locations, decoded with the frame's registers as the
+ * cursor restored them, must be the values the frame holds (checked by the
+ * frame itself after the call returns). Every 64th safepoint walks again
+ * from a signal handler, with allocation forbidden.
+ *
+ *   walk [CHAINS [DEEP [frames]]]   exit 0 and "ok" if every chain agreed;
+ *                                   "frames": compare frames only (no root
+ *                                   is moved or checked) */
+#define _GNU_SOURCE
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unwind.h>
+
+#include "corpus.h"
+
+extern const uint8_t __start_pcmap_stackmaps[];
+extern const uint8_t __stop_pcmap_stackmaps[];
+
+enum { MAX_FRAMES = 8192, MAX_LOCATIONS = 16 };
+
+/* The stack pointer's slot in pcmap_registers (its DWARF number). */
+#if defined(__x86_64__)
+#define PCMAP_SP_SLOT 7
+#elif defined(__aarch64__)
+#define PCMAP_SP_SLOT 31
+#else
+#define PCMAP_SP_SLOT 1
+#endif
+
+static pcmap_stackmaps maps;
+static u64 stack_low, stack_high;
+static unsigned long failures, frames_compared, values_checked, signal_walks;
+static u64 expect_depth; /* managed frames below the driver, minus one */
+static long chain;
+static int frames_only;
+
+volatile u64 corpus_acc;
+void corpus_sink(void *p) { __asm__ volatile("" : : "r"(p) : "memory"); }
+
+/* What the cursor saw at each frame (frame i is the function at depth i). */
+static u64 seen[MAX_FRAMES][MAX_LOCATIONS];
+static unsigned seen_count[MAX_FRAMES];
+
+static void fail(const char *what, long frame, u64 got, u64 want) {
+  if (failures++ < 20)
+    fprintf(stderr, "walk: chain %ld frame %ld: %s: got 0x%llx, want 0x%llx\n", chain, frame, what,
+            (unsigned long long)got, (unsigned long long)want);
+}
+
+void corpus_check(u64 depth, unsigned k, u64 v) {
+  if (frames_only) return;
+  values_checked++;
+  if (depth >= MAX_FRAMES || k >= MAX_LOCATIONS) return fail("check out of range", (long)depth, k, 0);
+  if (seen[depth][k] != v) fail("stack map value", (long)depth, seen[depth][k], v);
+}
+
+/* References: opaque to the optimizer (calls), so they stay references. */
+ref corpus_ref(u64 v) { return (ref)(uintptr_t)v; }
+u64 corpus_unref(ref r) { return (u64)(uintptr_t)r; }
+
+void corpus_check_root(u64 depth, unsigned k, u64 got, u64 want) {
+  if (frames_only) return;
+  values_checked++;
+  if (got != want) fail("root not moved exactly once", (long)depth * 100 + k, got, want);
+}
+
+void corpus_check_count(u64 depth, unsigned n) {
+  if (frames_only) return;
+  if (depth < MAX_FRAMES && seen_count[depth] != n) fail("stack map locations", (long)depth, seen_count[depth], n);
+}
+
+/* A frame as each walker sees it: PC, and the CFA (ours: by the frame's
+ * own rule; libgcc's _Unwind_GetCFA in a backtrace: the CFA of the frame
+ * below, which is this frame's SP); sp: ours only. */
+typedef struct frame {
+  u64 pc, cfa, sp;
+  int has_cfa;
+} frame;
+
+/* The roots of a walk, moved after all are read (slots may be shared). */
+enum { MAX_ROOTS = 65536 };
+typedef struct pending {
+  pcmap_root roots[MAX_ROOTS];
+  long frame[MAX_ROOTS];
+  long n;
+} pending;
+static pending roots;
+static unsigned long roots_moved;
+
+static void collect_root(void *ctx, const pcmap_root *r) {
+  pending *p = (pending *)ctx;
+  if (p->n < MAX_ROOTS) p->roots[p->n++] = *r;
+}
+
+/* The value of a decoded root, and where to write its new value. */
+static u64 *root_slot(const pcmap_value *v, long frame) {
+  if (!v->has_address) {
+    fail("root without a slot (a register saved nowhere)", frame, v->value, 0);
+    return NULL;
+  }
+  return (u64 *)(uintptr_t)v->address;
+}
+
+/* Moves every root: base' = base ^ CORPUS_MOVE, derived' = base' +
+ * (derived - base). A slot written twice must get the same value. */
+static void move_roots(void) {
+  static u64 *slot[2 * MAX_ROOTS];
+  static u64 value[2 * MAX_ROOTS];
+  long i, k, n = 0;
+  for (i = 0; i < roots.n; i++) {
+    u64 *b = root_slot(&roots.roots[i].base, roots.frame[i]);
+    u64 *d = root_slot(&roots.roots[i].derived, roots.frame[i]);
+    u64 nb, nd;
+    if (!b || !d) continue;
+    nb = *b ^ CORPUS_MOVE;
+    nd = nb + (*d - *b);
+    slot[n] = b, value[n++] = nb;
+    slot[n] = d, value[n++] = nd;
+  }
+  for (i = 0; i < n; i++)
+    for (k = 0; k < i; k++)
+      if (slot[k] == slot[i] && value[k] != value[i]) fail("one slot, two new values", i, value[i], value[k]);
+  for (i = 0; i < n; i++) *slot[i] = value[i];
+  roots_moved += (unsigned long)roots.n;
+}
+
+/* Walks with the cursor from `regs`: the frames, and the status that ended
+ * the walk. Records what each frame's locations hold if `record`. */
+static int walk_cursor(const pcmap_registers *regs, frame *out, long *n, int record) {
+  pcmap_walk c;
+  int s = pcmap_walk_init(&c, &maps, regs, stack_low, stack_high, 0);
+  *n = 0;
+  if (s != PCMAP_OK) return s;
+  for (;;) {
+    frame *f = &out[*n];
+    f->pc = c.regs.pc;
+    f->sp = c.regs.value[PCMAP_SP_SLOT];
+    f->has_cfa = pcmap_walk_cfa(&c, &f->cfa) == PCMAP_OK;
+    if (!f->has_cfa) f->cfa = 0;
+    if (record && c.at == PCMAP_WALK_AT_RECORD && c.record.kind == PCMAP_KIND_STATEPOINT) {
+      long before = roots.n, i;
+      int r = pcmap_walk_roots(&c, collect_root, &roots);
+      if (r != PCMAP_OK) fail(pcmap_strerror(r), *n, c.regs.pc, 0);
+      for (i = before; i < roots.n; i++) roots.frame[i] = *n;
+    } else if (record && c.at == PCMAP_WALK_AT_RECORD && *n < MAX_FRAMES) {
+      unsigned i, count = c.record.num_locations;
+      seen_count[*n] = count;
+      for (i = 0; i < count && i < MAX_LOCATIONS; i++) {
+        pcmap_value v;
+        int d = pcmap_walk_decode(&c, i, &v);
+        if (d != PCMAP_OK) {
+          fail(pcmap_strerror(d), *n, i, 0);
+          seen[*n][i] = 0xdeadbeef;
+        } else {
+          seen[*n][i] = v.has_value ? v.value : *(const u64 *)(uintptr_t)v.address;
+        }
+      }
+    }
+    (*n)++;
+    if (*n == MAX_FRAMES) return PCMAP_ERR_BAD_STACK;
+    s = pcmap_walk_step(&c);
+    if (s != PCMAP_OK) return s;
+  }
+}
+
+/* libgcc's view. */
+typedef struct gcc_walk {
+  frame frames[MAX_FRAMES + 16];
+  long n;
+} gcc_walk;
+
+static _Unwind_Reason_Code gcc_frame(struct _Unwind_Context *ctx, void *arg) {
+  gcc_walk *w = (gcc_walk *)arg;
+  if (w->n == MAX_FRAMES + 16) return _URC_END_OF_STACK;
+  w->frames[w->n].pc = _Unwind_GetIP(ctx);
+  w->frames[w->n].cfa = _Unwind_GetCFA(ctx);
+  w->n++;
+  return _URC_NO_REASON;
+}
+
+static frame ours[MAX_FRAMES];
+static gcc_walk theirs;
+static const pcmap_registers *signal_regs;
+static volatile int in_walk;
+static long signal_n;
+static int signal_status;
+static frame signal_frames[MAX_FRAMES];
+
+/* The walk from a signal handler: nothing it calls may allocate (malloc
+ * below aborts while in_walk is set). */
+static void on_signal(int sig) {
+  (void)sig;
+  in_walk = 1;
+  signal_status = walk_cursor(signal_regs, signal_frames, &signal_n, 0);
+  in_walk = 0;
+}
+
+u64 corpus_safepoint(pcmap_registers *regs, u64 path, u64 a2, u64 a3, u64 a4, u64 a5) {
+  long n, i, j, managed = (long)expect_depth + 2; /* and corpus_entry */
+  int s;
+  (void)path, (void)a2, (void)a3, (void)a4, (void)a5;
+  roots.n = 0;
+  s = walk_cursor(regs, ours, &n, !frames_only);
+  if (s != PCMAP_STOP_UNMANAGED) fail(pcmap_strerror(s), n - 1, n ? ours[n - 1].pc : 0, PCMAP_STOP_UNMANAGED);
+  /* The managed frames, then the driver's frame, where the walk stops. */
+  if (n != managed + 1) fail("frames walked (got: the last PC)", n, n ? ours[n - 1].pc : 0, (u64)managed + 1);
+  theirs.n = 0;
+  _Unwind_Backtrace(gcc_frame, &theirs);
+  for (j = 0; j < theirs.n && theirs.frames[j].pc != regs->pc; j++) {
+  }
+  if (j == theirs.n) {
+    fail("safepoint's return address not in libgcc's backtrace", 0, regs->pc, 0);
+    return 0;
+  }
+  for (i = 0; i < n && i < managed + 1; i++) {
+    frame *o = &ours[i], *t = &theirs.frames[j + i];
+    if (j + i >= theirs.n) {
+      fail("libgcc's backtrace ended", i, 0, 0);
+      break;
+    }
+    frames_compared++;
+    if (o->pc != t->pc) fail("pc", i, o->pc, t->pc);
+    /* libgcc's CFA of a frame in a backtrace is the one of the frame it
+     * was unwound from: the frame's SP. */
+    if (o->sp != t->cfa) fail("sp (libgcc's CFA of the frame below)", i, o->sp, t->cfa);
+    if (i < managed) {
+      if (!o->has_cfa) fail("no CFA", i, 0, 0);
+      else if (j + i + 1 < theirs.n && o->cfa != t[1].cfa) fail("cfa", i, o->cfa, t[1].cfa);
+    }
+  }
+  if (chain % 64 == 0) {
+    /* Before anything moves. */
+    signal_regs = regs;
+    raise(SIGUSR1);
+    signal_walks++;
+    if (signal_status != s || signal_n != n) fail("walk in the signal handler", signal_n, (u64)signal_status, (u64)s);
+    for (i = 0; i < n && i < signal_n; i++)
+      if (signal_frames[i].pc != ours[i].pc || signal_frames[i].cfa != ours[i].cfa)
+        fail("signal handler's frame", i, signal_frames[i].pc, ours[i].pc);
+  }
+  if (!frames_only) move_roots();
+  return 0;
+}
+
+/* Allocation is forbidden while the signal handler walks. */
+extern void *__libc_malloc(size_t);
+extern void *__libc_calloc(size_t, size_t);
+extern void *__libc_realloc(void *, size_t);
+extern void __libc_free(void *);
+void *malloc(size_t n) {
+  if (in_walk) abort();
+  return __libc_malloc(n);
+}
+void *calloc(size_t n, size_t m) {
+  if (in_walk) abort();
+  return __libc_calloc(n, m);
+}
+void *realloc(void *p, size_t n) {
+  if (in_walk) abort();
+  return __libc_realloc(p, n);
+}
+void free(void *p) {
+  if (in_walk) abort();
+  __libc_free(p);
+}
+
+static u64 next_random(u64 *state) {
+  *state ^= *state << 13;
+  *state ^= *state >> 7;
+  *state ^= *state << 17;
+  return *state;
+}
+
+int main(int argc, char **argv) {
+  long chains = argc > 1 ? atol(argv[1]) : 2000, deep = argc > 2 ? atol(argv[2]) : 3000;
+  frames_only = argc > 3 && strcmp(argv[3], "frames") == 0;
+  u64 rng = 0x9e3779b97f4a7c15ull;
+  pthread_attr_t attr;
+  void *addr;
+  size_t size;
+  struct sigaction sa;
+  int s = pcmap_open_linked(&maps, __start_pcmap_stackmaps, __stop_pcmap_stackmaps);
+  if (s == PCMAP_OK) s = pcmap_validate(&maps);
+  if (s != PCMAP_OK) {
+    fprintf(stderr, "walk: pcmap_stackmaps: %s\n", pcmap_strerror(s));
+    return 2;
+  }
+  /* The walk reads the stack only, within the main thread's stack. */
+  if (pthread_getattr_np(pthread_self(), &attr) || pthread_attr_getstack(&attr, &addr, &size)) return 2;
+  stack_low = (u64)(uintptr_t)addr;
+  stack_high = stack_low + size;
+  memset(&sa, 0, sizeof sa);
+  sa.sa_handler = on_signal;
+  sigaction(SIGUSR1, &sa, NULL);
+  for (chain = 0; chain < chains; chain++) {
+    unsigned entry = (unsigned)(chain % (corpus_entries + 1));
+    u64 r = next_random(&rng);
+    u64 depth = entry == corpus_entries ? (u64)(chain % 7) * 3 + 1 : r % 24;
+    if (chain == chains - 1 && deep > 0) entry = corpus_entries, depth = (u64)deep;
+    expect_depth = depth;
+    memset(seen_count, 0xff, sizeof seen_count[0] * (depth + 2 < MAX_FRAMES ? depth + 2 : MAX_FRAMES));
+    corpus_entry(entry, depth, r >> 8, r * 7, r ^ 0x5555);
+  }
+  printf("walk: %ld chains, %lu frames compared with libgcc, %lu roots moved, %lu values checked, %lu walks in a signal handler, %lu failures\n",
+         chains, frames_compared, roots_moved, values_checked, signal_walks, failures);
+  if (failures) {
+    printf("FAIL\n");
+    return 1;
+  }
+  printf("ok\n");
+  return 0;
+}
