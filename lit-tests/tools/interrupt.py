@@ -66,6 +66,19 @@ def temp_fd(pid, d, exclude):
     return None
 
 
+def wait_stopped(pid):
+    """Until /proc says `pid` is stopped (state T) or gone."""
+    while True:
+        try:
+            stat = open(f"/proc/{pid}/stat").read()
+        except FileNotFoundError:
+            return
+        # The state follows the command name's closing parenthesis.
+        if stat[stat.rindex(")") + 2] in "TtZX":
+            return
+        time.sleep(0.0005)
+
+
 def run(n, temp, sig, output):
     d = os.path.join(work, f"{n}-{temp}-{sig}-{output}")
     os.makedirs(d)
@@ -87,6 +100,10 @@ def run(n, temp, sig, output):
         proc.wait()
         return None  # finished before its output was seen: retry
     os.kill(proc.pid, signal.SIGSTOP)
+    # A signal takes effect asynchronously: until the process shows as
+    # stopped it may still put its output in place (a fast emit did, between
+    # the listing below and the stop).
+    wait_stopped(proc.pid)
     during = listing(d)
     written = inp if output == "in-place" else out
     if during.get(os.path.basename(written)) != before.get(os.path.basename(written)):

@@ -5,7 +5,7 @@
 //! addresses, apply `.eh_frame`'s PC-relative relocations for that layout,
 //! and map FDE addresses back to (section, offset).
 
-use std::collections::HashMap;
+use std::rc::Rc;
 
 use gimli::{
     BaseAddresses, CfaRule, EhFrame, RegisterRule, RunTimeEndian, UnwindContext, UnwindSection,
@@ -33,11 +33,18 @@ pub struct Cfi {
     endian: RunTimeEndian,
     eh_frame_address: u64,
     /// Made-up address of each section (relocatable objects only).
-    layout: HashMap<object::SectionIndex, u64>,
+    /// By section index (`None`: `.eh_frame` itself).
+    layout: Vec<Option<u64>>,
     relocatable: bool,
     /// (start, end, offset) of every FDE, sorted: one parse, then binary
     /// search (gimli's own lookup walks the section each time).
     fdes: Vec<(u64, u64, usize)>,
+    /// gimli's evaluation state, allocated once (it is kilobytes) and
+    /// reused for every FDE.
+    ctx: std::cell::RefCell<Box<UnwindContext<usize>>>,
+    /// The FDE found last: tables list functions in code order, so the
+    /// next one is most often the FDE after it (no search).
+    hint: std::cell::Cell<usize>,
 }
 
 impl Cfi {
@@ -51,13 +58,16 @@ impl Cfi {
             pcmap_reader::RunTimeEndian::Big => RunTimeEndian::Big,
         };
         let mut data = eh.data()?.to_vec();
-        let mut layout = HashMap::new();
+        let mut layout = Vec::new();
         let eh_frame_address = if o.relocatable {
             // .eh_frame at 0, every other section after it, 16-aligned.
             let mut next = (eh.size() + 15) & !15;
             for s in file.sections() {
                 if s.index() != eh.index() {
-                    layout.insert(s.index(), next);
+                    if layout.len() <= s.index().0 {
+                        layout.resize(s.index().0 + 1, None);
+                    }
+                    layout[s.index().0] = Some(next);
                     next = (next + s.size() + 16) & !15;
                 }
             }
@@ -66,7 +76,7 @@ impl Cfi {
                 let Some(target) = t.target else {
                     continue;
                 };
-                let Some(base) = layout.get(&target.section) else {
+                let Some(&Some(base)) = layout.get(target.section.0) else {
                     continue;
                 };
                 // FDE addresses: 32-bit PC-relative (object does not classify
@@ -103,7 +113,7 @@ impl Cfi {
             pcmap_reader::RunTimeEndian::Little => RunTimeEndian::Little,
             pcmap_reader::RunTimeEndian::Big => RunTimeEndian::Big,
         };
-        Cfi::index(data.to_vec(), endian, address, HashMap::new(), false)
+        Cfi::index(data.to_vec(), endian, address, Vec::new(), false)
     }
 
     /// Indexes the FDEs of `data`, loaded at `eh_frame_address`.
@@ -111,7 +121,7 @@ impl Cfi {
         data: Vec<u8>,
         endian: RunTimeEndian,
         eh_frame_address: u64,
-        layout: HashMap<object::SectionIndex, u64>,
+        layout: Vec<Option<u64>>,
         relocatable: bool,
     ) -> Result<Cfi> {
         let mut fdes = Vec::new();
@@ -119,10 +129,20 @@ impl Cfi {
             let eh = EhFrame::new(&data, endian);
             let bases = BaseAddresses::default().set_eh_frame(eh_frame_address);
             let mut entries = eh.entries(&bases);
+            // The CIEs, each parsed once (an object has one or two; gimli
+            // would parse one per FDE).
+            let mut cies = Vec::new();
             while let Some(entry) = entries.next().map_err(Error::Cfi)? {
                 if let gimli::CieOrFde::Fde(partial) = entry {
                     let fde = partial
-                        .parse(EhFrame::cie_from_offset)
+                        .parse(|section, bases, offset| {
+                            if let Some((_, cie)) = cies.iter().find(|(at, _)| *at == offset) {
+                                return Ok(gimli::CommonInformationEntry::clone(cie));
+                            }
+                            let cie = section.cie_from_offset(bases, offset)?;
+                            cies.push((offset, cie.clone()));
+                            Ok(cie)
+                        })
                         .map_err(Error::Cfi)?;
                     fdes.push((fde.initial_address(), fde.end_address(), fde.offset()));
                 }
@@ -136,13 +156,15 @@ impl Cfi {
             layout,
             relocatable,
             fdes,
+            ctx: std::cell::RefCell::new(Box::new(UnwindContext::new())),
+            hint: std::cell::Cell::new(0),
         })
     }
 
     /// The address gimli sees for `loc`.
     fn address(&self, loc: CodeLoc, file: &object::File<'_>) -> Option<u64> {
         if self.relocatable {
-            Some(self.layout.get(&loc.section)? + loc.offset)
+            Some((*self.layout.get(loc.section.0)?)? + loc.offset)
         } else {
             Some(file.section_by_index(loc.section).ok()?.address() + loc.offset)
         }
@@ -150,13 +172,14 @@ impl Cfi {
 
     /// The CFI row in force at each of `offsets` (ascending) from the
     /// function at `function`, or `None` where no FDE covers it. Each FDE
-    /// is parsed and evaluated once for all the offsets it covers.
+    /// is parsed and evaluated once for all the offsets it covers; offsets
+    /// in one row share its facts (one `Rc`: callers can tell).
     pub fn frames_at(
         &self,
         o: &ObjectFile<'_>,
         function: CodeLoc,
         offsets: &[u64],
-    ) -> Result<Vec<Option<FrameInfo>>> {
+    ) -> Result<Vec<Option<Rc<FrameInfo>>>> {
         self.frames_at_address(self.address(function, &o.file), offsets)
     }
 
@@ -166,7 +189,7 @@ impl Cfi {
         &self,
         base: Option<u64>,
         offsets: &[u64],
-    ) -> Result<Vec<Option<FrameInfo>>> {
+    ) -> Result<Vec<Option<Rc<FrameInfo>>>> {
         let mut out = Vec::with_capacity(offsets.len());
         let Some(base) = base else {
             out.resize(offsets.len(), None);
@@ -174,12 +197,21 @@ impl Cfi {
         };
         let eh = EhFrame::new(&self.data, self.endian);
         let bases = BaseAddresses::default().set_eh_frame(self.eh_frame_address);
-        let mut ctx = UnwindContext::new();
+        let mut guard = self.ctx.borrow_mut();
+        let ctx: &mut UnwindContext<usize> = &mut guard;
         let mut i = 0;
         while i < offsets.len() {
             let pc = base.wrapping_add(offsets[i]);
-            let f = self.fdes.partition_point(|f| f.0 <= pc);
-            let fde = match f.checked_sub(1).and_then(|f| self.fdes.get(f)) {
+            let covers = |f: usize| self.fdes.get(f).is_some_and(|f| f.0 <= pc && pc < f.1);
+            let hint = self.hint.get();
+            let f = match [hint + 1, hint].into_iter().find(|&f| covers(f)) {
+                Some(f) => Some(f),
+                None => self.fdes.partition_point(|f| f.0 <= pc).checked_sub(1),
+            };
+            if let Some(f) = f {
+                self.hint.set(f);
+            }
+            let fde = match f.and_then(|f| self.fdes.get(f)) {
                 Some(&(_, end, offset)) if pc < end => offset,
                 _ => {
                     out.push(None);
@@ -190,22 +222,32 @@ impl Cfi {
             let fde = eh
                 .fde_from_offset(&bases, gimli::EhFrameOffset(fde), EhFrame::cie_from_offset)
                 .map_err(Error::Cfi)?;
-            // The offsets this FDE covers, against its rows in one pass.
-            let mut rows = fde.rows(&eh, &bases, &mut ctx).map_err(Error::Cfi)?;
-            let mut row = rows.next_row().map_err(Error::Cfi)?.cloned();
-            while i < offsets.len() {
-                let pc = base.wrapping_add(offsets[i]);
-                if !fde.contains(pc) {
+            // The offsets this FDE covers, against its rows in one pass (a
+            // row is read where it stands: rows are kilobytes, never copied).
+            let covered = offsets[i..]
+                .iter()
+                .take_while(|&&o| fde.contains(base.wrapping_add(o)))
+                .count();
+            let end = i + covered;
+            let mut rows = fde.rows(&eh, &bases, &mut *ctx).map_err(Error::Cfi)?;
+            while i < end {
+                let Some(row) = rows.next_row().map_err(Error::Cfi)? else {
+                    out.resize(out.len() + (end - i), None);
+                    i = end;
                     break;
+                };
+                let mut facts: Option<Rc<FrameInfo>> = None;
+                while i < end {
+                    let pc = base.wrapping_add(offsets[i]);
+                    if row.end_address() <= pc {
+                        break;
+                    }
+                    out.push(
+                        row.contains(pc)
+                            .then(|| facts.get_or_insert_with(|| Rc::new(info(row))).clone()),
+                    );
+                    i += 1;
                 }
-                while row.as_ref().is_some_and(|r| r.end_address() <= pc) {
-                    row = rows.next_row().map_err(Error::Cfi)?.cloned();
-                }
-                out.push(match &row {
-                    Some(r) if r.contains(pc) => Some(info(r)),
-                    _ => None,
-                });
-                i += 1;
             }
         }
         Ok(out)

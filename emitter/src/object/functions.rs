@@ -5,6 +5,7 @@
 //! place (aliases), the first in the symbol table names it.
 
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use object::{Object, ObjectSymbol, SectionIndex, SymbolKind};
 
@@ -23,7 +24,12 @@ pub struct Function {
 /// Functions by code section, sorted by offset, one per offset.
 #[derive(Debug, Default)]
 pub struct Functions {
-    by_section: HashMap<SectionIndex, Vec<Function>>,
+    /// By section index.
+    by_section: Vec<Vec<Function>>,
+    /// Where the last [`at`](Self::at) found its function: tables list
+    /// functions in code order, so the next is most often the one after
+    /// it, found without a search (one pass over sorted data).
+    hint: AtomicUsize,
 }
 
 impl Functions {
@@ -48,32 +54,44 @@ impl Functions {
                 ));
             }
         }
-        let by_section = all
-            .into_iter()
-            .map(|(section, mut v)| {
-                v.sort_unstable_by_key(|f| (f.0, f.1));
-                v.dedup_by_key(|f| f.0);
-                let v = v
-                    .into_iter()
-                    .map(|(offset, _, size, name)| Function { offset, size, name })
-                    .collect();
-                (section, v)
-            })
-            .collect();
-        Functions { by_section }
+        let mut by_section: Vec<Vec<Function>> = Vec::new();
+        for (section, mut v) in all {
+            v.sort_unstable_by_key(|f| (f.0, f.1));
+            v.dedup_by_key(|f| f.0);
+            if by_section.len() <= section.0 {
+                by_section.resize_with(section.0 + 1, Vec::new);
+            }
+            by_section[section.0] = v
+                .into_iter()
+                .map(|(offset, _, size, name)| Function { offset, size, name })
+                .collect();
+        }
+        Functions {
+            by_section,
+            hint: AtomicUsize::new(0),
+        }
     }
 
     /// The function starting at `loc`.
     pub fn at(&self, loc: CodeLoc) -> Option<&Function> {
-        let v = self.by_section.get(&loc.section)?;
-        let i = v.binary_search_by_key(&loc.offset, |f| f.offset).ok()?;
+        let v = self.by_section.get(loc.section.0)?;
+        // The function after the last one found, or that one, else a search.
+        let hint = self.hint.load(Ordering::Relaxed);
+        let near = [hint.wrapping_add(1), hint]
+            .into_iter()
+            .find(|&i| v.get(i).is_some_and(|f| f.offset == loc.offset));
+        let i = match near {
+            Some(i) => i,
+            None => v.binary_search_by_key(&loc.offset, |f| f.offset).ok()?,
+        };
+        self.hint.store(i, Ordering::Relaxed);
         Some(&v[i])
     }
 
     /// The function whose code `[offset, offset + size)` holds `loc` (a
     /// function of size 0 holds its first byte).
     pub fn containing(&self, loc: CodeLoc) -> Option<&Function> {
-        let v = self.by_section.get(&loc.section)?;
+        let v = self.by_section.get(loc.section.0)?;
         let i = v
             .partition_point(|f| f.offset <= loc.offset)
             .checked_sub(1)?;

@@ -42,6 +42,8 @@ pub struct Calls<'a> {
     asked: u64,
     /// An undecodable instruction came before `asked`.
     invalid: bool,
+    /// An instruction decoded so far realigns the stack (x86-64).
+    realigned: bool,
 }
 
 impl<'a> Calls<'a> {
@@ -53,6 +55,7 @@ impl<'a> Calls<'a> {
             last: None,
             asked: 0,
             invalid: false,
+            realigned: false,
         }
     }
 
@@ -91,8 +94,28 @@ impl<'a> Calls<'a> {
                 self.invalid = true;
                 return None;
             }
+            self.realigned |= realigns(&i);
             self.last = Some(i);
         }
+    }
+
+    /// [`realigns_stack`] of the code, decoding only what
+    /// [`ending_at`](Self::ending_at) has not: one pass over the function
+    /// for both. Ask it after the records' offsets.
+    pub fn realigns_stack(&mut self) -> bool {
+        if self.target != Target::X86_64 || self.invalid {
+            return realigns_stack(self.target, self.code);
+        }
+        while !self.realigned && self.decoder.can_decode() {
+            let i = self.decoder.decode();
+            if i.is_invalid() {
+                // realigns_stack decodes on past it.
+                return realigns_stack(self.target, self.code);
+            }
+            self.realigned |= realigns(&i);
+            self.last = Some(i);
+        }
+        self.realigned
     }
 }
 
@@ -102,11 +125,7 @@ pub fn realigns_stack(target: Target, code: &[u8]) -> bool {
         Target::X86_64 => {
             let mut d = Decoder::with_ip(64, code, 0, DecoderOptions::NONE);
             while d.can_decode() {
-                let i = d.decode();
-                if matches!(i.code(), Code::And_rm64_imm8 | Code::And_rm64_imm32)
-                    && i.op0_kind() == OpKind::Register
-                    && i.op0_register() == Register::RSP
-                {
+                if realigns(&d.decode()) {
                     return true;
                 }
             }
@@ -123,6 +142,13 @@ pub fn realigns_stack(target: Target, code: &[u8]) -> bool {
                 && (w >> 1) & 1 == 0
         }),
     }
+}
+
+/// An x86-64 `and rsp, -N`.
+fn realigns(i: &Instruction) -> bool {
+    matches!(i.code(), Code::And_rm64_imm8 | Code::And_rm64_imm32)
+        && i.op0_kind() == OpKind::Register
+        && i.op0_register() == Register::RSP
 }
 
 /// What LLVM may put in a patch region: for a patchpoint, the call it

@@ -24,10 +24,11 @@ pub fn check_record(
         ));
     }
     let max = target.max_dwarf_register();
-    let register = |what: String, reg: u16| {
+    // The message is formatted only for a bad register.
+    let register = |what: &str, k: usize, reg: u16| {
         if reg > max {
             Err(format!(
-                "{what}: DWARF register {reg} is not a register of {} (at most {max})",
+                "{what} {k}: DWARF register {reg} is not a register of {} (at most {max})",
                 target.name()
             ))
         } else {
@@ -43,7 +44,7 @@ pub fn check_record(
             l.kind,
             LocationKind::Register | LocationKind::Direct | LocationKind::Indirect
         ) {
-            register(format!("location {k}"), l.dwarf_reg)?;
+            register("location", k, l.dwarf_reg)?;
         }
     }
     for (k, l) in live_outs.enumerate() {
@@ -51,7 +52,7 @@ pub fn check_record(
         if l.size == 0 {
             return Err(format!("live-out {k} has size 0"));
         }
-        register(format!("live-out {k}"), l.dwarf_reg)?;
+        register("live-out", k, l.dwarf_reg)?;
     }
     Ok(())
 }

@@ -17,7 +17,7 @@ use pcmap_reader::llvm::{LlvmRecord, LlvmStackMap};
 use pcmap_reader::RunTimeEndian;
 
 use super::check::check_record;
-use pcmap_reader::sites::{self, Match, SiteIndex, SiteKind, Sites};
+use pcmap_reader::sites::{self, Match, SiteIndex, SiteKind};
 
 use super::ir::IrInput;
 use super::{function_ref, AddressField, LLVM_STACKMAPS};
@@ -395,7 +395,9 @@ impl<'a> TableInput<'a, '_, '_> {
                     .map_err(err)?;
                 batch.push(r);
             }
-            batch.sort_by_key(|r| r.instruction_offset);
+            if !batch.is_sorted_by_key(|r| r.instruction_offset) {
+                batch.sort_by_key(|r| r.instruction_offset);
+            }
 
             for r in &batch {
                 check_record(
@@ -441,16 +443,23 @@ impl<'a> TableInput<'a, '_, '_> {
                 }
                 _ => vec![None; batch.len()],
             };
-            let realigned = instructions::realigns_stack(target, code);
+            let realigned = calls.realigns_stack();
+            // The last frame state converted, by its CFI row: records in
+            // one row share it.
+            let mut converted: Option<(std::rc::Rc<FrameInfo>, Option<Cfa>)> = None;
+            // The function's sites, looked up once for all its records.
+            let sites = self
+                .describer
+                .map(|(source, index)| (source, index.function_sites(symbol)));
             for (j, r) in batch.iter().enumerate() {
                 let neighbours = (
                     j.checked_sub(1).map(|p| batch[p].instruction_offset),
                     batch.get(j + 1).map(|n| n.instruction_offset),
                 );
-                let (kind, patchable_size) = match self.describer {
-                    Some((source, index)) => describe(
-                        source,
-                        index.lookup(symbol, r.id),
+                let (kind, patchable_size) = match &sites {
+                    Some((source, sites)) => describe(
+                        *source,
+                        sites.lookup(r.id),
                         r,
                         name,
                         code,
@@ -471,15 +480,20 @@ impl<'a> TableInput<'a, '_, '_> {
                     has_live_out_info: kind == RecordKind::PatchPoint || r.num_live_outs() > 0,
                 };
                 let state = match &frames[j] {
-                    Some(info) => {
-                        let at = || {
-                            format!(
-                                "function {name}, record ID {} at offset {:#x}",
-                                r.id, r.instruction_offset
-                            )
-                        };
-                        Some(self.frame_state(info, &mut saved, at)?)
-                    }
+                    Some(info) => match &converted {
+                        Some((row, cfa)) if std::rc::Rc::ptr_eq(row, info) => Some(*cfa),
+                        _ => {
+                            let at = || {
+                                format!(
+                                    "function {name}, record ID {} at offset {:#x}",
+                                    r.id, r.instruction_offset
+                                )
+                            };
+                            let cfa = self.frame_state(info, &mut saved, at)?;
+                            converted = Some((info.clone(), cfa));
+                            Some(cfa)
+                        }
+                    },
                     None => {
                         counts.no_frame_state += 1;
                         None
@@ -759,14 +773,13 @@ pub(super) fn site_index(o: &ObjectFile<'_>) -> Result<Option<SiteIndex>> {
         if section.name() != Ok(sites::SECTION) {
             continue;
         }
-        let parsed = Sites::parse(section.data()?).map_err(|e| Error::Section {
-            section: sites::SECTION.into(),
-            problem: e.to_string(),
-        })?;
-        let index = index.get_or_insert_with(SiteIndex::default);
-        for s in &parsed {
-            index.add(&s.function.to_vec(), s.id, s.kind, s.bytes);
-        }
+        index
+            .get_or_insert_with(SiteIndex::default)
+            .add_section(section.data()?)
+            .map_err(|e| Error::Section {
+                section: sites::SECTION.into(),
+                problem: e.to_string(),
+            })?;
     }
     Ok(index)
 }

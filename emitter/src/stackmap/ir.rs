@@ -129,7 +129,8 @@ enum Scope<'t> {
 /// (at the module's end) are known.
 #[derive(Debug, Clone)]
 struct DeoptSite {
-    function: Vec<u8>,
+    /// The function's number in [`Scan::functions`].
+    function: u32,
     /// The call's own `"statepoint-id"`/`"statepoint-num-patch-bytes"`, and
     /// its attribute groups.
     directives: Directives,
@@ -173,8 +174,12 @@ impl Directives {
 /// The sites of a piece of IR text, before deopt bundles are resolved.
 #[derive(Debug, Default)]
 struct Scan {
-    /// (function, ID, kind, bytes) of each intrinsic site.
-    sites: Vec<(Vec<u8>, u64, SiteKind, u32)>,
+    /// (function, ID, kind, bytes) of each intrinsic site; the function
+    /// by its number in `functions`.
+    sites: Vec<(u32, u64, SiteKind, u32)>,
+    /// The symbols of the functions with sites, in order (each decoded
+    /// once, not once per site).
+    functions: Vec<Vec<u8>>,
     deopts: Vec<DeoptSite>,
     groups: HashMap<u32, Directives>,
 }
@@ -235,15 +240,19 @@ impl IrSites {
         let mut groups = head.groups;
         groups.extend(tail.groups);
         let mut out = IrSites::default();
-        for (function, id, kind, bytes) in head.sites.into_iter().chain(tail.sites) {
-            out.add(&function, id, kind, bytes);
+        let (hf, tf) = (&head.functions, &tail.functions);
+        let sites = head.sites.iter().map(|s| (hf, s));
+        for (names, &(function, id, kind, bytes)) in sites.chain(tail.sites.iter().map(|s| (tf, s)))
+        {
+            out.add(&names[function as usize], id, kind, bytes);
         }
-        for d in head.deopts.into_iter().chain(tail.deopts) {
+        let deopts = head.deopts.iter().map(|d| (hf, d));
+        for (names, d) in deopts.chain(tail.deopts.iter().map(|d| (tf, d))) {
             let directives = d.groups.iter().fold(d.directives, |acc, g| {
                 acc.or(groups.get(g).copied().unwrap_or_default())
             });
             out.add(
-                &d.function,
+                &names[d.function as usize],
                 directives.id.unwrap_or(DEOPT_BUNDLE_STATEPOINT_ID),
                 SiteKind::StatePoint,
                 directives.bytes.unwrap_or(0),
@@ -343,6 +352,8 @@ fn scan(text: &str) -> Scan {
         .collect();
     hits.sort_unstable();
     let mut function: Option<&str> = None;
+    // The function whose symbol `out.functions` holds last.
+    let mut numbered: Option<&str> = None;
     // Lines before `cursor` have been accounted for.
     let mut cursor = 0;
     for hit in hits {
@@ -372,9 +383,14 @@ fn scan(text: &str) -> Scan {
             None => {}
         }
         let Some(name) = function else { continue };
+        if numbered.is_none_or(|n| !std::ptr::eq(n, name)) {
+            out.functions.push(symbol_of(name));
+            numbered = Some(name);
+        }
+        let number = out.functions.len() as u32 - 1;
         // A call split over lines (hand-written IR): from its first line.
         let statement = statement_of(text, line_start, line_end);
-        site(&statement, name, &mut out);
+        site(&statement, number, &mut out);
     }
     for at in memmem::find_iter(bytes, ATTRIBUTE_GROUP) {
         let line_end = memchr(b'\n', &bytes[at + 1..]).map_or(bytes.len(), |i| at + 1 + i);
@@ -417,12 +433,15 @@ fn statement_of(text: &str, start: usize, end: usize) -> std::borrow::Cow<'_, st
     line.into()
 }
 
-/// The site of the statement `line` of function `name`, if it has one.
-fn site(line: &str, name: &str, out: &mut Scan) {
-    let function = symbol_of(name);
+/// The site of the statement `line` of function number `function`, if it
+/// has one.
+fn site(line: &str, function: u32, out: &mut Scan) {
+    // Built once: a searcher per line cost more than the search.
+    static PREFIX: OnceLock<memmem::Finder<'static>> = OnceLock::new();
+    let prefix = PREFIX.get_or_init(|| memmem::Finder::new(INTRINSIC_PREFIX));
     // Intrinsics cannot have their address taken: a mention in a body is a
     // call.
-    if let Some(at) = line.find(INTRINSIC_PREFIX) {
+    if let Some(at) = prefix.find(line.as_bytes()) {
         let call = line;
         // The intrinsic is the callee: the first mention after `call`.
         let after = &call[at + INTRINSIC_PREFIX.len()..];
@@ -500,7 +519,7 @@ fn call_of(line: &str) -> Option<&str> {
 
 /// A deopt-bundle statepoint: the call's attributes sit between its
 /// argument list and its operand bundles.
-fn deopt_site(call: &str, function: Vec<u8>) -> DeoptSite {
+fn deopt_site(call: &str, function: u32) -> DeoptSite {
     let bundles = bundle_start(call).unwrap_or(call.len());
     let before = &call[..bundles];
     let attrs = before.rfind(')').map_or("", |i| &before[i + 1..]);

@@ -84,6 +84,9 @@ pub fn function_ref(
         opd: false,
     };
     let mut loc;
+    // The relocation's symbol names the function unless a function symbol
+    // starts where it points (its name is looked up only then).
+    let mut reloc_symbol = None;
     if o.relocatable {
         let r = relocs.get(&field).ok_or_else(|| Error::Section {
             section: section_name(),
@@ -112,7 +115,7 @@ pub fn function_ref(
                 problem: format!("unresolvable relocation at offset {field:#x}"),
             });
         }
-        f.symbol = r.symbol.and_then(|s| o.symbol_name(s));
+        reloc_symbol = r.symbol;
     } else {
         let at = section.address() + field;
         let address = match (relative, stored) {
@@ -133,12 +136,16 @@ pub fn function_ref(
         if let Some(func) = o.functions.at(l) {
             f.symbol = Some(func.name.clone());
             f.size = Some(func.size);
+            reloc_symbol = None;
         }
         f.code_section = Some(o.section_name(l.section));
         if !o.relocatable {
             let s = o.file.section_by_index(l.section)?;
             f.address = Some(s.address() + l.offset);
         }
+    }
+    if let Some(s) = reloc_symbol {
+        f.symbol = o.symbol_name(s);
     }
     f.code = loc;
     Ok(f)

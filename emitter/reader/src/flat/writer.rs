@@ -64,7 +64,9 @@ impl FlatTable {
 /// The Data area being written: byte strings, each distinct one stored
 /// once (the uniquing rule), in first-use order. The table holds each
 /// one's place in `bytes`, hashed by its bytes, so no string is allocated
-/// on its own.
+/// on its own. A string is encoded straight at the end of `bytes`
+/// ([`Uniquer::open`] .. [`Uniquer::close`]) and dropped again if it was
+/// there already: its bytes are written once, never copied.
 struct Uniquer {
     bytes: Vec<u8>,
     /// (start, length) in `bytes` of each distinct string.
@@ -80,25 +82,43 @@ impl Uniquer {
             hasher: DefaultHashBuilder::default(),
         }
     }
-    /// The offset of `s` in the Data area, added if new; whether it was.
-    fn add(&mut self, s: &[u8]) -> Result<(u32, bool)> {
+
+    /// Room for `n` more strings.
+    fn reserve(&mut self, n: usize) {
         let (bytes, hasher) = (&self.bytes, &self.hasher);
+        self.strings.reserve(n, |&(start, len)| {
+            hasher.hash_one(&bytes[start as usize..(start + len) as usize])
+        });
+    }
+
+    /// Where the next string starts: encode it onto `bytes`, then
+    /// [`close`](Self::close) it.
+    fn open(&self) -> usize {
+        self.bytes.len()
+    }
+
+    /// The offset of the string encoded since `start` in the Data area
+    /// (added if new, else removed again); whether it was new.
+    fn close(&mut self, start: usize) -> Result<(u32, bool)> {
+        let (bytes, hasher) = (&self.bytes, &self.hasher);
+        let s = &bytes[start..];
         let stored = |&(start, len): &(u32, u32)| &bytes[start as usize..(start + len) as usize];
         let hash = hasher.hash_one(s);
-        if let Some(&(start, _)) = self.strings.find(hash, |l| stored(l) == s) {
-            return Ok((start, false));
+        if let Some(&(at, _)) = self.strings.find(hash, |l| stored(l) == s) {
+            self.bytes.truncate(start);
+            return Ok((at, false));
         }
         let too_large = |_| Error::TooLarge("Data area");
-        let start = u32::try_from(self.bytes.len()).map_err(too_large)?;
+        let start32 = u32::try_from(start).map_err(too_large)?;
         let len = u32::try_from(s.len()).map_err(too_large)?;
-        start.checked_add(len).ok_or(Error::TooLarge("Data area"))?;
-        self.bytes.extend_from_slice(s);
-        let (bytes, hasher) = (&self.bytes, &self.hasher);
+        start32
+            .checked_add(len)
+            .ok_or(Error::TooLarge("Data area"))?;
         self.strings
-            .insert_unique(hash, (start, len), |&(start, len)| {
+            .insert_unique(hash, (start32, len), |&(start, len)| {
                 hasher.hash_one(&bytes[start as usize..(start + len) as usize])
             });
-        Ok((start, true))
+        Ok((start32, true))
     }
 }
 
@@ -169,10 +189,10 @@ pub struct FlatWriter<E: Endian> {
     data: Uniquer,
     sites: usize,
     frame_states: usize,
-    /// The Site and the FrameState being encoded.
-    scratch: Vec<u8>,
-    fs_bytes: Vec<u8>,
+    /// A frame state's saved registers, sorted.
     saved: Vec<FrameRegister>,
+    /// The last frame state stored, as given, and its offset.
+    last_frame_state: Option<(Option<Cfa>, bool, Vec<FrameRegister>, u32)>,
 }
 
 impl<E: Endian> FlatWriter<E> {
@@ -193,9 +213,8 @@ impl<E: Endian> FlatWriter<E> {
             data: Uniquer::new(),
             sites: 0,
             frame_states: 0,
-            scratch: Vec::new(),
-            fs_bytes: Vec::new(),
             saved: Vec::new(),
+            last_frame_state: None,
         }
     }
 
@@ -211,6 +230,10 @@ impl<E: Endian> FlatWriter<E> {
     pub fn reserve(&mut self, functions: usize, records: usize) {
         self.frames.reserve(functions * flat::FRAME_RECORD_SIZE);
         self.records.reserve(records * flat::RECORD_SIZE);
+        // A Site per record at most, and as many FrameStates; their bytes
+        // (growing the Data area by doubling copied it again and again).
+        self.data.reserve(records);
+        self.data.bytes.reserve(records * 24);
     }
 
     /// Appends a large constant (LLVM's order, so constant indices hold).
@@ -247,8 +270,8 @@ impl<E: Endian> FlatWriter<E> {
             Some(fs) => Some(self.frame_state(fs)?),
             None => None,
         };
-        let s = &mut self.scratch;
-        s.clear();
+        let start = self.data.open();
+        let s = &mut self.data.bytes;
         uleb(s, r.id);
         let mut head = r.kind as u8;
         if r.patchable_size.is_some() {
@@ -271,22 +294,46 @@ impl<E: Endian> FlatWriter<E> {
         let count_at = s.len();
         s.push(0);
         let mut n = 0u64;
+        let mut failed = None;
         for l in locations {
-            location(s, &l?);
+            match l {
+                Ok(l) => location(s, &l),
+                Err(e) => {
+                    failed = Some(e);
+                    break;
+                }
+            }
             n += 1;
         }
-        set_count(s, count_at, n, "location count")?;
-        let count_at = s.len();
-        s.push(0);
-        let mut n = 0u64;
-        for l in live_outs {
-            let l = l?;
-            uleb(s, l.dwarf_reg.into());
-            s.push(l.size);
-            n += 1;
+        if failed.is_none() {
+            failed = set_count(s, count_at, n, "location count").err();
         }
-        set_count(s, count_at, n, "live-out count")?;
-        let (site, new) = self.data.add(&self.scratch)?;
+        if failed.is_none() {
+            let count_at = s.len();
+            s.push(0);
+            let mut n = 0u64;
+            for l in live_outs {
+                match l {
+                    Ok(l) => {
+                        uleb(s, l.dwarf_reg.into());
+                        s.push(l.size);
+                    }
+                    Err(e) => {
+                        failed = Some(e);
+                        break;
+                    }
+                }
+                n += 1;
+            }
+            if failed.is_none() {
+                failed = set_count(s, count_at, n, "live-out count").err();
+            }
+        }
+        if let Some(e) = failed {
+            self.data.bytes.truncate(start);
+            return Err(e);
+        }
+        let (site, new) = self.data.close(start)?;
         self.sites += usize::from(new);
         let mut entry = [0u8; flat::RECORD_SIZE];
         let e = self.endian;
@@ -304,8 +351,28 @@ impl<E: Endian> FlatWriter<E> {
         Ok(())
     }
 
-    /// Stores a frame state; its offset in the Data area.
+    /// Stores a frame state; its offset in the Data area. The same state
+    /// as the record before's (records of a function mostly share a CFI
+    /// row) takes its offset without being encoded again.
     fn frame_state(&mut self, fs: &FrameStateRef<'_>) -> Result<u32> {
+        if let Some((cfa, realigned, saved, offset)) = &self.last_frame_state {
+            if *cfa == fs.cfa && *realigned == fs.stack_realigned && saved[..] == *fs.saved {
+                return Ok(*offset);
+            }
+        }
+        let offset = self.encode_frame_state(fs)?;
+        let last = self
+            .last_frame_state
+            .get_or_insert_with(|| (None, false, Vec::new(), 0));
+        last.0 = fs.cfa;
+        last.1 = fs.stack_realigned;
+        last.2.clear();
+        last.2.extend_from_slice(fs.saved);
+        last.3 = offset;
+        Ok(offset)
+    }
+
+    fn encode_frame_state(&mut self, fs: &FrameStateRef<'_>) -> Result<u32> {
         let mut saved = fs.saved;
         if !saved.windows(2).all(|w| w[0].dwarf_reg < w[1].dwarf_reg) {
             self.saved.clear();
@@ -319,8 +386,8 @@ impl<E: Endian> FlatWriter<E> {
             }
             saved = &self.saved;
         }
-        let s = &mut self.fs_bytes;
-        s.clear();
+        let start = self.data.open();
+        let s = &mut self.data.bytes;
         let mut flags = 0;
         if fs.cfa.is_some() {
             flags |= frame_state_flags::CFA_RULE;
@@ -348,13 +415,16 @@ impl<E: Endian> FlatWriter<E> {
             uleb(s, cfa.register.into());
             sleb(s, i64::from(cfa.offset >> shift));
         }
-        let n = u16::try_from(saved.len()).map_err(|_| Error::TooLarge("saved register count"))?;
+        let Ok(n) = u16::try_from(saved.len()) else {
+            s.truncate(start);
+            return Err(Error::TooLarge("saved register count"));
+        };
         uleb(s, n.into());
         for r in saved {
             uleb(s, r.dwarf_reg.into());
             sleb(s, i64::from(r.offset >> shift));
         }
-        let (offset, new) = self.data.add(&self.fs_bytes)?;
+        let (offset, new) = self.data.close(start)?;
         self.frame_states += usize::from(new);
         Ok(offset)
     }
@@ -560,19 +630,34 @@ fn set_count(s: &mut Vec<u8>, at: usize, n: u64, what: &'static str) -> Result<(
     if n > flat::MAX_COUNT {
         return Err(Error::TooLarge(what));
     }
+    if n < 0x80 {
+        s[at] = n as u8;
+        return Ok(());
+    }
     let mut b = [0; MAX_LEN];
     let len = write_uleb128(n, &mut b);
     s.splice(at..at + 1, b[..len].iter().copied());
     Ok(())
 }
 
+#[inline]
 fn uleb(s: &mut Vec<u8>, v: u64) {
+    // Most fields take one byte.
+    if v < 0x80 {
+        s.push(v as u8);
+        return;
+    }
     let mut b = [0; MAX_LEN];
     let n = write_uleb128(v, &mut b);
     s.extend_from_slice(&b[..n]);
 }
 
+#[inline]
 fn sleb(s: &mut Vec<u8>, v: i64) {
+    if (-0x40..0x40).contains(&v) {
+        s.push((v & 0x7f) as u8);
+        return;
+    }
     let mut b = [0; MAX_LEN];
     let n = write_sleb128(v, &mut b);
     s.extend_from_slice(&b[..n]);
