@@ -15,7 +15,7 @@ use pcmap_capi::pcmap_status::{self, *};
 use pcmap_capi::registry::*;
 use pcmap_capi::{pcmap_record, pcmap_site, pcmap_stackmaps, PCMAP_STACKMAPS_VERSION};
 use pcmap_reader::flat::RecordKind;
-use pcmap_reader::stackmap::{write_flat_with, Function, Record, Table};
+use pcmap_reader::stackmap::{write_flat_placed, Function, Record, Table};
 use pcmap_reader::LittleEndian;
 
 const READERS: usize = 8;
@@ -56,13 +56,7 @@ fn section(base: u64, functions: u64) -> Vec<u8> {
         constants: vec![],
         functions,
     };
-    let w = write_flat_with(&t, LittleEndian, true, true).unwrap();
-    let mut b = w.bytes;
-    for (i, f) in t.functions.iter().enumerate() {
-        let at = w.address_offsets[i];
-        b[at..at + 8].copy_from_slice(&f.address.to_le_bytes());
-    }
-    b
+    write_flat_placed(&t, LittleEndian, true, true, 0).unwrap()
 }
 
 /// `bytes` in a mapping of their own.

@@ -14,7 +14,7 @@ use pcmap_capi::status::pcmap_strerror;
 use pcmap_capi::*;
 use pcmap_reader::flat::{Cfa, FrameRegister, RecordKind};
 use pcmap_reader::pctable::{write_uleb128, MAX_ULEB128_LEN};
-use pcmap_reader::stackmap::{write_flat_with, FrameState, Function, Record, Table};
+use pcmap_reader::stackmap::{write_flat_placed, FrameState, Function, Record, Table};
 use pcmap_reader::{LittleEndian, Location, LocationKind};
 
 const THREADS: usize = 8;
@@ -86,13 +86,7 @@ fn section() -> Vec<u8> {
         functions,
     };
     // Absolute addresses, filled in as a linker would.
-    let w = write_flat_with(&t, LittleEndian, true, true).unwrap();
-    let mut b = w.bytes;
-    for (i, f) in t.functions.iter().enumerate() {
-        let at = w.address_offsets[i];
-        b[at..at + 8].copy_from_slice(&f.address.to_le_bytes());
-    }
-    b
+    write_flat_placed(&t, LittleEndian, true, true, 0).unwrap()
 }
 
 /// Compact covered entries (PC delta, size, mask, stack args): three
