@@ -104,6 +104,16 @@ def run(n, temp, sig, output):
     # stopped it may still put its output in place (a fast emit did, between
     # the listing below and the stop).
     wait_stopped(proc.pid)
+    # Where the output's fd points now, stopped: an unnamed file that has
+    # been given a name is being committed (linkat to a fresh name, then
+    # rename over the output). SIGKILL cannot be blocked, so a kill in those
+    # two system calls leaves the fresh name: the one window no design
+    # closes (docs/emit.md). Caught there: too late, retry.
+    target = temp_fd(proc.pid, d, {inp}) or target
+    if temp == "unnamed" and not target.endswith(" (deleted)"):
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.wait()
+        return None
     during = listing(d)
     written = inp if output == "in-place" else out
     if during.get(os.path.basename(written)) != before.get(os.path.basename(written)):
