@@ -27,8 +27,8 @@
 use pcmap_reader::flat::{SECTION_NAME, VERSION};
 use pcmap_reader::sanmd::{CTOR_SUFFIX, DTOR_SUFFIX};
 
-use crate::llvm::{Linkage, Module, Visibility};
-use crate::structors::{section_marker, structor, supports_comdat, STRUCTOR_PRIORITY};
+use crate::llvm::Module;
+use crate::structors::{install, section_marker, structor};
 
 /// The callbacks' names (libpcmap defines them).
 pub const ADD_CALLBACK: &str = "__pcmap_stackmaps_add";
@@ -79,19 +79,7 @@ pub fn emit(m: Module<'_>, weak: bool) {
     let [ctor_name, dtor_name] = structor_names();
     let ctor = structor(m, &ctor_name, ADD_CALLBACK, &args, weak);
     let dtor = structor(m, &dtor_name, DEL_CALLBACK, &args, weak);
-    let (mut ctor_key, mut dtor_key) = (None, None);
-    if supports_comdat(&m.target_triple()) {
-        // One pair per linked image, whichever object provides it; hidden
-        // external (not internal) so that an LTO link's IR merge unifies
-        // the COMDATs too.
-        for f in [ctor, dtor] {
-            m.set_own_comdat(f);
-            f.set_linkage(Linkage::LLVMExternalLinkage);
-            f.set_visibility(Visibility::LLVMHiddenVisibility);
-        }
-        ctor_key = Some(ctor);
-        dtor_key = Some(dtor);
-    }
-    m.append_to_global_ctors(ctor, STRUCTOR_PRIORITY, ctor_key);
-    m.append_to_global_dtors(dtor, STRUCTOR_PRIORITY, dtor_key);
+    // Hidden external: under LTO too, one pair per image (see
+    // structors::hidden_external).
+    install(m, ctor, dtor, true);
 }

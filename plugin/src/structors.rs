@@ -16,7 +16,7 @@ use crate::encoding::Encoding;
 use crate::llvm::{Builder, Function, Linkage, Module, Value, Visibility};
 
 /// Runs after ordinary constructors (priority 65535 is the default).
-pub(crate) const STRUCTOR_PRIORITY: i32 = 2;
+const STRUCTOR_PRIORITY: i32 = 2;
 
 /// How the structors of a module are made.
 #[derive(Clone, Copy, Debug)]
@@ -60,12 +60,26 @@ pub fn emit(m: Module<'_>, how: Structors, kind: Sanmd) {
         weak_callbacks,
     );
 
+    install(m, ctor, dtor, hidden_external(encoding, lto));
+}
+
+/// Runs `ctor`/`dtor` at load/unload: in `llvm.global_ctors`/`_dtors` at
+/// [`STRUCTOR_PRIORITY`], each in a COMDAT of its own name where the format
+/// has COMDATs, so that a linked image keeps one pair whichever object
+/// provides it; `hidden_external` gives them hidden external linkage (see
+/// [`hidden_external`]), otherwise they keep the internal one they were
+/// made with.
+pub(crate) fn install<'m>(
+    m: Module<'m>,
+    ctor: Function<'m>,
+    dtor: Function<'m>,
+    hidden_external: bool,
+) {
     let (mut ctor_key, mut dtor_key) = (None, None);
     if supports_comdat(&m.target_triple()) {
-        // One copy per linked image, whichever object provides it.
         for f in [ctor, dtor] {
             m.set_own_comdat(f);
-            if hidden_external(encoding, lto) {
+            if hidden_external {
                 f.set_linkage(Linkage::LLVMExternalLinkage);
                 f.set_visibility(Visibility::LLVMHiddenVisibility);
             }
@@ -88,7 +102,7 @@ fn hidden_external(encoding: Encoding, lto: bool) -> bool {
 }
 
 /// `Triple::supportsCOMDAT`: everything but Mach-O and XCOFF.
-pub(crate) fn supports_comdat(triple: &str) -> bool {
+fn supports_comdat(triple: &str) -> bool {
     !["apple", "darwin", "macos", "ios", "aix"]
         .iter()
         .any(|os| triple.contains(os))
