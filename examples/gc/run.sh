@@ -28,25 +28,12 @@ while [ $# -gt 0 ]; do
   shift
 done
 
-case $target in
-  x86_64)  gnu=x86_64-linux-gnu;      rust=;                              run=();                          variant=statepoint; pie=() ;;
-  aarch64) gnu=aarch64-linux-gnu;     rust=aarch64-unknown-linux-gnu;     run=(qemu-aarch64 -L /usr/$gnu); variant=statepoint; pie=() ;;
-  # A PIE links, but its calls from C into the llc-16 object go through PLT
-  # entries without a symbol and fail at run time ("undefined symbol: ");
-  # a position-dependent executable runs. See README.md.
-  ppc64le) gnu=powerpc64le-linux-gnu; rust=powerpc64le-unknown-linux-gnu; run=(qemu-ppc64le -L /usr/$gnu); variant=stackmap; pie=(-no-pie) ;;
-  *) echo "run.sh: unknown target '$target' (x86_64, aarch64, ppc64le)" >&2; exit 2 ;;
-esac
-
-BIN=$(llvm-config-16 --bindir)
-PCMAP=$repo/target/release/pcmap
-INCLUDE=$repo/target/include
-CAPI=$repo/$("$repo/emitter/capi/build-lib.sh" "${rust:-host}")
-for f in "$PCMAP" "$INCLUDE/pcmap.h" "$CAPI"; do
-  [ -e "$f" ] || { echo "run.sh: $f missing: cargo build --release" >&2; exit 2; }
-done
-
-if [ -n "$keep" ]; then out=$keep; mkdir -p "$out"; else out=$(mktemp -d); trap 'rm -rf "$out"' EXIT; fi
+# shellcheck source=../target.sh
+source "$repo/examples/target.sh"
+# Statepoints where LLVM 16 compiles them; PowerPC64 LE's backend crashes
+# on every gc.statepoint: stack maps there.
+variant=statepoint
+[ "$target" = ppc64le ] && variant=stackmap
 
 # The IR, with or without the hidden root.
 src=$here/program.$variant.ll

@@ -22,24 +22,8 @@ while [ $# -gt 0 ]; do
   shift
 done
 
-case $target in
-  x86_64)  gnu=x86_64-linux-gnu;      rust=;                              run=();                          pie=() ;;
-  aarch64) gnu=aarch64-linux-gnu;     rust=aarch64-unknown-linux-gnu;     run=(qemu-aarch64 -L /usr/$gnu); pie=() ;;
-  # As examples/gc: calls from C into the llc-16 object need a
-  # position-dependent executable on PowerPC64 LE.
-  ppc64le) gnu=powerpc64le-linux-gnu; rust=powerpc64le-unknown-linux-gnu; run=(qemu-ppc64le -L /usr/$gnu); pie=(-no-pie) ;;
-  *) echo "run.sh: unknown target '$target' (x86_64, aarch64, ppc64le)" >&2; exit 2 ;;
-esac
-
-BIN=$(llvm-config-16 --bindir)
-PCMAP=$repo/target/release/pcmap
-INCLUDE=$repo/target/include
-CAPI=$repo/$("$repo/emitter/capi/build-lib.sh" "${rust:-host}")
-for f in "$PCMAP" "$INCLUDE/pcmap.h" "$CAPI"; do
-  [ -e "$f" ] || { echo "run.sh: $f missing: cargo build --release" >&2; exit 2; }
-done
-
-if [ -n "$keep" ]; then out=$keep; mkdir -p "$out"; else out=$(mktemp -d); trap 'rm -rf "$out"' EXIT; fi
+# shellcheck source=../target.sh
+source "$repo/examples/target.sh"
 
 cp "$here/program.ll" "$out/program.ll"
 "$BIN/llc" -O2 -mtriple="$gnu" -relocation-model=pic -filetype=obj "$out/program.ll" -o "$out/program.o"
