@@ -10,18 +10,18 @@
 use core::mem::MaybeUninit;
 use core::ptr::addr_of_mut;
 
-use pcmap_reader::flat::{self, frame_state_flags, site_head, Hit, KeptHeader, SiteData};
+use pcmap_reader::flat::{self, frame_state_flags, site_head, SiteData};
 use pcmap_reader::walk::{
     self, Arch, CfaRule, FrameAt, FrameStates, Memory, Options, Registers, Root, RootLayout, State,
     Stop,
 };
-use pcmap_reader::{Endian, Location, LocationKind};
+use pcmap_reader::{Location, LocationKind};
 
 use crate::constants::{
     PCMAP_WALK_AT_NO_RECORD, PCMAP_WALK_AT_RECORD, PCMAP_WALK_AT_UNMANAGED,
     PCMAP_WALK_FRAME_POINTER_CHAIN, PCMAP_WALK_REGISTRY,
 };
-use crate::section::{Full, Match, Output, Section};
+use crate::section::{Full, Match, Section};
 use crate::status::pcmap_status::{self, *};
 use crate::types::{pcmap_function, pcmap_record, pcmap_registers, pcmap_stackmaps, pcmap_value};
 
@@ -268,33 +268,40 @@ impl pcmap_walk {
     }
 }
 
-/// A lookup's output for a walk: the function, the record (Site and frame
-/// state decoded) and the table's Data area, written in place into the
-/// walk's fields (no copy of the result).
-struct WalkOut(*mut pcmap_walk);
+/// Finds the record at `pc` in `s`, writing the function and the record
+/// (Site and frame state decoded) in place into the walk's fields (no copy
+/// of the result; `pcmap_find`'s output, compiled once for both), and the
+/// Data area of its table.
+///
+/// # Safety
+/// As `look_up_in`.
+#[inline(always)]
+unsafe fn search_into(s: &Section<'_>, w: *mut pcmap_walk, pc: u64) -> Result<bool, pcmap_status> {
+    let out = Full {
+        function: addr_of_mut!((*w).function),
+        record: addr_of_mut!((*w).record),
+    };
+    if !s.search(pc, Match::Exact, out)? {
+        return Ok(false);
+    }
+    let (data, size) = s.data_area(&*addr_of_mut!((*w).record))?;
+    addr_of_mut!((*w).data).write(data);
+    addr_of_mut!((*w).data_size).write(size);
+    Ok(true)
+}
 
-impl Output for WalkOut {
-    #[inline(always)]
-    fn write<E: Endian>(
-        self,
-        s: &Section<'_>,
-        offset: usize,
-        h: KeptHeader<'_>,
-        hit: Hit<'_, E>,
-    ) -> Result<(), pcmap_status> {
-        let w = self.0;
-        // SAFETY: `look_up`'s contract: `w` is valid for writes.
-        unsafe {
-            let full = Full {
-                function: addr_of_mut!((*w).function),
-                record: addr_of_mut!((*w).record),
-            };
-            full.write(s, offset, h, hit)?;
-            let data = SiteData::of_kept(s.bytes.get(offset..).unwrap_or_default(), h);
-            addr_of_mut!((*w).data).write(data.bytes().as_ptr());
-            addr_of_mut!((*w).data_size).write(data.bytes().len() as u32);
-        }
-        Ok(())
+impl Section<'_> {
+    /// The Data area of the table `r` is in: from the header `open` kept,
+    /// else parsed.
+    #[inline]
+    fn data_area(&self, r: &pcmap_record) -> Result<(*const u8, u32), pcmap_status> {
+        let offset = (r.table.data as usize).wrapping_sub(self.bytes.as_ptr() as usize);
+        let table = self.bytes.get(offset..).ok_or(PCMAP_ERR_CORRUPT)?;
+        let data = match self.cached.iter().find(|h| h.offset as usize == offset) {
+            Some(h) => SiteData::of_kept(table, h.kept()),
+            None => r.table.open()?.data(),
+        };
+        Ok((data.bytes().as_ptr(), data.bytes().len() as u32))
     }
 }
 
@@ -306,7 +313,7 @@ impl Output for WalkOut {
 /// # Safety
 /// `w` is valid for writes of its `function`, `record`, `data` and
 /// `data_size` (which may be uninitialised).
-#[inline(always)]
+#[inline(never)]
 unsafe fn look_up_in(
     s: &Section<'_>,
     w: *mut pcmap_walk,
@@ -314,7 +321,7 @@ unsafe fn look_up_in(
     arch: Arch,
     pc: u64,
 ) -> Result<u32, pcmap_status> {
-    if s.search(pc, Match::Exact, WalkOut(w))? {
+    if search_into(s, w, pc)? {
         return Ok(PCMAP_WALK_AT_RECORD);
     }
     containing(s, w, memory, arch, pc)
@@ -337,9 +344,7 @@ unsafe fn containing(
     let Some(f) = s.function_containing(pc)? else {
         return Ok(PCMAP_WALK_AT_UNMANAGED);
     };
-    if walk::toc_restore_at(memory, arch, pc)
-        && s.search(pc.wrapping_add(4), Match::Exact, WalkOut(w))?
-    {
+    if walk::toc_restore_at(memory, arch, pc) && search_into(s, w, pc.wrapping_add(4))? {
         return Ok(PCMAP_WALK_AT_RECORD);
     }
     addr_of_mut!((*w).function).write(f);
@@ -659,7 +664,9 @@ pub unsafe extern "C" fn pcmap_walk_roots(
             constant,
             |r: Root| -> Result<(), Status> {
                 let base = decode_with(rec, &r.base, regs)?;
-                let derived = match r.derived_index == r.base_index {
+                // A statepoint's plain (not derived) pointer lists the same
+                // location twice: decoded once.
+                let derived = match r.derived == r.base {
                     true => base,
                     false => decode_with(rec, &r.derived, regs)?,
                 };
