@@ -388,13 +388,16 @@ unsafe fn look_up(
 
 /// Starts a walk at the frame whose registers are `regs` (from
 /// `pcmap_capture_call`: the managed caller at its safepoint), looking its
-/// PC up in `maps`. Stack reads stay in `[stack_low, stack_high)` (both 0:
-/// unchecked but for alignment). `flags`: `PCMAP_WALK_FRAME_POINTER_CHAIN`
-/// or 0.
+/// PC up in `maps`, or with `PCMAP_WALK_REGISTRY` in the registered images
+/// (`maps` may then be NULL; every frame's PC is looked up in the registry,
+/// lock-free). Stack reads stay in `[stack_low, stack_high)` (both 0:
+/// unchecked but for alignment). `flags`: `PCMAP_WALK_FRAME_POINTER_CHAIN`,
+/// `PCMAP_WALK_REGISTRY`, both or 0.
 ///
 /// # Safety
 /// `walk` is writable; `maps` was filled by `pcmap_open` and stays valid
-/// while the walk is used; `regs` is readable and not inside `*walk` (start
+/// while the walk is used (or is NULL with `PCMAP_WALK_REGISTRY`: the
+/// images of the frames walked stay loaded); `regs` is readable and not inside `*walk` (start
 /// a new walk from a walk's registers through a copy); the stack it
 /// describes is mapped (in the bounds, if given) while the walk is used.
 #[no_mangle]
@@ -460,6 +463,9 @@ pub unsafe extern "C" fn pcmap_walk_step(walk: *mut pcmap_walk) -> pcmap_status 
     let (Some(w), Some(arch)) = (walk.as_mut(), ARCH) else {
         return PCMAP_ERR_ARGUMENT;
     };
+    if w.maps.is_null() && w.flags & PCMAP_WALK_REGISTRY == 0 {
+        return PCMAP_ERR_ARGUMENT;
+    }
     let memory = w.memory();
     let (at, options) = (w.at(), w.options());
     // The caller's registers, in place (unchanged if the step fails).
