@@ -81,6 +81,11 @@ c_constants! {
     /// `pcmap_walk_init` flag: continue through a frame without a table
     /// entry by the frame pointer chain (docs/runtime.md, "Walking the stack").
     PCMAP_WALK_FRAME_POINTER_CHAIN: u32 = 1;
+    /// `pcmap_walk_init` flag: look each frame's PC up in the registry's
+    /// images (every loaded image's tables, `__pcmap_stackmaps_add`), not
+    /// in one `pcmap_stackmaps` (`maps` may then be NULL): a walk crosses
+    /// frames of the program and of shared objects.
+    PCMAP_WALK_REGISTRY: u32 = 2;
     /// `pcmap_walk.at`: what the tables say about the frame's PC.
     /// In no function of the tables.
     PCMAP_WALK_AT_UNMANAGED: u32 = 0;

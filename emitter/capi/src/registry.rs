@@ -178,6 +178,25 @@ fn read<R>(f: impl FnOnce(&mut dyn Iterator<Item = &Image>) -> R) -> R {
     f(&mut images)
 }
 
+/// Calls `f` with the opened section of each registered image whose code
+/// range holds `pc`, inside one read-side section, until it returns
+/// `Some` (the stack walker's lookups: `PCMAP_WALK_REGISTRY`).
+pub(crate) fn find_in_images<R>(
+    pc: u64,
+    mut f: impl FnMut(&pcmap_stackmaps) -> Option<R>,
+) -> Option<R> {
+    read(|images| {
+        for image in images {
+            if image.holds(pc) {
+                if let Some(r) = f(&image.maps) {
+                    return Some(r);
+                }
+            }
+        }
+        None
+    })
+}
+
 /// Asks `lookup` (a `pcmap_find*` on one image's maps) of each image whose
 /// code range holds `pc` until one finds the record; `with` sees the image.
 /// (The exported lookups, not `Section::search` inlined once more: the

@@ -295,7 +295,7 @@ impl pcmap_function {
 impl pcmap_record {
     /// Record `index` at `r` of the function at `function_address`, its
     /// Site (up to its locations) and frame state decoded from `data`.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn new(
         table: pcmap_table,
         function_address: u64,

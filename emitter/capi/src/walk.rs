@@ -7,19 +7,19 @@
 //! walk's options. Every call works on it alone: no allocation, no lock, no
 //! global state, so a walk may run in a signal handler.
 
-use core::cell::Cell;
 use core::mem::MaybeUninit;
+use core::ptr::addr_of_mut;
 
 use pcmap_reader::flat::{self, frame_state_flags, site_head, SiteData};
 use pcmap_reader::walk::{
-    self, Arch, CfaRule, FrameAt, Memory, Options, Registers, Root, RootLayout, State, Stop,
-    UnwindTables,
+    self, Arch, CfaRule, FrameAt, FrameStates, Memory, Options, Registers, Root, RootLayout, State,
+    Stop,
 };
 use pcmap_reader::{Location, LocationKind};
 
 use crate::constants::{
     PCMAP_WALK_AT_NO_RECORD, PCMAP_WALK_AT_RECORD, PCMAP_WALK_AT_UNMANAGED,
-    PCMAP_WALK_FRAME_POINTER_CHAIN,
+    PCMAP_WALK_FRAME_POINTER_CHAIN, PCMAP_WALK_REGISTRY,
 };
 use crate::section::{Full, Match, Section};
 use crate::status::pcmap_status::{self, *};
@@ -33,7 +33,8 @@ pub(crate) const ARCH: Option<Arch> = Arch::HOST;
 #[repr(C)]
 #[derive(Debug, Clone, Copy)]
 pub struct pcmap_walk {
-    /// The opened section the walk looks PCs up in.
+    /// The opened section the walk looks PCs up in (NULL, or ignored,
+    /// with `PCMAP_WALK_REGISTRY`: the registered images).
     pub maps: *const pcmap_stackmaps,
     /// The current frame's registers (`regs.pc` is its PC).
     pub regs: pcmap_registers,
@@ -136,44 +137,45 @@ impl Memory for NativeMemory {
     }
 }
 
-/// A record with its table's Data area (the walker's handle on a record).
+/// What a step needs of the current frame's record: where its frame
+/// state's saved registers are (a few words, not the whole record).
 #[derive(Debug, Clone, Copy)]
 pub struct WalkRecord {
-    record: pcmap_record,
     data: *const u8,
     data_size: u32,
+    saved: u32,
+    num_saved: u16,
+    shift: u8,
 }
 
-impl WalkRecord {
+/// The saved registers of a [`WalkRecord`]: read from its own Data area,
+/// whichever table (or image) it is in.
+struct Saved;
+
+impl FrameStates for Saved {
+    type Record = WalkRecord;
+
     #[inline(always)]
-    fn data(&self) -> SiteData<'_> {
-        // SAFETY: `data` and `data_size` are the Data area of a table of the
-        // section the walk's `maps` refers to, which the caller keeps mapped.
-        let bytes = unsafe { core::slice::from_raw_parts(self.data, self.data_size as usize) };
-        SiteData::new(bytes, 0)
+    fn saved_registers(
+        &self,
+        r: &WalkRecord,
+        mut visit: impl FnMut(u16, i32),
+    ) -> pcmap_reader::Result<()> {
+        // SAFETY: `data` and `data_size` are the Data area of a table the
+        // walk found the record in, which the caller keeps mapped.
+        let bytes = unsafe { core::slice::from_raw_parts(r.data, r.data_size as usize) };
+        let data = SiteData::new(bytes, 0);
+        for reg in data.saved_registers_at(r.saved, r.num_saved, u32::from(r.shift)) {
+            let reg = reg?;
+            visit(reg.dwarf_reg, reg.offset);
+        }
+        Ok(())
     }
 }
 
-const CORRUPT: pcmap_reader::Error =
-    pcmap_reader::Error::Inconsistent("record outside the section");
-
-/// The frame state of a record.
-#[inline(always)]
-fn state(r: &pcmap_record) -> State {
-    if r.flags & site_head::HAS_FRAME_STATE == 0 {
-        State::None
-    } else if r.frame_flags & frame_state_flags::CFA_RULE == 0 {
-        State::NoCfaRule
-    } else {
-        State::Cfa(CfaRule {
-            register: r.cfa_register,
-            offset: r.cfa_offset,
-        })
-    }
-}
-
-/// A C API status as a reader error (for the walker's `Stop::Table`; the
-/// conversion back gives the same status for every status a lookup returns).
+/// A C API status as a reader error (for a `ConstantIndex` constant the
+/// table could not give; the conversion back gives the same status for
+/// every status opening a table returns).
 fn error(s: pcmap_status) -> pcmap_reader::Error {
     use pcmap_reader::Error;
     match s {
@@ -189,80 +191,21 @@ fn error(s: pcmap_status) -> pcmap_reader::Error {
             function: 0,
             record: 0,
         },
-        _ => Error::Inconsistent("lookup"),
+        _ => Error::Inconsistent("table"),
     }
 }
 
-impl UnwindTables for Section<'_> {
-    type Function = pcmap_function;
-    type Record = WalkRecord;
-
-    #[inline]
-    fn frame_at(&self, pc: u64) -> pcmap_reader::Result<FrameAt<Self::Function, Self::Record>> {
-        let mut f = MaybeUninit::<pcmap_function>::uninit();
-        let mut r = MaybeUninit::<pcmap_record>::uninit();
-        let out = Full {
-            function: f.as_mut_ptr(),
-            record: r.as_mut_ptr(),
-        };
-        if self.search(pc, Match::Exact, out).map_err(error)? {
-            // SAFETY: `search` wrote both when it returned true.
-            let (f, r) = unsafe { (f.assume_init(), r.assume_init()) };
-            let (data, data_size) = self.data_area(&r)?;
-            let s = state(&r);
-            return Ok(FrameAt::Record(
-                f,
-                WalkRecord {
-                    record: r,
-                    data,
-                    data_size,
-                },
-                s,
-            ));
-        }
-        self.containing(pc)
-    }
-
-    #[inline]
-    fn saved_registers(
-        &self,
-        r: &Self::Record,
-        mut visit: impl FnMut(u16, i32),
-    ) -> pcmap_reader::Result<()> {
-        let rec = &r.record;
-        for reg in r.data().saved_registers_at(
-            rec.frame_registers,
-            rec.num_frame_registers,
-            u32::from(rec.frame_shift),
-        ) {
-            let reg = reg?;
-            visit(reg.dwarf_reg, reg.offset);
-        }
-        Ok(())
-    }
-}
-
-impl Section<'_> {
-    /// The Data area of the table `r` is in: from the header `open` kept,
-    /// else parsed.
-    #[inline]
-    fn data_area(&self, r: &pcmap_record) -> pcmap_reader::Result<(*const u8, u32)> {
-        let offset = (r.table.data as usize).wrapping_sub(self.bytes.as_ptr() as usize);
-        let table = self.bytes.get(offset..).ok_or(CORRUPT)?;
-        let data = match self.cached.iter().find(|h| h.offset as usize == offset) {
-            Some(h) => SiteData::of_kept(table, h.kept()),
-            None => r.table.open().map_err(error)?.data(),
-        };
-        Ok((data.bytes().as_ptr(), data.bytes().len() as u32))
-    }
-
-    /// A PC with no record: the function containing it, if any (searched
-    /// table by table: a walk asks once, where it ends).
-    #[inline(never)]
-    fn containing(&self, pc: u64) -> pcmap_reader::Result<FrameAt<pcmap_function, WalkRecord>> {
-        Ok(match self.function_containing(pc).map_err(error)? {
-            Some(f) => FrameAt::NoRecord(f),
-            None => FrameAt::Unmanaged,
+/// The frame state of a record.
+#[inline(always)]
+fn state(r: &pcmap_record) -> State {
+    if r.flags & site_head::HAS_FRAME_STATE == 0 {
+        State::None
+    } else if r.frame_flags & frame_state_flags::CFA_RULE == 0 {
+        State::NoCfaRule
+    } else {
+        State::Cfa(CfaRule {
+            register: r.cfa_register,
+            offset: r.cfa_offset,
         })
     }
 }
@@ -296,63 +239,165 @@ impl pcmap_walk {
             high: self.stack_high,
         }
     }
-    fn walk_record(&self) -> WalkRecord {
-        WalkRecord {
-            record: self.record,
-            data: self.data,
-            data_size: self.data_size,
-        }
+    /// The record's Data area (valid with `PCMAP_WALK_AT_RECORD`).
+    #[inline(always)]
+    fn data(&self) -> SiteData<'_> {
+        // SAFETY: `data` and `data_size` are the Data area of the table the
+        // record is in, which the caller keeps mapped.
+        let bytes = unsafe { core::slice::from_raw_parts(self.data, self.data_size as usize) };
+        SiteData::new(bytes, 0)
     }
-    fn at(&self) -> FrameAt<pcmap_function, WalkRecord> {
+    /// What the current frame's step needs of the tables' answer.
+    #[inline(always)]
+    fn at(&self) -> FrameAt<(), WalkRecord> {
         match self.at {
             PCMAP_WALK_AT_RECORD => {
-                FrameAt::Record(self.function, self.walk_record(), state(&self.record))
+                let r = &self.record;
+                let record = WalkRecord {
+                    data: self.data,
+                    data_size: self.data_size,
+                    saved: r.frame_registers,
+                    num_saved: r.num_frame_registers,
+                    shift: r.frame_shift,
+                };
+                FrameAt::Record((), record, state(r))
             }
-            PCMAP_WALK_AT_NO_RECORD => FrameAt::NoRecord(self.function),
+            PCMAP_WALK_AT_NO_RECORD => FrameAt::NoRecord(()),
             _ => FrameAt::Unmanaged,
-        }
-    }
-    /// Stores what the tables say, writing only what `at` makes valid.
-    fn set_at(&mut self, at: FrameAt<pcmap_function, WalkRecord>) {
-        match at {
-            FrameAt::Unmanaged => self.at = PCMAP_WALK_AT_UNMANAGED,
-            FrameAt::NoRecord(f) => {
-                self.at = PCMAP_WALK_AT_NO_RECORD;
-                self.function = f;
-            }
-            FrameAt::Record(f, r, _) => {
-                self.at = PCMAP_WALK_AT_RECORD;
-                self.function = f;
-                self.record = r.record;
-                self.data = r.data;
-                self.data_size = r.data_size;
-            }
         }
     }
 }
 
-/// `walk::lookup` in one copy for `pcmap_walk_init` and `pcmap_walk_step`
-/// (inlined in both, it made libpcmap's text ~1 KB larger; a call per
-/// frame costs nothing measurable).
+/// Finds the record at `pc` in `s`, writing the function and the record
+/// (Site and frame state decoded) in place into the walk's fields (no copy
+/// of the result; `pcmap_find`'s output, compiled once for both), and the
+/// Data area of its table.
+///
+/// # Safety
+/// As `look_up_in`.
+#[inline(always)]
+unsafe fn search_into(s: &Section<'_>, w: *mut pcmap_walk, pc: u64) -> Result<bool, pcmap_status> {
+    let out = Full {
+        function: addr_of_mut!((*w).function),
+        record: addr_of_mut!((*w).record),
+    };
+    if !s.search(pc, Match::Exact, out)? {
+        return Ok(false);
+    }
+    let (data, size) = s.data_area(&*addr_of_mut!((*w).record))?;
+    addr_of_mut!((*w).data).write(data);
+    addr_of_mut!((*w).data_size).write(size);
+    Ok(true)
+}
+
+impl Section<'_> {
+    /// The Data area of the table `r` is in: from the header `open` kept,
+    /// else parsed.
+    #[inline]
+    fn data_area(&self, r: &pcmap_record) -> Result<(*const u8, u32), pcmap_status> {
+        let offset = (r.table.data as usize).wrapping_sub(self.bytes.as_ptr() as usize);
+        let table = self.bytes.get(offset..).ok_or(PCMAP_ERR_CORRUPT)?;
+        let data = match self.cached.iter().find(|h| h.offset as usize == offset) {
+            Some(h) => SiteData::of_kept(table, h.kept()),
+            None => r.table.open()?.data(),
+        };
+        Ok((data.bytes().as_ptr(), data.bytes().len() as u32))
+    }
+}
+
+/// What the tables of `s` say about `pc`: a `PCMAP_WALK_AT_*`, having
+/// written the function (and the record and Data area) it makes valid
+/// into `*w`. On PowerPC64 a record after the TOC restore at `pc` is the
+/// frame's (`walk::toc_restore_at`).
+///
+/// # Safety
+/// `w` is valid for writes of its `function`, `record`, `data` and
+/// `data_size` (which may be uninitialised).
 #[inline(never)]
-fn lookup(
+unsafe fn look_up_in(
     s: &Section<'_>,
+    w: *mut pcmap_walk,
     memory: &NativeMemory,
     arch: Arch,
     pc: u64,
-) -> pcmap_reader::Result<FrameAt<pcmap_function, WalkRecord>> {
-    walk::lookup(s, memory, arch, pc)
+) -> Result<u32, pcmap_status> {
+    if search_into(s, w, pc)? {
+        return Ok(PCMAP_WALK_AT_RECORD);
+    }
+    containing(s, w, memory, arch, pc)
+}
+
+/// `look_up_in` when no record is at `pc`: the function containing it
+/// (searched table by table: a walk asks once, where it ends), or the
+/// record after a PowerPC64 TOC restore.
+///
+/// # Safety
+/// As `look_up_in`.
+#[inline(never)]
+unsafe fn containing(
+    s: &Section<'_>,
+    w: *mut pcmap_walk,
+    memory: &NativeMemory,
+    arch: Arch,
+    pc: u64,
+) -> Result<u32, pcmap_status> {
+    let Some(f) = s.function_containing(pc)? else {
+        return Ok(PCMAP_WALK_AT_UNMANAGED);
+    };
+    if walk::toc_restore_at(memory, arch, pc) && search_into(s, w, pc.wrapping_add(4))? {
+        return Ok(PCMAP_WALK_AT_RECORD);
+    }
+    addr_of_mut!((*w).function).write(f);
+    Ok(PCMAP_WALK_AT_NO_RECORD)
+}
+
+/// Looks `pc` up, in `maps` or (`PCMAP_WALK_REGISTRY` in `flags`) in the
+/// registered images, writing what `look_up_in` does; returns the
+/// `PCMAP_WALK_AT_*`. One copy for `pcmap_walk_init` and `pcmap_walk_step`.
+///
+/// # Safety
+/// As `look_up_in`; `maps` is an opened section, or NULL with
+/// `PCMAP_WALK_REGISTRY`.
+#[inline(never)]
+unsafe fn look_up(
+    w: *mut pcmap_walk,
+    maps: *const pcmap_stackmaps,
+    flags: u32,
+    memory: &NativeMemory,
+    arch: Arch,
+    pc: u64,
+) -> Result<u32, pcmap_status> {
+    if flags & PCMAP_WALK_REGISTRY == 0 {
+        return match maps.as_ref() {
+            Some(m) => look_up_in(&Section::opened(m), w, memory, arch, pc),
+            None => Err(PCMAP_ERR_ARGUMENT),
+        };
+    }
+    // Each image whose code range holds `pc`, until one has a function
+    // there (the walk then refers to that image's section, which stays
+    // mapped while a frame of it is on the stack).
+    let found = crate::registry::find_in_images(pc, |m| {
+        // SAFETY: a LIVE image's opened section; `w` as the caller promised.
+        match unsafe { look_up_in(&Section::opened(m), w, memory, arch, pc) } {
+            Ok(PCMAP_WALK_AT_UNMANAGED) => None,
+            other => Some(other),
+        }
+    });
+    found.unwrap_or(Ok(PCMAP_WALK_AT_UNMANAGED))
 }
 
 /// Starts a walk at the frame whose registers are `regs` (from
 /// `pcmap_capture_call`: the managed caller at its safepoint), looking its
-/// PC up in `maps`. Stack reads stay in `[stack_low, stack_high)` (both 0:
-/// unchecked but for alignment). `flags`: `PCMAP_WALK_FRAME_POINTER_CHAIN`
-/// or 0.
+/// PC up in `maps`, or with `PCMAP_WALK_REGISTRY` in the registered images
+/// (`maps` may then be NULL; every frame's PC is looked up in the registry,
+/// lock-free). Stack reads stay in `[stack_low, stack_high)` (both 0:
+/// unchecked but for alignment). `flags`: `PCMAP_WALK_FRAME_POINTER_CHAIN`,
+/// `PCMAP_WALK_REGISTRY`, both or 0.
 ///
 /// # Safety
 /// `walk` is writable; `maps` was filled by `pcmap_open` and stays valid
-/// while the walk is used; `regs` is readable and not inside `*walk` (start
+/// while the walk is used (or is NULL with `PCMAP_WALK_REGISTRY`: the
+/// images of the frames walked stay loaded); `regs` is readable and not inside `*walk` (start
 /// a new walk from a walk's registers through a copy); the stack it
 /// describes is mapped (in the bounds, if given) while the walk is used.
 #[no_mangle]
@@ -364,28 +409,31 @@ pub unsafe extern "C" fn pcmap_walk_init(
     stack_high: u64,
     flags: u32,
 ) -> pcmap_status {
-    let (Some(m), Some(regs)) = (maps.as_ref(), regs.as_ref()) else {
+    let Some(regs) = regs.as_ref() else {
         return PCMAP_ERR_ARGUMENT;
     };
-    if walk.is_null() || m.data.is_null() || flags & !PCMAP_WALK_FRAME_POINTER_CHAIN != 0 {
+    let registry = flags & PCMAP_WALK_REGISTRY != 0;
+    let maps_ok = match maps.as_ref() {
+        Some(m) => !m.data.is_null(),
+        None => registry,
+    };
+    if walk.is_null() || !maps_ok || flags & !WALK_FLAGS != 0 {
         return PCMAP_ERR_ARGUMENT;
     }
     let Some(arch) = ARCH else {
         return PCMAP_ERR_ARGUMENT;
     };
-    let s = Section::opened(m);
     let memory = NativeMemory {
         low: stack_low,
         high: stack_high,
     };
-    let at = match lookup(&s, &memory, arch, regs.pc) {
-        Ok(at) => at,
-        Err(e) => return e.into(),
-    };
     // Field by field: `function` and `record` are written only where `at`
     // says they are valid (and zeroing the whole struct would make the
     // library need memset).
-    use core::ptr::addr_of_mut;
+    let at = match look_up(walk, maps, flags, &memory, arch, regs.pc) {
+        Ok(at) => at,
+        Err(e) => return e,
+    };
     addr_of_mut!((*walk).maps).write(maps);
     // `regs` may not be inside `*walk` (a copy, not a move).
     core::ptr::copy_nonoverlapping(regs, addr_of_mut!((*walk).regs), 1);
@@ -394,22 +442,12 @@ pub unsafe extern "C" fn pcmap_walk_init(
     addr_of_mut!((*walk).flags).write(flags);
     addr_of_mut!((*walk).depth).write(0);
     addr_of_mut!((*walk).stop_register).write(0);
-    match at {
-        FrameAt::Unmanaged => addr_of_mut!((*walk).at).write(PCMAP_WALK_AT_UNMANAGED),
-        FrameAt::NoRecord(f) => {
-            addr_of_mut!((*walk).at).write(PCMAP_WALK_AT_NO_RECORD);
-            addr_of_mut!((*walk).function).write(f);
-        }
-        FrameAt::Record(f, r, _) => {
-            addr_of_mut!((*walk).at).write(PCMAP_WALK_AT_RECORD);
-            addr_of_mut!((*walk).function).write(f);
-            addr_of_mut!((*walk).record).write(r.record);
-            addr_of_mut!((*walk).data).write(r.data);
-            addr_of_mut!((*walk).data_size).write(r.data_size);
-        }
-    }
+    addr_of_mut!((*walk).at).write(at);
     PCMAP_OK
 }
+
+/// Flags `pcmap_walk_init` takes.
+const WALK_FLAGS: u32 = PCMAP_WALK_FRAME_POINTER_CHAIN | PCMAP_WALK_REGISTRY;
 
 /// Moves the walk to the caller's frame: `PCMAP_OK`; or, leaving it where
 /// it is, a `PCMAP_STOP_*` reason (`PCMAP_STOP_UNMANAGED`: the end of the
@@ -418,38 +456,38 @@ pub unsafe extern "C" fn pcmap_walk_init(
 /// is at the caller, `PCMAP_WALK_AT_UNMANAGED`.
 ///
 /// # Safety
-/// `walk` was filled by `pcmap_walk_init` and its section and stack are
-/// still mapped.
+/// `walk` was filled by `pcmap_walk_init` and its section (or the images
+/// its frames are in) and stack are still mapped.
 #[no_mangle]
 pub unsafe extern "C" fn pcmap_walk_step(walk: *mut pcmap_walk) -> pcmap_status {
-    let Some(w) = walk.as_mut() else {
+    let (Some(w), Some(arch)) = (walk.as_mut(), ARCH) else {
         return PCMAP_ERR_ARGUMENT;
     };
-    let (Some(m), Some(arch)) = (w.maps.as_ref(), ARCH) else {
+    if w.maps.is_null() && w.flags & PCMAP_WALK_REGISTRY == 0 {
         return PCMAP_ERR_ARGUMENT;
-    };
-    let s = Section::opened(m);
+    }
     let memory = w.memory();
     let (at, options) = (w.at(), w.options());
     // The caller's registers, in place (unchanged if the step fails).
     let regs = registers_mut(&mut w.regs);
-    if let Err(stop) = walk::step_in_place(&s, &memory, arch, options, regs, &at) {
+    if let Err(stop) = walk::step_in_place(&Saved, &memory, arch, options, regs, &at) {
         if let Stop::RegisterUnknown(r) = stop {
             w.stop_register = r;
         }
         return stop.into();
     }
     w.depth = w.depth.saturating_add(1);
-    match lookup(&s, &memory, arch, w.regs.pc) {
-        Ok(next) => {
-            w.set_at(next);
+    let (maps, flags, pc) = (w.maps, w.flags, w.regs.pc);
+    match look_up(w, maps, flags, &memory, arch, pc) {
+        Ok(at) => {
+            w.at = at;
             PCMAP_OK
         }
         Err(e) => {
             // A table the lookup could not read: the walk is at the caller,
             // whose frame nothing is known of.
             w.at = PCMAP_WALK_AT_UNMANAGED;
-            e.into()
+            e
         }
     }
 }
@@ -507,12 +545,11 @@ pub unsafe extern "C" fn pcmap_walk_decode(
     if w.at != PCMAP_WALK_AT_RECORD {
         return PCMAP_NOT_FOUND;
     }
-    let wr = w.walk_record();
     let rec = &w.record;
     if index >= u32::from(rec.num_locations) {
         return PCMAP_ERR_OUT_OF_RANGE;
     }
-    let loc = wr
+    let loc = w
         .data()
         .locations_at(rec.locations, rec.num_locations)
         .nth(index as usize);
@@ -617,63 +654,77 @@ pub unsafe extern "C" fn pcmap_walk_roots(
         }
         _ => return PCMAP_ERR_CORRUPT,
     };
-    let wr = w.walk_record();
-    let data = wr.data();
-    let locations = data.locations_at(rec.locations, rec.num_locations);
+    let data = w.data();
     let regs = registers(&w.regs);
     let constant = |i| rec.table.open().map_err(error)?.constant(i);
-    let decoded = |r: &Root| -> Result<pcmap_root, pcmap_status> {
-        Ok(pcmap_root {
-            base: decode_with(rec, &r.base, regs)?,
-            derived: decode_with(rec, &r.derived, regs)?,
-            base_index: r.base_index,
-            derived_index: r.derived_index,
-        })
-    };
     // Decode every root (and check the layout) before visiting any: up to
-    // ROOTS_AT_ONCE on the stack, more by decoding twice. One closure for
-    // both passes: `walk::roots` is compiled once.
+    // ROOTS_AT_ONCE kept on the stack; past that, counted and checked, then
+    // decoded again to visit. One loop for both passes (compiled once),
+    // straight over the record's locations.
     let mut buffer = [const { MaybeUninit::<pcmap_root>::uninit() }; ROOTS_AT_ONCE];
-    let (n, status) = (Cell::new(0usize), Cell::new(PCMAP_OK));
-    let visiting = Cell::new(false);
-    let mut each = |r: Root| {
-        if visiting.get() {
-            if let Ok(root) = decoded(&r) {
-                // SAFETY: the caller's callback and context.
-                unsafe { visit(ctx, &root) };
-            }
-            return;
-        }
-        if status.get() != PCMAP_OK {
-            return;
-        }
-        match decoded(&r) {
-            Ok(root) => {
-                if let Some(slot) = buffer.get_mut(n.get()) {
-                    slot.write(root);
+    let mut n = 0usize;
+    let pass = |visiting: bool, buffer: &mut [MaybeUninit<pcmap_root>], n: &mut usize| {
+        walk::try_roots(
+            layout,
+            data.locations_at(rec.locations, rec.num_locations),
+            constant,
+            |r: Root| -> Result<(), Status> {
+                let base = decode_with(rec, &r.base, regs)?;
+                // A statepoint's plain (not derived) pointer lists the same
+                // location twice: decoded once.
+                let derived = match r.derived == r.base {
+                    true => base,
+                    false => decode_with(rec, &r.derived, regs)?,
+                };
+                let root = pcmap_root {
+                    base,
+                    derived,
+                    base_index: r.base_index,
+                    derived_index: r.derived_index,
+                };
+                if visiting {
+                    // SAFETY: the caller's callback and context.
+                    unsafe { visit(ctx, &root) };
+                } else {
+                    if let Some(slot) = buffer.get_mut(*n) {
+                        slot.write(root);
+                    }
+                    *n += 1;
                 }
-                n.set(n.get() + 1);
-            }
-            Err(e) => status.set(e),
-        }
+                Ok(())
+            },
+        )
     };
-    let checked = walk::roots(layout, locations.clone(), constant, &mut each);
-    match checked {
-        Err(walk::RootsError::NotAStatepoint) => return PCMAP_ERR_CORRUPT,
-        Err(walk::RootsError::Table(e)) => return e.into(),
-        Ok(()) if status.get() != PCMAP_OK => return status.get(),
-        Ok(()) => {}
+    if let Err(Status(e)) = pass(false, &mut buffer, &mut n) {
+        return e;
     }
-    if n.get() > ROOTS_AT_ONCE {
-        visiting.set(true);
-        let _ = walk::roots(layout, locations, constant, &mut each);
+    if n > ROOTS_AT_ONCE {
+        let _ = pass(true, &mut buffer, &mut n);
         return PCMAP_OK;
     }
-    for root in &buffer[..n.get()] {
+    for root in &buffer[..n] {
         // SAFETY: the first `n` were written above.
         visit(ctx, root.as_ptr());
     }
     PCMAP_OK
+}
+
+/// A status as the error of `walk::try_roots`.
+struct Status(pcmap_status);
+
+impl From<pcmap_status> for Status {
+    fn from(s: pcmap_status) -> Self {
+        Status(s)
+    }
+}
+
+impl From<walk::RootsError> for Status {
+    fn from(e: walk::RootsError) -> Self {
+        Status(match e {
+            walk::RootsError::NotAStatepoint => PCMAP_ERR_CORRUPT,
+            walk::RootsError::Table(e) => e.into(),
+        })
+    }
 }
 
 impl From<walk::Value> for pcmap_value {

@@ -27,8 +27,14 @@ pub fn read_uleb128(data: &[u8], offset: usize) -> Result<(u64, usize), LebError
         None => return Err(LebError::Truncated),
         _ => {}
     }
+    // An index loop (not an iterator chain): a stack walk decodes a
+    // multi-byte ID per frame.
     let mut value = 0u64;
-    for (i, &byte) in bytes.iter().take(MAX_LEN).enumerate() {
+    let mut i = 0;
+    while i < MAX_LEN {
+        let Some(&byte) = bytes.get(i) else {
+            return Err(LebError::Truncated);
+        };
         let bits = u64::from(byte & 0x7f);
         // The tenth byte may only hold bit 63.
         if i == MAX_LEN - 1 && bits > 1 {
@@ -38,11 +44,9 @@ pub fn read_uleb128(data: &[u8], offset: usize) -> Result<(u64, usize), LebError
         if byte & 0x80 == 0 {
             return Ok((value, i + 1));
         }
+        i += 1;
     }
-    Err(match bytes.len() < MAX_LEN {
-        true => LebError::Truncated,
-        false => LebError::Overflow,
-    })
+    Err(LebError::Overflow)
 }
 
 /// Reads the SLEB128 value at `offset` of `data`: the value and its length.

@@ -217,17 +217,23 @@ pub fn lookup<T: UnwindTables, M: Memory>(
     pc: u64,
 ) -> crate::Result<FrameAt<T::Function, T::Record>> {
     let at = tables.frame_at(pc)?;
-    if arch == Arch::PowerPc64 && matches!(at, FrameAt::NoRecord(_)) {
-        let restore = memory
-            .read_code_u32(pc)
-            .is_some_and(|insn| POWERPC64_TOC_RESTORES.contains(&insn));
-        if restore {
-            if let next @ FrameAt::Record(..) = tables.frame_at(pc.wrapping_add(4))? {
-                return Ok(next);
-            }
+    if matches!(at, FrameAt::NoRecord(_)) && toc_restore_at(memory, arch, pc) {
+        if let next @ FrameAt::Record(..) = tables.frame_at(pc.wrapping_add(4))? {
+            return Ok(next);
         }
     }
     Ok(at)
+}
+
+/// Whether the instruction at return address `pc` is a PowerPC64 TOC
+/// restore (always false on other architectures): then a record at
+/// `pc + 4` is the frame's (see [`lookup`]).
+#[inline]
+pub fn toc_restore_at<M: Memory>(memory: &M, arch: Arch, pc: u64) -> bool {
+    arch == Arch::PowerPc64
+        && memory
+            .read_code_u32(pc)
+            .is_some_and(|insn| POWERPC64_TOC_RESTORES.contains(&insn))
 }
 
 /// A register + offset CFA rule.
@@ -261,15 +267,12 @@ pub enum State {
     Cfa(CfaRule),
 }
 
-/// The tables a walk looks PCs up in.
-pub trait UnwindTables {
-    /// A function, as the caller wants it named.
-    type Function: Copy;
+/// What a step needs of the tables: the registers a record's frame state
+/// says are saved.
+pub trait FrameStates {
     /// A record, with what [`saved_registers`](Self::saved_registers)
     /// needs of it.
     type Record: Copy;
-    /// The function containing `pc` and the record exactly at `pc`.
-    fn frame_at(&self, pc: u64) -> crate::Result<FrameAt<Self::Function, Self::Record>>;
     /// Calls `visit(DWARF register, slot offset from the CFA)` for each
     /// register the record's frame state says is saved.
     fn saved_registers(
@@ -277,6 +280,14 @@ pub trait UnwindTables {
         record: &Self::Record,
         visit: impl FnMut(u16, i32),
     ) -> crate::Result<()>;
+}
+
+/// The tables a walk looks PCs up in.
+pub trait UnwindTables: FrameStates {
+    /// A function, as the caller wants it named.
+    type Function: Copy;
+    /// The function containing `pc` and the record exactly at `pc`.
+    fn frame_at(&self, pc: u64) -> crate::Result<FrameAt<Self::Function, Self::Record>>;
 }
 
 /// Why a walk stopped at a frame: the frame is the cursor's current one.
@@ -428,13 +439,13 @@ impl<'t, T: UnwindTables, M: Memory> Cursor<'t, T, M> {
 /// pointer chain if `options` allows and the frame has no table entry.
 /// Ignores `options.max_frames`.
 #[inline]
-pub fn step_from<T: UnwindTables, M: Memory>(
+pub fn step_from<F, T: FrameStates, M: Memory>(
     tables: &T,
     memory: &M,
     arch: Arch,
     options: Options,
     regs: &Registers,
-    at: &FrameAt<T::Function, T::Record>,
+    at: &FrameAt<F, T::Record>,
 ) -> Result<Registers, Stop> {
     let u = Unwinder {
         tables,
@@ -473,13 +484,13 @@ const SAVED_AT_ONCE: usize = 40;
 /// [`step_from`], changing `regs` into the caller's registers in place
 /// (no copy of the register set); on `Err` `regs` is unchanged.
 #[inline]
-pub fn step_in_place<T: UnwindTables, M: Memory>(
+pub fn step_in_place<F, T: FrameStates, M: Memory>(
     tables: &T,
     memory: &M,
     arch: Arch,
     options: Options,
     regs: &mut Registers,
-    at: &FrameAt<T::Function, T::Record>,
+    at: &FrameAt<F, T::Record>,
 ) -> Result<(), Stop> {
     let FrameAt::Record(_, record, State::Cfa(rule)) = at else {
         *regs = step_from(tables, memory, arch, options, regs, at)?;
@@ -561,7 +572,7 @@ struct Unwinder<'a, T, M> {
     regs: &'a Registers,
 }
 
-impl<T: UnwindTables, M: Memory> Unwinder<'_, T, M> {
+impl<T: FrameStates, M: Memory> Unwinder<'_, T, M> {
     fn read(&self, address: u64) -> Result<u64, Stop> {
         self.memory.read_u64(address).ok_or(Stop::BadStack)
     }
@@ -692,6 +703,7 @@ impl From<crate::Error> for DecodeError {
 
 /// Decodes `loc` in the frame whose registers are `regs`; `constant`
 /// gives a `ConstantIndex`'s large constant. Reads no memory.
+#[inline(always)]
 pub fn decode(
     loc: &Location,
     arch: Arch,
@@ -773,11 +785,84 @@ impl From<crate::Error> for RootsError {
     }
 }
 
-/// Calls `visit` with every root among `locations` (a record's, in order;
+/// Calls `f` with every root among `locations` (a record's, in order;
 /// `constant` resolves a `ConstantIndex` deopt count), decoding each
-/// location once. A malformed record is an error, which may come after
-/// some roots were visited (an odd number of pointers is found at the
-/// end): a caller that must not act on part of a record collects the
+/// location once, until `f` fails. A statepoint's header and deopt
+/// locations are checked before the first root; a malformed record is an
+/// error, which may come after some roots were passed to `f` (an odd
+/// number of pointers is found at the end). One plain loop, no iterator
+/// state: the stack walker's roots are this loop inlined.
+#[inline(always)]
+pub fn try_roots<I, E>(
+    layout: RootLayout,
+    mut locations: I,
+    constant: impl Fn(u32) -> crate::Result<u64>,
+    mut f: impl FnMut(Root) -> Result<(), E>,
+) -> Result<(), E>
+where
+    I: Iterator<Item = crate::Result<Location>>,
+    E: From<RootsError>,
+{
+    // The next location and its index; `None` after the last. A macro,
+    // not a closure: the loop stays one function at every optimisation
+    // level (a closure returning nested enums was not inlined at -Os).
+    let mut index = 0u16;
+    macro_rules! next {
+        () => {
+            match locations.next() {
+                None => None,
+                Some(Ok(l)) => {
+                    index = index.wrapping_add(1);
+                    Some((index.wrapping_sub(1), l))
+                }
+                Some(Err(e)) => return Err(RootsError::Table(e).into()),
+            }
+        };
+    }
+    if layout == RootLayout::Statepoint {
+        let mut deopt = 0u64;
+        for _ in 0..STATEPOINT_HEADER {
+            let Some((_, l)) = next!() else {
+                return Err(RootsError::NotAStatepoint.into());
+            };
+            deopt = match l.kind {
+                LocationKind::Constant => l.offset as i64 as u64,
+                LocationKind::ConstantIndex => match constant(l.offset as u32) {
+                    Ok(v) => v,
+                    Err(e) => return Err(RootsError::Table(e).into()),
+                },
+                _ => return Err(RootsError::NotAStatepoint.into()),
+            };
+        }
+        // The deopt locations: decoded (so a corrupt one is an error),
+        // not roots.
+        for _ in 0..deopt {
+            if next!().is_none() {
+                return Err(RootsError::NotAStatepoint.into());
+            }
+        }
+    }
+    while let Some((base_index, base)) = next!() {
+        let (derived_index, derived) = match layout {
+            RootLayout::EveryLocation => (base_index, base),
+            RootLayout::Statepoint => match next!() {
+                Some(d) => d,
+                None => return Err(RootsError::NotAStatepoint.into()),
+            },
+        };
+        f(Root {
+            base,
+            derived,
+            base_index,
+            derived_index,
+        })?;
+    }
+    Ok(())
+}
+
+/// Calls `visit` with every root among `locations` ([`try_roots`]). A
+/// malformed record is an error, which may come after some roots were
+/// visited: a caller that must not act on part of a record collects the
 /// roots first (the C API's `pcmap_walk_roots` does).
 pub fn roots<I>(
     layout: RootLayout,
@@ -788,45 +873,8 @@ pub fn roots<I>(
 where
     I: Iterator<Item = crate::Result<Location>>,
 {
-    let mut it = locations.enumerate();
-    match layout {
-        RootLayout::EveryLocation => {
-            for (i, l) in it {
-                let l = l?;
-                visit(Root {
-                    base: l,
-                    derived: l,
-                    base_index: i as u16,
-                    derived_index: i as u16,
-                });
-            }
-        }
-        RootLayout::Statepoint => {
-            let mut deopt = 0u64;
-            for _ in 0..STATEPOINT_HEADER {
-                let (_, l) = it.next().ok_or(RootsError::NotAStatepoint)?;
-                let l = l?;
-                deopt = match l.kind {
-                    LocationKind::Constant => l.offset as i64 as u64,
-                    LocationKind::ConstantIndex => constant(l.offset as u32)?,
-                    _ => return Err(RootsError::NotAStatepoint),
-                };
-            }
-            // The deopt locations: decoded (so a corrupt one is an error),
-            // not roots.
-            for _ in 0..deopt {
-                it.next().ok_or(RootsError::NotAStatepoint)?.1?;
-            }
-            while let Some((bi, b)) = it.next() {
-                let (di, d) = it.next().ok_or(RootsError::NotAStatepoint)?;
-                visit(Root {
-                    base: b?,
-                    derived: d?,
-                    base_index: bi as u16,
-                    derived_index: di as u16,
-                });
-            }
-        }
-    }
-    Ok(())
+    try_roots(layout, locations, constant, |r| {
+        visit(r);
+        Ok(())
+    })
 }

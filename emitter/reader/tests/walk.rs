@@ -6,8 +6,8 @@
 use std::collections::HashMap;
 
 use pcmap_reader::walk::{
-    self, decode, roots, Arch, CfaRule, Cursor, DecodeError, FrameAt, Memory, Options, Registers,
-    Root, RootLayout, RootsError, State, Stop, UnwindTables, Value,
+    self, decode, roots, Arch, CfaRule, Cursor, DecodeError, FrameAt, FrameStates, Memory, Options,
+    Registers, Root, RootLayout, RootsError, State, Stop, UnwindTables, Value,
 };
 use pcmap_reader::{Location, LocationKind};
 
@@ -46,7 +46,6 @@ struct Tables(Vec<Function>);
 
 impl UnwindTables for Tables {
     type Function = u64;
-    type Record = (usize, usize);
     fn frame_at(&self, pc: u64) -> pcmap_reader::Result<FrameAt<u64, (usize, usize)>> {
         for (fi, f) in self.0.iter().enumerate() {
             if f.start <= pc && pc < f.end {
@@ -60,6 +59,10 @@ impl UnwindTables for Tables {
         }
         Ok(FrameAt::Unmanaged)
     }
+}
+
+impl FrameStates for Tables {
+    type Record = (usize, usize);
     fn saved_registers(
         &self,
         &(f, r): &(usize, usize),

@@ -192,8 +192,57 @@ impl<'a> SiteData<'a> {
     }
 
     /// One location at `*at`; advances `*at`.
-    #[inline]
+    #[inline(always)]
     pub fn location(&self, at: &mut usize) -> Result<Location> {
+        match self.location_short(at) {
+            Some(l) => Ok(l),
+            None => self.location_long(at),
+        }
+    }
+
+    /// The usual location (what a stack walk decodes for every root), with
+    /// no branch that builds an error: the default size, a register and an
+    /// offset of one byte each if present. `None` (`*at` unchanged) for
+    /// anything else, which [`location_long`](Self::location_long) decodes
+    /// or rejects.
+    #[inline(always)]
+    fn location_short(&self, at: &mut usize) -> Option<Location> {
+        let mut i = *at;
+        let head = *self.bytes.get(i)?;
+        if head & (location_head::SIZE | location_head::RESERVED) != 0 {
+            return None;
+        }
+        let kind = LocationKind::from_u8(head & location_head::KIND)?;
+        i += 1;
+        let mut dwarf_reg = 0;
+        if head & location_head::REG != 0 {
+            let b = *self.bytes.get(i).filter(|&&b| b < 0x80)?;
+            dwarf_reg = u16::from(b);
+            i += 1;
+        }
+        let mut offset = 0;
+        if head & location_head::OFFSET != 0 {
+            let b = *self.bytes.get(i).filter(|&&b| b < 0x80)?;
+            // SLEB128 in one byte: bit 6 is the sign. A constant index is
+            // never negative.
+            offset = i32::from((b << 1) as i8 >> 1);
+            if offset < 0 && kind == LocationKind::ConstantIndex {
+                return None;
+            }
+            i += 1;
+        }
+        *at = i;
+        Some(Location {
+            kind,
+            size: location_head::DEFAULT_SIZE,
+            dwarf_reg,
+            offset,
+        })
+    }
+
+    /// [`location`](Self::location), every encoding.
+    #[inline(never)]
+    fn location_long(&self, at: &mut usize) -> Result<Location> {
         let head_at = *at;
         let head = self.byte(at)?;
         let k = head & location_head::KIND;
@@ -292,8 +341,24 @@ impl<'a> SiteData<'a> {
 
     /// One saved register at `*at` of a frame state whose offsets are
     /// shifted by `shift` ([`FrameState::scale_shift`]); advances `*at`.
-    #[inline]
+    #[inline(always)]
     pub fn saved_register(&self, at: &mut usize, shift: u32) -> Result<FrameRegister> {
+        // The usual entry, two one-byte LEB128s, without a branch that
+        // builds an error (a one-byte offset shifted by at most 3 is an i32).
+        if let Some(&[r, o]) = self.bytes.get(*at..*at + 2) {
+            if r < 0x80 && o < 0x80 {
+                *at += 2;
+                return Ok(FrameRegister {
+                    dwarf_reg: r.into(),
+                    offset: i32::from((o << 1) as i8 >> 1).wrapping_shl(shift),
+                });
+            }
+        }
+        self.saved_register_long(at, shift)
+    }
+
+    #[inline(never)]
+    fn saved_register_long(&self, at: &mut usize, shift: u32) -> Result<FrameRegister> {
         let dwarf_reg = self.uleb(at, u16::MAX.into())? as u16;
         let offset = self.offset(at, shift)?;
         Ok(FrameRegister { dwarf_reg, offset })
@@ -456,7 +521,7 @@ impl Locations<'_> {
 
 impl Iterator for Locations<'_> {
     type Item = Result<Location>;
-    #[inline]
+    #[inline(always)]
     fn next(&mut self) -> Option<Self::Item> {
         if self.left == 0 {
             return None;
@@ -507,6 +572,7 @@ pub struct SavedRegisters<'a> {
 
 impl Iterator for SavedRegisters<'_> {
     type Item = Result<FrameRegister>;
+    #[inline(always)]
     fn next(&mut self) -> Option<Self::Item> {
         if self.left == 0 {
             return None;

@@ -5,10 +5,17 @@
  * registry, and moves the object each managed frame's stack map names.
  * After dlclose() the shared object's tables must be gone from the registry.
  *
+ * Then the same with the library's own walker: pcmap_capture_call in the
+ * collector, pcmap_walk_init with PCMAP_WALK_REGISTRY (each frame's PC
+ * looked up in the registered images) and PCMAP_WALK_FRAME_POINTER_CHAIN
+ * (through the C frames between the managed ones: this file is compiled
+ * with frame pointers), pcmap_walk_roots moving each root.
+ *
  *   main ./libmanaged.so
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
+#include <stdbool.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,6 +23,15 @@
 #include <unwind.h>
 
 #include "pcmap.h"
+
+/* The stack pointer's slot in pcmap_registers (its DWARF number). */
+#if defined(__x86_64__)
+#define SP_SLOT 7
+#elif defined(__aarch64__)
+#define SP_SLOT 31
+#else
+#define SP_SLOT 1
+#endif
 
 void *main_frame(void *obj, void (*next)(void)); /* main-frame.ll */
 typedef void *(*frame_fn)(void *obj, void (*next)(void));
@@ -79,10 +95,84 @@ static _Unwind_Reason_Code visit(struct _Unwind_Context *ctx, void *arg) {
   return _URC_NO_REASON;
 }
 
+/* The library's walker. Stack reads stay between the captured stack
+ * pointer and `stack_top` (a local of main: the walk ends at main's
+ * frame, whose frame pointer chain goes above it). */
+static uintptr_t stack_top;
+static bool use_walker;
+
+static void move_root(void *ctx, const pcmap_root *r) {
+  const pcmap_walk *c = ctx;
+  /* A Direct location: the slot's address is the root's value. */
+  if (!r->base.has_value || r->base_index != r->derived_index) {
+    printf("FAIL: record %" PRIu64 ": not a Direct stack map root\n", c->record.id);
+    exit(1);
+  }
+  void **slot = (void **)(uintptr_t)r->base.value;
+  int i = *slot == heap[0] ? 0 : *slot == heap[1] ? 1 : -1;
+  if (i < 0) {
+    printf("FAIL: record %" PRIu64 ": the slot holds %p, no object\n", c->record.id, *slot);
+    exit(1);
+  }
+  *slot = heap[i + 2];
+  if (c->record.id == 2) so_record_pc = c->record.address;
+  printf("walk: frame in %s, record %" PRIu64 ": root %s moved to %s\n", image_of(c->function.address),
+         c->record.id, names[i], names[i + 2]);
+}
+
+static uint64_t walk_and_collect(pcmap_registers *regs, uint64_t a1, uint64_t a2, uint64_t a3, uint64_t a4,
+                                 uint64_t a5) {
+  (void)a1, (void)a2, (void)a3, (void)a4, (void)a5;
+  pcmap_walk c;
+  int managed = 0;
+  pcmap_status s = pcmap_walk_init(&c, NULL, regs, regs->value[SP_SLOT], stack_top,
+                                   PCMAP_WALK_REGISTRY | PCMAP_WALK_FRAME_POINTER_CHAIN);
+  while (s == PCMAP_OK) {
+    if (c.at == PCMAP_WALK_AT_RECORD) {
+      s = pcmap_walk_roots(&c, move_root, &c);
+      if (s == PCMAP_ERR_NO_REGISTER)
+        /* PowerPC64: the frame is r31-based, and the frame pointer chain
+         * through the C frame below restores only r1. */
+        printf("walk: frame in %s, record %" PRIu64 ": its roots name a register the walk does not know\n",
+               image_of(c.function.address), c.record.id);
+      else if (s != PCMAP_OK)
+        fail("walk roots", s);
+      else
+        managed++;
+    }
+    s = pcmap_walk_step(&c);
+  }
+  if (s == PCMAP_STOP_REGISTER_UNKNOWN)
+    printf("walk: stopped: the CFA register (DWARF %u) is not known\n", (unsigned)c.stop_register);
+  /* Else the end: main's frame, whose chain leaves the stack bounds. */
+  else if (s != PCMAP_ERR_BAD_STACK && s != PCMAP_STOP_END_OF_STACK)
+    fail("walk", s);
+  printf("walk: collected: %d managed frames\n", managed);
+  return 0;
+}
+
 static void collect(void) {
+  if (use_walker) {
+    pcmap_capture_call(walk_and_collect, 0, 0, 0, 0, 0);
+    return;
+  }
   int managed = 0;
   _Unwind_Backtrace(visit, &managed);
   printf("collected: %d managed frames\n", managed);
+}
+
+/* What a walk through the registry finds at the shared object's record. */
+static void walk_at_so_record(void) {
+  pcmap_registers regs = {0};
+  pcmap_walk c;
+  regs.pc = so_record_pc;
+  pcmap_status s = pcmap_walk_init(&c, NULL, &regs, 0, 0, PCMAP_WALK_REGISTRY);
+  if (s != PCMAP_OK) fail("walk init", s);
+  if (c.at == PCMAP_WALK_AT_RECORD)
+    printf("walk at the shared object's record: record %" PRIu64 " in %s\n", c.record.id,
+           image_of(c.function.address));
+  else
+    printf("walk at the shared object's record: %s\n", c.at == PCMAP_WALK_AT_UNMANAGED ? "unmanaged" : "no record");
 }
 
 static void call_so(void) { so_result = so_frame(heap[1], collect); }
@@ -95,6 +185,8 @@ static pcmap_registry_summary report(const char *when) {
 }
 
 int main(int argc, char **argv) {
+  volatile char top = 0;
+  stack_top = (uintptr_t)&top;
   if (argc != 2) return 2;
   report("start");
   void *so = dlopen(argv[1], RTLD_NOW | RTLD_LOCAL);
@@ -107,6 +199,12 @@ int main(int argc, char **argv) {
   void *main_result = main_frame(heap[0], call_so);
   printf("main_frame returned %s, so_frame returned %s\n", name_of(main_result),
          name_of(so_result));
+  /* Again, collected by the library's walker through the registry. */
+  use_walker = true;
+  main_result = main_frame(heap[0], call_so);
+  printf("main_frame returned %s, so_frame returned %s\n", name_of(main_result),
+         name_of(so_result));
+  walk_at_so_record();
 
   if (dlclose(so) != 0) {
     printf("FAIL: dlclose: %s\n", dlerror());
@@ -119,7 +217,13 @@ int main(int argc, char **argv) {
          pcmap_strerror(pcmap_registry_find(so_record_pc, NULL, &rec)),
          pcmap_strerror(pcmap_registry_stackmaps(so_record_pc, &m)));
   printf("generation changed: %s\n", closed.generation != loaded.generation ? "yes" : "no");
-  /* The program's own tables are still there. */
+  walk_at_so_record();
+  /* The program's own tables are still there, for libgcc's route and
+   * for the walker. */
+  use_walker = false;
+  main_result = main_frame(heap[0], collect);
+  printf("main_frame returned %s\n", name_of(main_result));
+  use_walker = true;
   main_result = main_frame(heap[0], collect);
   printf("main_frame returned %s\n", name_of(main_result));
   return 0;
