@@ -14,7 +14,8 @@ what pcmap does with bad input. Sections are named; `NAME#N` is the N-th
 
 Values are Python integer literals (0x.. allowed, negative for addends),
 or `@SECTION`: that section's index (e.g. a relocation section's sh_info
-made to name itself, or a group member replaced by another section).
+made to name itself, or a group member replaced by another section), or
+`name:SECTION`: that section's sh_name (another section given its name).
 The object's byte order is used throughout.
 """
 import struct
@@ -60,6 +61,8 @@ def main(argv):
         fail(f"{src}: no section {spec}")
 
     def number(text):
+        if text.startswith("name:"):
+            return header(find(text[5:]))[0]
         return find(text[1:]) if text.startswith("@") else int(text, 0)
 
     if what == "shdr":

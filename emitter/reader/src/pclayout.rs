@@ -166,6 +166,18 @@ impl SectionLayout {
         if self.final_name.is_empty() || self.final_name.contains('!') {
             return Err("bad final= name".to_string());
         }
+        // Section names: one word of printable characters (a NUL would end
+        // the name in the string table, a newline the record).
+        let word =
+            |w: &str| !w.is_empty() && !w.contains(|c: char| c.is_whitespace() || c.is_control());
+        if !word(&self.requested)
+            || !word(&self.final_name)
+            || !word(&self.options) && !self.options.is_empty()
+        {
+            return Err(
+                "a name or the options are not one word of printable characters".to_string(),
+            );
+        }
         if let Some(bit) = self.stack_args {
             // LLVM 16 appends the size only to function entries, after a
             // feature mask; LLVM 19's form needs !C and a mask that is

@@ -33,6 +33,7 @@ use object::read::elf::{FileHeader, SectionHeader};
 use object::Endianness;
 use pcmap_reader::pctable::{read_uleb128, write_uleb128, MAX_ULEB128_LEN};
 
+use super::check::printable;
 use super::section_name;
 use crate::error::{Error, Result};
 
@@ -209,6 +210,9 @@ impl<'d> Rewrite<'d> {
         // sh_info of a relocation section is a section index whatever
         // SHF_INFO_LINK says (checked in range above).
         for s in builder.sections.iter_mut() {
+            // ELF reads 0 as 1 (no constraint); the builder aligns offsets
+            // by `sh_addralign - 1` and would place the section at 0.
+            s.sh_addralign = s.sh_addralign.max(1);
             if matches!(s.data, SectionData::Relocation(_)) && s.sh_info_section.is_none() {
                 s.sh_info_section = Some(sections[s.sh_info as usize - 1]);
             }
@@ -310,14 +314,14 @@ impl<'d> Rewrite<'d> {
     fn check_references(&self) -> Result<()> {
         let b = &self.builder;
         for s in b.sections.iter() {
-            let name = || String::from_utf8_lossy(s.name.as_slice()).into_owned();
+            let name = || printable(s.name.as_slice());
             for linked in [s.sh_link_section, s.sh_info_section].into_iter().flatten() {
                 if b.sections.get(linked).delete {
                     return Err(Error::Section {
                         section: name(),
                         problem: format!(
                             "refers to section {}, which emit removes",
-                            String::from_utf8_lossy(b.sections.get(linked).name.as_slice())
+                            printable(b.sections.get(linked).name.as_slice())
                         ),
                     });
                 }
@@ -384,7 +388,7 @@ impl<'d> Rewrite<'d> {
             if s.delete {
                 continue;
             }
-            let name = String::from_utf8_lossy(s.name.as_slice()).into_owned();
+            let name = printable(s.name.as_slice());
             let bytes: &[u8] = match &s.data {
                 SectionData::Data(d) => d,
                 _ => return Err(Error::Internal("restored section is not data")),
