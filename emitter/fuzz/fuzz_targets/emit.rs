@@ -5,7 +5,7 @@
 //! ignored by every reader) chooses `--absolute` (bit 0) and `--keep-v3`
 //! (bit 1).
 //!
-//! The outcome must be an error of one line, or an object that
+//! The outcome must be an error (not an internal one), or an object that
 //! - passes the command's own check of what it writes (`check::written`);
 //! - the `object` crate parses completely: every section's name and
 //!   contents, every relocation, symbol and COMDAT group;
@@ -52,13 +52,11 @@ fuzz_target!(|data: &[u8]| {
     kept(data, &out, &opts);
 });
 
-/// An error is one line and never an internal one.
+/// An error says something and is never an internal one. (The command
+/// prints it on one line: names from the object may hold any byte, and
+/// it escapes control characters.)
 fn refused(e: &Error) {
     let message = e.to_string();
-    assert!(
-        !message.contains('\n'),
-        "error of several lines: {message:?}"
-    );
     assert!(!message.is_empty());
     if matches!(e, Error::Malformed(_) | Error::Internal(_)) {
         panic!("internal error: {message}");

@@ -324,7 +324,20 @@ pub fn parse_into(out: &mut Vec<SectionLayout>, data: &[u8]) -> Result<(), Layou
                     match out.iter().find(|o| o.requested == s.requested) {
                         Some(o) if *o != s => return Err(LayoutError::Conflict(s.requested)),
                         Some(_) => {}
-                        None => out.push(s),
+                        None => {
+                            // Two sections emit would give one name: readers
+                            // find a section's layout by its name.
+                            if let Some(o) = out.iter().find(|o| o.final_name == s.final_name) {
+                                return Err(malformed(
+                                    line,
+                                    &format!(
+                                        "final={} is also the final name of {}",
+                                        s.final_name, o.requested
+                                    ),
+                                ));
+                            }
+                            out.push(s)
+                        }
                     }
                 }
                 "end" => {

@@ -32,13 +32,19 @@ fn headers(data: &[u8], header: &elf::FileHeader64<Endianness>) -> Result<()> {
     let table = header.sections(endian, data)?;
     let count = table.len();
     let relocatable = header.e_type(endian) == elf::ET_REL;
+    // File ranges: the headers, then each section's contents.
+    let shoff = header.e_shoff(endian);
+    let mut ranges = vec![
+        (0, u64::from(header.e_ehsize(endian)), usize::MAX),
+        (
+            shoff,
+            shoff.saturating_add(count as u64 * u64::from(header.e_shentsize(endian))),
+            0,
+        ),
+    ];
     for (i, sh) in table.iter().enumerate().skip(1) {
         let problem = |problem: String| Error::Section {
-            section: table
-                .section_name(endian, sh)
-                .ok()
-                .map(printable)
-                .unwrap_or_else(|| format!("section {i}")),
+            section: section_label(table.section_name(endian, sh).ok(), i),
             problem,
         };
         let sh_type = sh.sh_type(endian);
@@ -52,6 +58,9 @@ fn headers(data: &[u8], header: &elf::FileHeader64<Endianness>) -> Result<()> {
                     "contents at offset {offset:#x}, {size:#x} bytes, run past the end of the file ({:#x} bytes)",
                     data.len()
                 )));
+            }
+            if size > 0 {
+                ranges.push((offset, offset + size, i));
             }
         }
         let link = sh.sh_link(endian) as usize;
@@ -68,6 +77,37 @@ fn headers(data: &[u8], header: &elf::FileHeader64<Endianness>) -> Result<()> {
                 return Err(problem(format!(
                     "relocation section applies to section {info}, which is not another section of the object"
                 )));
+            }
+        }
+    }
+    // No byte of a file is in two sections (gABI), nor in a section and
+    // the headers: the rewrite reads the contents of one from a copy whose
+    // headers it patched.
+    if relocatable {
+        ranges.sort_unstable();
+        for w in ranges.windows(2) {
+            let ((_, end, a), (start, _, b)) = (w[0], w[1]);
+            if start < end {
+                let what = |i: usize| match i {
+                    usize::MAX => "the ELF header".to_string(),
+                    0 => "the section header table".to_string(),
+                    i => section_label(
+                        table
+                            .section(object::SectionIndex(i))
+                            .ok()
+                            .and_then(|sh| table.section_name(endian, sh).ok()),
+                        i,
+                    ),
+                };
+                let (section, other) = if b == usize::MAX || b == 0 {
+                    (a, b)
+                } else {
+                    (b, a)
+                };
+                return Err(Error::Section {
+                    section: what(section),
+                    problem: format!("contents overlap {}", what(other)),
+                });
             }
         }
     }
@@ -89,12 +129,13 @@ fn indices(data: &[u8], elf: &object::read::elf::ElfFile64<'_>) -> Result<()> {
     let table = elf.elf_section_table();
     let count = table.len();
     let name = |i: usize| {
-        table
-            .section(object::SectionIndex(i))
-            .ok()
-            .and_then(|sh| table.section_name(endian, sh).ok())
-            .map(printable)
-            .unwrap_or_else(|| format!("section {i}"))
+        section_label(
+            table
+                .section(object::SectionIndex(i))
+                .ok()
+                .and_then(|sh| table.section_name(endian, sh).ok()),
+            i,
+        )
     };
     let bad = |i: usize, problem: String| Error::Section {
         section: name(i),
@@ -279,6 +320,15 @@ pub fn written(data: &[u8]) -> Result<()> {
         return Err(bad("not ELF64".into()));
     };
     indices(data, elf).map_err(|e| bad(e.to_string()))
+}
+
+/// Section `index` in a message: its name ([`printable`]), or `section N`
+/// when it has none or an unreadable one.
+pub fn section_label(name: Option<&[u8]>, index: usize) -> String {
+    match name {
+        Some(n) if !n.is_empty() => printable(n),
+        _ => format!("section {index}"),
+    }
 }
 
 /// A section name for a one-line message: not UTF-8 replaced, control

@@ -318,8 +318,6 @@ pub fn is_contents(section: &object::Section<'_, '_>) -> bool {
 
 /// The name of section `index` of `file`, for messages.
 pub fn section_name(file: &object::File<'_>, index: usize) -> String {
-    file.section_by_index(SectionIndex(index))
-        .ok()
-        .and_then(|s| s.name_bytes().ok().map(check::printable))
-        .unwrap_or_else(|| format!("section {index}"))
+    let section = file.section_by_index(SectionIndex(index)).ok();
+    check::section_label(section.as_ref().and_then(|s| s.name_bytes().ok()), index)
 }

@@ -459,6 +459,12 @@ impl<'d> Rewrite<'d> {
             let s = b.sections.get_mut(r.id);
             s.sh_type = elf::SectionType(r.sh_type);
             s.sh_info = sh_info;
+            if r.carry != Carry::Verbatim {
+                // A group's sh_info is its signature symbol, whatever
+                // SHF_INFO_LINK says: the builder would write a section's
+                // index over it.
+                s.sh_info_section = None;
+            }
             if let Some(c) = contents {
                 s.sh_size = c.len() as u64;
                 s.data = SectionData::Data(c.into());
