@@ -164,11 +164,11 @@ impl<'d> Rewrite<'d> {
                     problem: format!("alignment {align:#x} is not a power of two"),
                 });
             }
-            // The builder pads each section's offset to its alignment: an
-            // alignment beyond the file's size cannot come from a real
-            // object and would make the output that much larger.
-            let occupies = sh_type != elf::SHT_NOBITS.0 && sh.sh_size(endian) > 0;
-            if occupies && align > data.len() as u64 {
+            // The builder pads each section's offset to its alignment, an
+            // empty one's too (not SHT_NOBITS'): an alignment beyond the
+            // file's size cannot come from a real object and would make
+            // the output that much larger.
+            if sh_type != elf::SHT_NOBITS.0 && align > data.len() as u64 {
                 return Err(Error::Section {
                     section: name(),
                     problem: format!(
@@ -289,14 +289,23 @@ impl<'d> Rewrite<'d> {
         let slack: u64 = b
             .sections
             .iter()
-            .map(|s| s.sh_addralign.max(1) + s.name.len() as u64 + 1 + 64)
-            .sum();
+            .map(|s| {
+                // SHT_NOBITS takes no room (its alignment is not checked).
+                let pad = match s.data {
+                    SectionData::UninitializedData(_) => 0,
+                    _ => s.sh_addralign,
+                };
+                pad.saturating_add(s.name.len() as u64 + 1 + 64)
+            })
+            .fold(0u64, u64::saturating_add);
         let symbols = b
             .symbols
             .iter()
             .map(|s| s.name.len() as u64 + 1 + 24)
             .sum::<u64>();
-        let limit = self.input_size + added + slack + symbols + 4096;
+        let limit = [added, slack, symbols, 4096]
+            .into_iter()
+            .fold(self.input_size, u64::saturating_add);
         let mut bounded = Bounded {
             inner: out,
             limit,
