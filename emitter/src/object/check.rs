@@ -167,6 +167,12 @@ fn indices(data: &[u8], elf: &object::read::elf::ElfFile64<'_>) -> Result<()> {
         if flags.contains(elf::SHF_LINK_ORDER) && sh.sh_link(endian) == 0 {
             return Err(bad(i, "SHF_LINK_ORDER without sh_link".into()));
         }
+        if sh_type == elf::SHT_SYMTAB && i != symtab {
+            return Err(bad(i, "a second symbol table".into()));
+        }
+        if sh_type == elf::SHT_SYMTAB_SHNDX && sh.sh_link(endian) as usize != symtab {
+            return Err(bad(i, "sh_link is not the symbol table".into()));
+        }
         if sh_type == elf::SHT_RELA || sh_type == elf::SHT_REL {
             if sh.sh_link(endian) as usize != symtab {
                 return Err(bad(i, "sh_link is not the symbol table".into()));
@@ -242,6 +248,26 @@ fn indices(data: &[u8], elf: &object::read::elf::ElfFile64<'_>) -> Result<()> {
                 let m = m.get(endian) as usize;
                 let member =
                     header(m).map_err(|_| bad(i, format!("member {m} names no section")))?;
+                // The rewrite makes the symbol and string tables anew:
+                // none of them can be a member.
+                let mt = member.sh_type(endian);
+                if [
+                    elf::SHT_SYMTAB,
+                    elf::SHT_STRTAB,
+                    elf::SHT_SYMTAB_SHNDX,
+                    elf::SHT_GROUP,
+                ]
+                .contains(&mt)
+                {
+                    return Err(bad(
+                        i,
+                        format!(
+                            "member {m} ({}) is a section of type {:#x}, which no group holds",
+                            name(m),
+                            mt.0
+                        ),
+                    ));
+                }
                 if m == 0 || m == i || !member.sh_flags(endian).contains(elf::SHF_GROUP) {
                     return Err(bad(
                         i,
