@@ -11,6 +11,8 @@ what pcmap does with bad input. Sections are named; `NAME#N` is the N-th
   elfpatch.py IN OUT replace SECTION OLD NEW
       the first OLD in the section's contents by NEW, of the same length
       (both text with Python escapes: \\x00 is a NUL)
+  elfpatch.py IN OUT sym INDEX FIELD VALUE
+      FIELD of symbol INDEX of .symtab: name info other shndx value size
   elfpatch.py IN OUT rela SECTION INDEX FIELD VALUE
       FIELD of relocation INDEX (from 0) of a SHT_RELA section:
       offset type sym addend
@@ -90,6 +92,14 @@ def main(argv):
         if at < 0:
             fail(f"{argv[5]!r} is not in {argv[4]}")
         data[h[4] + at:h[4] + at + len(new)] = new
+    elif what == "sym":
+        h = header(find(".symtab"))
+        index, field = int(argv[4]), argv[5]
+        fields = ["name", "info", "other", "shndx", "value", "size"]
+        at = h[4] + 24 * index
+        sym = list(struct.unpack_from(end + "IBBHQQ", data, at))
+        sym[fields.index(field)] = number(argv[6])
+        struct.pack_into(end + "IBBHQQ", data, at, *sym)
     elif what == "rela":
         h = header(find(argv[4]))
         index, field, value = int(argv[5]), argv[6], int(argv[7], 0)
