@@ -325,13 +325,19 @@ pub fn parse_into(out: &mut Vec<SectionLayout>, data: &[u8]) -> Result<(), Layou
                         Some(o) if *o != s => return Err(LayoutError::Conflict(s.requested)),
                         Some(_) => {}
                         None => {
-                            // Two sections emit would give one name: readers
-                            // find a section's layout by its name.
-                            if let Some(o) = out.iter().find(|o| o.final_name == s.final_name) {
+                            // Two sections emit gives one name (`ld -r` of
+                            // format 1 and 2 objects: sanmd_covered2!C and
+                            // sanmd_covered) must hold the same entries:
+                            // readers decode a section by its name.
+                            let clash = out.iter().find(|o| {
+                                o.final_name == s.final_name
+                                    && (o.entries != s.entries || o.aux.len() != s.aux.len())
+                            });
+                            if let Some(o) = clash {
                                 return Err(malformed(
                                     line,
                                     &format!(
-                                        "final={} is also the final name of {}",
+                                        "final={} is also the final name of {}, whose entries differ",
                                         s.final_name, o.requested
                                     ),
                                 ));
@@ -546,6 +552,12 @@ section my_rmw final=my_rmw options=- entries=instruction size=0 aux=4 version=-
         // sections both describe agree, the covered ones differ in name.
         let mixed = parse(format!("{X86_V1}{X86}").as_bytes()).unwrap();
         assert_eq!(mixed.len(), 4);
+        // But one final name for different entries is refused.
+        let clash = X86.replace("final=sanmd_atomics2", "final=sanmd_covered2");
+        assert!(matches!(
+            parse(clash.as_bytes()),
+            Err(LayoutError::Malformed { line: 6, .. })
+        ));
     }
 
     #[test]
