@@ -17,7 +17,7 @@ pub fn section_headers(data: &[u8], file: &object::File<'_>) -> Result<()> {
         object::File::Elf64(elf) => {
             headers(data, elf.elf_header())?;
             if elf.elf_header().e_type(elf.endian()) == elf::ET_REL {
-                indices(data, elf)?;
+                indices(data, elf, false)?;
             }
             Ok(())
         }
@@ -121,10 +121,11 @@ fn headers(data: &[u8], header: &elf::FileHeader64<Endianness>) -> Result<()> {
 /// groups linked to the symbol table, naming their signature and members
 /// that carry `SHF_GROUP`, each such section in exactly one group;
 /// `SHF_LINK_ORDER` sections linked; symbols defined in sections that exist
-/// and can hold symbols; address-significance tables naming symbols. The
+/// and can hold symbols; address-significance tables naming symbols (of
+/// an object `written`). The
 /// rewrite renumbers these indices: one it cannot map would be a corrupt
 /// object. Errors name the section (`symbol table` for a symbol).
-fn indices(data: &[u8], elf: &object::read::elf::ElfFile64<'_>) -> Result<()> {
+fn indices(data: &[u8], elf: &object::read::elf::ElfFile64<'_>, written: bool) -> Result<()> {
     let endian = elf.endian();
     let table = elf.elf_section_table();
     let count = table.len();
@@ -288,7 +289,9 @@ fn indices(data: &[u8], elf: &object::read::elf::ElfFile64<'_>) -> Result<()> {
         if sh.sh_flags(endian).contains(elf::SHF_GROUP) && group_of[i] == 0 {
             return Err(bad(i, "SHF_GROUP but in no group".into()));
         }
-        if sh.sh_type(endian).0 == SHT_LLVM_ADDRSIG {
+        // Of an input, the rewrite checks the table itself (`llvm-objcopy
+        // --strip-symbol` leaves indices past the end: refused only by emit).
+        if written && sh.sh_type(endian).0 == SHT_LLVM_ADDRSIG {
             let bytes = sh.data(endian, data).map_err(|e| bad(i, e.to_string()))?;
             let mut at = 0;
             while at < bytes.len() {
@@ -310,10 +313,13 @@ fn indices(data: &[u8], elf: &object::read::elf::ElfFile64<'_>) -> Result<()> {
             .symbol_section(endian, sym, index)
             .map_err(|e| problem(e.to_string()))?;
         if let Some(s) = section {
+            // A section symbol may name any section (`ld -r` gives groups
+            // one); another symbol in a table emit makes anew would be lost.
+            let section_symbol = sym.st_type() == elf::STT_SECTION;
             let holds = header(s.0)
                 .ok()
                 .filter(|_| s.0 != 0)
-                .map(|sh| !bookkeeping.contains(&sh.sh_type(endian)));
+                .map(|sh| section_symbol || !bookkeeping.contains(&sh.sh_type(endian)));
             match holds {
                 None => {
                     return Err(problem(format!(
@@ -345,7 +351,7 @@ pub fn written(data: &[u8]) -> Result<()> {
     let object::File::Elf64(elf) = &file else {
         return Err(bad("not ELF64".into()));
     };
-    indices(data, elf).map_err(|e| bad(e.to_string()))
+    indices(data, elf, true).map_err(|e| bad(e.to_string()))
 }
 
 /// Section `index` in a message: its name ([`printable`]), or `section N`
