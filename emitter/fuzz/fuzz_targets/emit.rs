@@ -160,11 +160,15 @@ fn kept(input: &[u8], out: &[u8], opts: &Options) {
     };
     let mut want: BTreeMap<Key, Vec<Kept>> = BTreeMap::new();
     for s in before.sections().filter(|s| compared(s)) {
-        want.entry(key(&s)).or_default().push(contents(&before, &s));
+        want.entry(key(&s))
+            .or_default()
+            .push(contents(&before, &s, &rewritten));
     }
     let mut got: BTreeMap<Key, Vec<Kept>> = BTreeMap::new();
     for s in after.sections().filter(|s| compared(s)) {
-        got.entry(key(&s)).or_default().push(contents(&after, &s));
+        got.entry(key(&s))
+            .or_default()
+            .push(contents(&after, &s, &rewritten));
     }
     for (k, sections) in &want {
         let name = String::from_utf8_lossy(&k.0);
@@ -252,7 +256,17 @@ fn key(s: &Section<'_, '_>) -> Key {
     (s.name_bytes().unwrap().to_vec(), sh_type(s))
 }
 
-fn contents(f: &Elf<'_>, s: &Section<'_, '_>) -> Kept {
+/// `s` as it must stay; a relocation against a section emit rewrites (or
+/// its relocation section) names it by its role, not its name, which emit
+/// may change.
+fn contents(f: &Elf<'_>, s: &Section<'_, '_>, rewritten: &[Vec<u8>]) -> Kept {
+    let rewritten = |name: &[u8]| {
+        let base = name
+            .strip_prefix(b".rela")
+            .or_else(|| name.strip_prefix(b".rel"))
+            .unwrap_or(name);
+        rewritten.iter().any(|r| r == name || r == base)
+    };
     let flags = format!("{:?}", s.flags());
     let name_of = |t: RelocationTarget| match t {
         RelocationTarget::Symbol(i) => f
@@ -261,7 +275,10 @@ fn contents(f: &Elf<'_>, s: &Section<'_, '_>) -> Kept {
                 if sym.kind() == SymbolKind::Section {
                     sym.section_index()
                         .and_then(|i| f.section_by_index(i).ok())
-                        .map(|s| format!("section {:?}", s.name_bytes().unwrap()))
+                        .map(|s| match s.name_bytes().unwrap() {
+                            n if rewritten(n) => "a section emit rewrites".to_string(),
+                            n => format!("section {n:?}"),
+                        })
                         .unwrap_or_default()
                 } else {
                     format!("{:?}", sym.name_bytes().unwrap())
