@@ -178,6 +178,17 @@ fn indices(data: &[u8], elf: &object::read::elf::ElfFile64<'_>, written: bool) -
             if sh.sh_link(endian) as usize != symtab {
                 return Err(bad(i, "sh_link is not the symbol table".into()));
             }
+            // Readers step through the entries by sh_entsize.
+            let entsize = if sh_type == elf::SHT_RELA { 24 } else { 16 };
+            if sh.sh_entsize(endian) != entsize {
+                return Err(bad(
+                    i,
+                    format!(
+                        "sh_entsize {:#x} is not the size of a relocation ({entsize})",
+                        sh.sh_entsize(endian)
+                    ),
+                ));
+            }
             let target = sh.sh_info(endian) as usize;
             let th = header(target).map_err(|e| bad(i, e.to_string()))?;
             let tt = th.sh_type(endian);
