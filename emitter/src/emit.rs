@@ -10,11 +10,11 @@
 //! Everything is decoded and checked before the rewrite starts, so an error
 //! leaves nothing half done; `docs/emit.md` says what emit guarantees.
 
-use object::Object;
+use object::{Object, ObjectSection};
 
 use crate::error::{Error, Result};
 use crate::object::rewrite::Rewrite;
-use crate::object::ObjectFile;
+use crate::object::{is_named_contents, ObjectFile};
 use crate::pctable::emit::{self as pc_emit, PcReport};
 use crate::stackmap::emit::{self as sm_emit, EmitOptions, Report};
 use crate::stackmap::ir::IrInput;
@@ -81,7 +81,12 @@ pub fn emit_object(
     if !o.relocatable {
         return Err(Error::NotRelocatable);
     }
-    let stack_maps = match o.file.section_by_name(LLVM_STACKMAPS) {
+    let named = |name| {
+        o.file
+            .sections()
+            .filter(move |s| is_named_contents(s, name))
+    };
+    let stack_maps = match named(LLVM_STACKMAPS).next() {
         Some(_) => Some(sm_emit::flat_tables(
             o,
             EmitOptions {
@@ -92,10 +97,11 @@ pub fn emit_object(
         None => None,
     };
     let pc_plan = pc_emit::plan(o)?;
-    let has_sites = o
-        .file
-        .section_by_name(pcmap_reader::sites::SECTION)
-        .is_some();
+    // The plugin's description of stack map sites has served.
+    let sites: Vec<_> = named(pcmap_reader::sites::SECTION)
+        .map(|s| s.index())
+        .collect();
+    let has_sites = !sites.is_empty();
     if stack_maps.is_none() && pc_plan.is_none() && !has_sites {
         return Ok(Emitted {
             unchanged: true,
@@ -117,15 +123,8 @@ pub fn emit_object(
         emitted.pc = Some(plan.report.clone());
         pc_emit::apply(&mut rw, plan)?;
     }
-    // The plugin's description of stack map sites has served.
-    let sites: Vec<_> = rw
-        .builder
-        .sections
-        .iter()
-        .filter(|s| s.name.as_slice() == pcmap_reader::sites::SECTION.as_bytes())
-        .map(|s| s.id())
-        .collect();
-    for id in sites {
+    for index in sites {
+        let id = rw.section(index)?;
         rw.delete_section(id);
     }
     rw.write(added, out)?;

@@ -8,15 +8,22 @@ what pcmap does with bad input. Sections are named; `NAME#N` is the N-th
              sh_addralign sh_entsize
   elfpatch.py IN OUT bytes SECTION OFFSET WIDTH VALUE
       an integer of WIDTH bytes at OFFSET in the section's contents
+  elfpatch.py IN OUT replace SECTION OLD NEW
+      the first OLD in the section's contents by NEW, of the same length
+      (both text with Python escapes: \\x00 is a NUL)
+  elfpatch.py IN OUT sym INDEX FIELD VALUE
+      FIELD of symbol INDEX of .symtab: name info other shndx value size
   elfpatch.py IN OUT rela SECTION INDEX FIELD VALUE
       FIELD of relocation INDEX (from 0) of a SHT_RELA section:
       offset type sym addend
 
 Values are Python integer literals (0x.. allowed, negative for addends),
 or `@SECTION`: that section's index (e.g. a relocation section's sh_info
-made to name itself, or a group member replaced by another section).
+made to name itself, or a group member replaced by another section), or
+`name:SECTION`: that section's sh_name (another section given its name).
 The object's byte order is used throughout.
 """
+import codecs
 import struct
 import sys
 
@@ -60,6 +67,8 @@ def main(argv):
         fail(f"{src}: no section {spec}")
 
     def number(text):
+        if text.startswith("name:"):
+            return header(find(text[5:]))[0]
         return find(text[1:]) if text.startswith("@") else int(text, 0)
 
     if what == "shdr":
@@ -74,6 +83,23 @@ def main(argv):
             fail(f"offset {offset} + {width} is past the section's end")
         fmt = {1: "B", 2: "H", 4: "I", 8: "Q"}[width]
         struct.pack_into(end + fmt, data, h[4] + offset, new & ((1 << (8 * width)) - 1))
+    elif what == "replace":
+        h = header(find(argv[4]))
+        old, new = (codecs.escape_decode(a.encode())[0] for a in argv[5:7])
+        if len(old) != len(new):
+            fail("OLD and NEW differ in length")
+        at = bytes(data[h[4]:h[4] + h[5]]).find(old)
+        if at < 0:
+            fail(f"{argv[5]!r} is not in {argv[4]}")
+        data[h[4] + at:h[4] + at + len(new)] = new
+    elif what == "sym":
+        h = header(find(".symtab"))
+        index, field = int(argv[4]), argv[5]
+        fields = ["name", "info", "other", "shndx", "value", "size"]
+        at = h[4] + 24 * index
+        sym = list(struct.unpack_from(end + "IBBHQQ", data, at))
+        sym[fields.index(field)] = number(argv[6])
+        struct.pack_into(end + "IBBHQQ", data, at, *sym)
     elif what == "rela":
         h = header(find(argv[4]))
         index, field, value = int(argv[5]), argv[6], int(argv[7], 0)

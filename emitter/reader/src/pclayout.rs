@@ -166,6 +166,18 @@ impl SectionLayout {
         if self.final_name.is_empty() || self.final_name.contains('!') {
             return Err("bad final= name".to_string());
         }
+        // Section names: one word of printable characters (a NUL would end
+        // the name in the string table, a newline the record).
+        let word =
+            |w: &str| !w.is_empty() && !w.contains(|c: char| c.is_whitespace() || c.is_control());
+        if !word(&self.requested)
+            || !word(&self.final_name)
+            || !word(&self.options) && !self.options.is_empty()
+        {
+            return Err(
+                "a name or the options are not one word of printable characters".to_string(),
+            );
+        }
         if let Some(bit) = self.stack_args {
             // LLVM 16 appends the size only to function entries, after a
             // feature mask; LLVM 19's form needs !C and a mask that is
@@ -312,7 +324,26 @@ pub fn parse_into(out: &mut Vec<SectionLayout>, data: &[u8]) -> Result<(), Layou
                     match out.iter().find(|o| o.requested == s.requested) {
                         Some(o) if *o != s => return Err(LayoutError::Conflict(s.requested)),
                         Some(_) => {}
-                        None => out.push(s),
+                        None => {
+                            // Two sections emit gives one name (`ld -r` of
+                            // format 1 and 2 objects: sanmd_covered2!C and
+                            // sanmd_covered) must hold the same entries:
+                            // readers decode a section by its name.
+                            let clash = out.iter().find(|o| {
+                                o.final_name == s.final_name
+                                    && (o.entries != s.entries || o.aux.len() != s.aux.len())
+                            });
+                            if let Some(o) = clash {
+                                return Err(malformed(
+                                    line,
+                                    &format!(
+                                        "final={} is also the final name of {}, whose entries differ",
+                                        s.final_name, o.requested
+                                    ),
+                                ));
+                            }
+                            out.push(s)
+                        }
                     }
                 }
                 "end" => {
@@ -521,6 +552,12 @@ section my_rmw final=my_rmw options=- entries=instruction size=0 aux=4 version=-
         // sections both describe agree, the covered ones differ in name.
         let mixed = parse(format!("{X86_V1}{X86}").as_bytes()).unwrap();
         assert_eq!(mixed.len(), 4);
+        // But one final name for different entries is refused.
+        let clash = X86.replace("final=sanmd_atomics2", "final=sanmd_covered2");
+        assert!(matches!(
+            parse(clash.as_bytes()),
+            Err(LayoutError::Malformed { line: 6, .. })
+        ));
     }
 
     #[test]

@@ -164,7 +164,10 @@ fn report(result: Result<ExitCode>) -> ExitCode {
     match result {
         Ok(code) => code,
         Err(e) => {
-            eprintln!("pcmap: error: {e:#}");
+            // One line whatever the names in it (a symbol or section name,
+            // a path): control characters escaped.
+            let message = pcmap::object::check::printable(format!("{e:#}").as_bytes());
+            eprintln!("pcmap: error: {message}");
             ExitCode::FAILURE
         }
     }

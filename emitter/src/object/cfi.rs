@@ -68,7 +68,17 @@ impl Cfi {
                         layout.resize(s.index().0 + 1, None);
                     }
                     layout[s.index().0] = Some(next);
-                    next = (next + s.size() + 16) & !15;
+                    next = next
+                        .checked_add(s.size())
+                        .and_then(|n| n.checked_add(16))
+                        .ok_or_else(|| Error::Section {
+                            section: o.section_name(s.index()),
+                            problem: format!(
+                                "size {:#x} does not fit in an address space",
+                                s.size()
+                            ),
+                        })?
+                        & !15;
                 }
             }
             for (offset, r) in eh.relocations() {
@@ -84,9 +94,10 @@ impl Cfi {
                 if t.r_type != o.target.pc_relative32().0 {
                     continue;
                 }
-                let value = (base + target.offset).wrapping_sub(offset) as u32;
+                // 32 bits of a PC-relative value: wrapping, as the linker's.
+                let value = base.wrapping_add(target.offset).wrapping_sub(offset) as u32;
                 let at = offset as usize;
-                if let Some(field) = data.get_mut(at..at + 4) {
+                if let Some(field) = data.get_mut(at..at.saturating_add(4)) {
                     field.copy_from_slice(&if endian == RunTimeEndian::Little {
                         value.to_le_bytes()
                     } else {

@@ -298,14 +298,26 @@ impl<'d> ObjectFile<'d> {
     }
 }
 
+/// Whether `section` is the section called `name` that LLVM or the plugin
+/// write (`.llvm_stackmaps`, `.pcmap.sites`, `.pcmap.layout`, a PC
+/// section): one of contents, `SHT_PROGBITS`. A section of another type
+/// under that name (a relocation section or a group so named) is not what
+/// pcmap reads or removes: it is kept as any other section.
+pub fn is_named_contents(section: &object::Section<'_, '_>, name: &str) -> bool {
+    section.name_bytes().ok() == Some(name.as_bytes()) && is_contents(section)
+}
+
+/// Whether `section` is of type `SHT_PROGBITS`: what every section pcmap
+/// reads by name is ([`is_named_contents`]).
+pub fn is_contents(section: &object::Section<'_, '_>) -> bool {
+    matches!(
+        section.flags(),
+        object::SectionFlags::Elf { sh_type, .. } if sh_type == object::elf::SHT_PROGBITS
+    )
+}
+
 /// The name of section `index` of `file`, for messages.
 pub fn section_name(file: &object::File<'_>, index: usize) -> String {
-    file.section_by_index(SectionIndex(index))
-        .ok()
-        .and_then(|s| {
-            s.name_bytes()
-                .ok()
-                .map(|n| String::from_utf8_lossy(n).into_owned())
-        })
-        .unwrap_or_else(|| format!("section {index}"))
+    let section = file.section_by_index(SectionIndex(index)).ok();
+    check::section_label(section.as_ref().and_then(|s| s.name_bytes().ok()), index)
 }

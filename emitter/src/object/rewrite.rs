@@ -33,6 +33,7 @@ use object::read::elf::{FileHeader, SectionHeader};
 use object::Endianness;
 use pcmap_reader::pctable::{read_uleb128, write_uleb128, MAX_ULEB128_LEN};
 
+use super::check::printable;
 use super::section_name;
 use crate::error::{Error, Result};
 
@@ -163,11 +164,11 @@ impl<'d> Rewrite<'d> {
                     problem: format!("alignment {align:#x} is not a power of two"),
                 });
             }
-            // The builder pads each section's offset to its alignment: an
-            // alignment beyond the file's size cannot come from a real
-            // object and would make the output that much larger.
-            let occupies = sh_type != elf::SHT_NOBITS.0 && sh.sh_size(endian) > 0;
-            if occupies && align > data.len() as u64 {
+            // The builder pads each section's offset to its alignment, an
+            // empty one's too (not SHT_NOBITS'): an alignment beyond the
+            // file's size cannot come from a real object and would make
+            // the output that much larger.
+            if sh_type != elf::SHT_NOBITS.0 && align > data.len() as u64 {
                 return Err(Error::Section {
                     section: name(),
                     problem: format!(
@@ -209,6 +210,9 @@ impl<'d> Rewrite<'d> {
         // sh_info of a relocation section is a section index whatever
         // SHF_INFO_LINK says (checked in range above).
         for s in builder.sections.iter_mut() {
+            // ELF reads 0 as 1 (no constraint); the builder aligns offsets
+            // by `sh_addralign - 1` and would place the section at 0.
+            s.sh_addralign = s.sh_addralign.max(1);
             if matches!(s.data, SectionData::Relocation(_)) && s.sh_info_section.is_none() {
                 s.sh_info_section = Some(sections[s.sh_info as usize - 1]);
             }
@@ -285,14 +289,23 @@ impl<'d> Rewrite<'d> {
         let slack: u64 = b
             .sections
             .iter()
-            .map(|s| s.sh_addralign.max(1) + s.name.len() as u64 + 1 + 64)
-            .sum();
+            .map(|s| {
+                // SHT_NOBITS takes no room (its alignment is not checked).
+                let pad = match s.data {
+                    SectionData::UninitializedData(_) => 0,
+                    _ => s.sh_addralign,
+                };
+                pad.saturating_add(s.name.len() as u64 + 1 + 64)
+            })
+            .fold(0u64, u64::saturating_add);
         let symbols = b
             .symbols
             .iter()
             .map(|s| s.name.len() as u64 + 1 + 24)
             .sum::<u64>();
-        let limit = self.input_size + added + slack + symbols + 4096;
+        let limit = [added, slack, symbols, 4096]
+            .into_iter()
+            .fold(self.input_size, u64::saturating_add);
         let mut bounded = Bounded {
             inner: out,
             limit,
@@ -310,14 +323,14 @@ impl<'d> Rewrite<'d> {
     fn check_references(&self) -> Result<()> {
         let b = &self.builder;
         for s in b.sections.iter() {
-            let name = || String::from_utf8_lossy(s.name.as_slice()).into_owned();
+            let name = || printable(s.name.as_slice());
             for linked in [s.sh_link_section, s.sh_info_section].into_iter().flatten() {
                 if b.sections.get(linked).delete {
                     return Err(Error::Section {
                         section: name(),
                         problem: format!(
                             "refers to section {}, which emit removes",
-                            String::from_utf8_lossy(b.sections.get(linked).name.as_slice())
+                            printable(b.sections.get(linked).name.as_slice())
                         ),
                     });
                 }
@@ -384,7 +397,7 @@ impl<'d> Rewrite<'d> {
             if s.delete {
                 continue;
             }
-            let name = String::from_utf8_lossy(s.name.as_slice()).into_owned();
+            let name = printable(s.name.as_slice());
             let bytes: &[u8] = match &s.data {
                 SectionData::Data(d) => d,
                 _ => return Err(Error::Internal("restored section is not data")),
@@ -455,6 +468,12 @@ impl<'d> Rewrite<'d> {
             let s = b.sections.get_mut(r.id);
             s.sh_type = elf::SectionType(r.sh_type);
             s.sh_info = sh_info;
+            if r.carry != Carry::Verbatim {
+                // A group's sh_info is its signature symbol, whatever
+                // SHF_INFO_LINK says: the builder would write a section's
+                // index over it.
+                s.sh_info_section = None;
+            }
             if let Some(c) = contents {
                 s.sh_size = c.len() as u64;
                 s.data = SectionData::Data(c.into());

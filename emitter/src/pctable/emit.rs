@@ -22,7 +22,7 @@ use pcmap_reader::pclayout::{SectionLayout, SECTION_NAME as LAYOUT_SECTION};
 use super::read::{check_relocations, layouts};
 use crate::error::{Error, Result};
 use crate::object::rewrite::Rewrite;
-use crate::object::ObjectFile;
+use crate::object::{is_contents, ObjectFile};
 
 /// One section to rewrite.
 #[derive(Debug)]
@@ -66,7 +66,9 @@ pub fn plan(o: &ObjectFile<'_>) -> Result<Option<PcPlan>> {
     let mut report = PcReport::default();
     let mut rewrites = Vec::new();
     let mut layout_sections = Vec::new();
-    for section in file.sections() {
+    // Only sections of contents: one of another type under such a name
+    // (a relocation section, a group) is kept as it is.
+    for section in file.sections().filter(is_contents) {
         let name = section.name()?;
         if name == LAYOUT_SECTION {
             layout_sections.push(section.index());

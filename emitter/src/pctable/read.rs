@@ -8,7 +8,7 @@ use pcmap_reader::pctable::{EntryKind, Layout, PcTable};
 use pcmap_reader::sanmd::{SanmdSection, VERSION_BASE_MASK, VERSION_NATIVE};
 
 use crate::error::{Error, Result};
-use crate::object::{CodeLoc, ObjectFile, Relocations, Target};
+use crate::object::{is_contents, is_named_contents, CodeLoc, ObjectFile, Relocations, Target};
 
 /// How a PC section's entries are stored.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
@@ -132,7 +132,7 @@ fn default_pc_width(target: Target) -> u8 {
 pub fn layouts(file: &object::File<'_>) -> Result<Option<Vec<SectionLayout>>> {
     let mut all: Option<Vec<SectionLayout>> = None;
     for s in file.sections() {
-        if s.name().ok() != Some(LAYOUT_SECTION) {
+        if !is_named_contents(&s, LAYOUT_SECTION) {
             continue;
         }
         pclayout::parse_into(all.get_or_insert_with(Vec::new), s.data()?)?;
@@ -155,6 +155,9 @@ pub fn sections(o: &ObjectFile<'_>) -> Result<Vec<PcSection>> {
     let mut out = Vec::new();
     for section in file.sections() {
         let Ok(name) = section.name() else { continue };
+        if !is_contents(&section) {
+            continue;
+        }
         let layout = described.iter().find(|l| l.requested == name);
         let sanmd = SanmdSection::parse(name);
         if layout.is_none() && sanmd.is_none() {

@@ -5,7 +5,7 @@
 
 use std::collections::HashMap;
 
-use object::build::elf::{SectionData, SectionId, SymbolId};
+use object::build::elf::{SectionData, SymbolId};
 use object::build::{ByteString, Id};
 use object::elf;
 use object::{Object, ObjectSection};
@@ -24,7 +24,7 @@ use super::{function_ref, AddressField, LLVM_STACKMAPS};
 use crate::error::{Error, Result};
 use crate::object::cfi::{Cfi, FrameInfo};
 use crate::object::rewrite::Rewrite;
-use crate::object::{instructions, CodeLoc, ObjectFile, Relocations, Target};
+use crate::object::{instructions, is_named_contents, CodeLoc, ObjectFile, Relocations, Target};
 
 /// The flat tables `emit` adds: one per LLVM table, back to back in one
 /// `pcmap_stackmaps` section (each 8-aligned, as readers expect), and where
@@ -34,6 +34,8 @@ pub struct FlatSection {
     /// Offset in `bytes` of each function's address field (a self-relative
     /// i32, or with `--absolute` a u64), and its code.
     pub addresses: Vec<(usize, CodeLoc)>,
+    /// The `.llvm_stackmaps` sections the tables come from.
+    pub v3_sections: Vec<object::SectionIndex>,
     pub report: Report,
 }
 
@@ -116,6 +118,7 @@ pub fn flat_tables(o: &ObjectFile<'_>, opts: EmitOptions<'_>) -> Result<FlatSect
     let mut out = FlatSection {
         bytes: Vec::new(),
         addresses: Vec::new(),
+        v3_sections: Vec::new(),
         report: Report {
             described_by: describer.map(|d| d.0),
             ..Report::default()
@@ -123,8 +126,9 @@ pub fn flat_tables(o: &ObjectFile<'_>, opts: EmitOptions<'_>) -> Result<FlatSect
     };
     let sections: Vec<_> = file
         .sections()
-        .filter(|s| s.name() == Ok(LLVM_STACKMAPS))
+        .filter(|s| is_named_contents(s, LLVM_STACKMAPS))
         .collect();
+    out.v3_sections = sections.iter().map(|s| s.index()).collect();
     let several = sections.len() > 1;
     for (n, section) in sections.iter().enumerate() {
         let data = section.data()?;
@@ -247,14 +251,8 @@ pub fn apply(
     }
 
     if !keep_v3 {
-        let v3: Vec<SectionId> = rw
-            .builder
-            .sections
-            .iter()
-            .filter(|s| s.name.as_slice() == LLVM_STACKMAPS.as_bytes())
-            .map(|s| s.id())
-            .collect();
-        for id in v3 {
+        for &index in &flat.v3_sections {
+            let id = rw.section(index)?;
             rw.delete_section(id);
         }
     }
@@ -770,7 +768,7 @@ fn describe(
 pub(super) fn site_index(o: &ObjectFile<'_>) -> Result<Option<SiteIndex>> {
     let mut index: Option<SiteIndex> = None;
     for section in o.file.sections() {
-        if section.name() != Ok(sites::SECTION) {
+        if !is_named_contents(&section, sites::SECTION) {
             continue;
         }
         index

@@ -9,7 +9,7 @@ use pcmap_reader::stackmap::Table;
 
 use super::{function_ref, AddressField, Format, FunctionRef, LLVM_STACKMAPS};
 use crate::error::{Error, Result};
-use crate::object::ObjectFile;
+use crate::object::{is_contents, ObjectFile};
 
 /// One table of a stack map section.
 #[derive(Debug, Clone)]
@@ -43,7 +43,7 @@ pub fn sections(o: &ObjectFile<'_>) -> Result<Vec<StackMapSection>> {
             continue;
         };
         let is_llvm = name == LLVM_STACKMAPS;
-        if !is_llvm && name != flat::SECTION_NAME {
+        if !is_llvm && name != flat::SECTION_NAME || !is_contents(&section) {
             continue;
         }
         let err = |source| Error::StackMap {

@@ -7,14 +7,10 @@ use pcmap_reader::stackmap::Table;
 use pcmap_reader::{BigEndian, LittleEndian};
 
 fuzz_target!(|data: &[u8]| {
-    for t in LlvmStackMap::tables(data, LittleEndian) {
-        if let Ok(t) = t {
-            let _ = Table::from_llvm(&t);
-        }
+    for t in LlvmStackMap::tables(data, LittleEndian).flatten() {
+        let _ = Table::from_llvm(&t);
     }
-    for t in LlvmStackMap::tables(data, BigEndian) {
-        if let Ok(t) = t {
-            let _ = Table::from_llvm(&t);
-        }
+    for t in LlvmStackMap::tables(data, BigEndian).flatten() {
+        let _ = Table::from_llvm(&t);
     }
 });

@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# Regenerates the emit target's seed corpus (seeds/objects/, committed):
+# seeds/seed.ll through the plugin for x86_64, AArch64, PowerPC64 LE and BE
+# (PC tables with .pcmap.layout, stack maps with .pcmap.sites, COMDAT
+# groups); lit-tests/emit/Inputs/comdat.cc (C++: groups, exceptions); a
+# one-record object without the plugin. Byte 9 of the ELF identification
+# (padding) selects emit's options in the target: copies with --absolute
+# and --keep-v3 set.
+#   emitter/fuzz/make-seeds.sh [BUILD_DIR]   (default target/release)
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+repo=$(cd "$here/../.." && pwd)
+build=${1:-$repo/target/release}
+plugin=$build/libpcmap_plugin.so
+out=$here/seeds/objects
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+rm -rf "$out" && mkdir -p "$out"
+for t in x86_64 aarch64 powerpc64le powerpc64; do
+  opt-16 -mtriple=$t-unknown-linux-gnu -load-pass-plugin="$plugin" \
+    -passes='pcmap<covered;atomics;uar>' "$here/seeds/seed.ll" -o "$tmp/$t.bc"
+  llc-16 -filetype=obj "$tmp/$t.bc" -o "$out/$t.o" 2>/dev/null
+done
+clang-16 --target=x86_64-unknown-linux-gnu -std=c++17 -O2 -fpass-plugin="$plugin" \
+  -c "$repo/lit-tests/emit/Inputs/comdat.cc" -o "$out/comdat-x86_64.o"
+llc-16 -mtriple=x86_64-unknown-linux-gnu -filetype=obj \
+  "$repo/lit-tests/emit/Inputs/one-stackmap.ll" -o "$out/one-stackmap.o"
+# The options byte.
+for o in x86_64 aarch64; do
+  cp "$out/$o.o" "$out/$o-absolute-keep-v3.o"
+  printf '\x03' | dd of="$out/$o-absolute-keep-v3.o" bs=1 seek=9 conv=notrunc status=none
+done
+ls -l "$out"
