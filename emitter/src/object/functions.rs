@@ -4,10 +4,9 @@
 //! containing" a place are binary searches. Of several symbols at one
 //! place (aliases), the first in the symbol table names it.
 
-use std::collections::HashMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use object::{Object, ObjectSymbol, SectionIndex, SymbolKind};
+use object::{Object, ObjectSymbol, SymbolKind};
 
 use super::{CodeLoc, ObjectFile};
 
@@ -35,7 +34,8 @@ pub struct Functions {
 impl Functions {
     pub(super) fn new(o: &ObjectFile<'_>) -> Functions {
         // (place, symbol table position, size, name)
-        let mut all: HashMap<SectionIndex, Vec<(u64, usize, u64, String)>> = HashMap::new();
+        // By section index.
+        let mut all: Vec<Vec<(u64, usize, u64, String)>> = Vec::new();
         for (n, sym) in o.file.symbols().enumerate() {
             let (Some(section), SymbolKind::Text) = (sym.section_index(), sym.kind()) else {
                 continue;
@@ -46,7 +46,10 @@ impl Functions {
                 loc = loc.and_then(|l| o.resolve_opd(l));
             }
             if let Some(l) = loc {
-                all.entry(l.section).or_default().push((
+                if all.len() <= l.section.0 {
+                    all.resize_with(l.section.0 + 1, Vec::new);
+                }
+                all[l.section.0].push((
                     l.offset,
                     n,
                     sym.size(),
@@ -54,18 +57,19 @@ impl Functions {
                 ));
             }
         }
-        let mut by_section: Vec<Vec<Function>> = Vec::new();
-        for (section, mut v) in all {
-            v.sort_unstable_by_key(|f| (f.0, f.1));
-            v.dedup_by_key(|f| f.0);
-            if by_section.len() <= section.0 {
-                by_section.resize_with(section.0 + 1, Vec::new);
-            }
-            by_section[section.0] = v
-                .into_iter()
-                .map(|(offset, _, size, name)| Function { offset, size, name })
-                .collect();
-        }
+        let by_section = all
+            .into_iter()
+            .map(|mut v| {
+                // Symbols come in order most often: nothing to sort.
+                if !v.is_sorted_by_key(|f| (f.0, f.1)) {
+                    v.sort_unstable_by_key(|f| (f.0, f.1));
+                }
+                v.dedup_by_key(|f| f.0);
+                v.into_iter()
+                    .map(|(offset, _, size, name)| Function { offset, size, name })
+                    .collect()
+            })
+            .collect();
         Functions {
             by_section,
             hint: AtomicUsize::new(0),
