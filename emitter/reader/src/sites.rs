@@ -462,6 +462,9 @@ impl SiteIndex {
     /// the text twice). On an error nothing is added.
     pub fn add_section(&mut self, data: &[u8]) -> Result<()> {
         let before = self.added.len();
+        // A site a line: room for all at once (growing by doubling copies
+        // megabytes, into fresh pages, several times).
+        self.added.reserve(count_byte(data, b'\n'));
         let mut cursor = Cursor::new(data);
         let mut name = alloc::vec::Vec::new();
         loop {
@@ -775,6 +778,22 @@ fn find_byte(s: &[u8], b: u8) -> Option<usize> {
         .map(|i| at + i)
 }
 
+/// How many `b` there are in `s`, eight bytes at a time.
+#[cfg(feature = "alloc")]
+fn count_byte(s: &[u8], b: u8) -> usize {
+    const LOW: u64 = 0x0101_0101_0101_0101;
+    let pattern = LOW * u64::from(b);
+    let mut chunks = s.chunks_exact(8);
+    let mut n = 0;
+    for chunk in &mut chunks {
+        let word = u64::from_le_bytes(chunk.try_into().unwrap_or([0; 8])) ^ pattern;
+        // 0x80 in each byte of `word` that is zero (exact: no carries).
+        let zero = !(((word & !(LOW * 0x80)) + LOW * 0x7f) | word) & (LOW * 0x80);
+        n += zero.count_ones() as usize;
+    }
+    n + chunks.remainder().iter().filter(|&&c| c == b).count()
+}
+
 /// An unsigned decimal `u64` without sign or leading zeros.
 fn decimal(s: &[u8]) -> Option<u64> {
     if s.is_empty() || s.len() > 20 || (s.len() > 1 && s[0] == b'0') {
@@ -860,6 +879,13 @@ mod tests {
     use proptest::prelude::*;
     use std::string::String;
     use std::vec::Vec;
+
+    proptest! {
+        #[test]
+        fn count_byte_counts_every_byte(s in proptest::collection::vec(prop_oneof![0u8..3, any::<u8>()], 0..64), b in prop_oneof![0u8..3, any::<u8>()]) {
+            prop_assert_eq!(count_byte(&s, b), s.iter().filter(|&&c| c == b).count());
+        }
+    }
 
     fn record(sites: &[(SiteKind, u64, u32, &[u8])]) -> String {
         let mut w = Writer::new(String::new()).unwrap();

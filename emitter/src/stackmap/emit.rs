@@ -164,8 +164,13 @@ pub fn flat_tables(o: &ObjectFile<'_>, opts: EmitOptions<'_>) -> Result<FlatSect
             out.report.frame_states += table.frame_states;
             at += map.size() as u64;
             let base = out.bytes.len().next_multiple_of(flat::TABLE_ALIGN);
-            out.bytes.resize(base, 0);
-            out.bytes.extend_from_slice(&table.bytes);
+            if base == 0 {
+                // The first table: moved, not copied.
+                out.bytes = table.bytes;
+            } else {
+                out.bytes.resize(base, 0);
+                out.bytes.extend_from_slice(&table.bytes);
+            }
             out.addresses.extend(
                 table
                     .address_offsets
