@@ -4,6 +4,7 @@
 //! containing" a place are binary searches. Of several symbols at one
 //! place (aliases), the first in the symbol table names it.
 
+use std::borrow::Cow;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use object::{Object, ObjectSymbol, SymbolKind};
@@ -12,30 +13,32 @@ use super::{CodeLoc, ObjectFile};
 
 /// One function's code.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Function {
+pub struct Function<'d> {
     /// Offset of its first byte in its section.
     pub offset: u64,
     /// `st_size` of its symbol (0: unknown).
     pub size: u64,
-    pub name: String,
+    /// Borrowed from the symbol table unless it is not UTF-8 (tens of
+    /// thousands of functions: no allocation each).
+    pub name: Cow<'d, str>,
 }
 
 /// Functions by code section, sorted by offset, one per offset.
 #[derive(Debug, Default)]
-pub struct Functions {
+pub struct Functions<'d> {
     /// By section index.
-    by_section: Vec<Vec<Function>>,
+    by_section: Vec<Vec<Function<'d>>>,
     /// Where the last [`at`](Self::at) found its function: tables list
     /// functions in code order, so the next is most often the one after
     /// it, found without a search (one pass over sorted data).
     hint: AtomicUsize,
 }
 
-impl Functions {
-    pub(super) fn new(o: &ObjectFile<'_>) -> Functions {
+impl<'d> Functions<'d> {
+    pub(super) fn new(o: &ObjectFile<'d>) -> Functions<'d> {
         // (place, symbol table position, size, name)
         // By section index.
-        let mut all: Vec<Vec<(u64, usize, u64, String)>> = Vec::new();
+        let mut all: Vec<Vec<(u64, usize, u64, Cow<'d, str>)>> = Vec::new();
         for (n, sym) in o.file.symbols().enumerate() {
             let (Some(section), SymbolKind::Text) = (sym.section_index(), sym.kind()) else {
                 continue;
@@ -49,12 +52,7 @@ impl Functions {
                 if all.len() <= l.section.0 {
                     all.resize_with(l.section.0 + 1, Vec::new);
                 }
-                all[l.section.0].push((
-                    l.offset,
-                    n,
-                    sym.size(),
-                    String::from_utf8_lossy(name).into_owned(),
-                ));
+                all[l.section.0].push((l.offset, n, sym.size(), String::from_utf8_lossy(name)));
             }
         }
         let by_section = all
@@ -77,7 +75,7 @@ impl Functions {
     }
 
     /// The function starting at `loc`.
-    pub fn at(&self, loc: CodeLoc) -> Option<&Function> {
+    pub fn at(&self, loc: CodeLoc) -> Option<&Function<'d>> {
         let v = self.by_section.get(loc.section.0)?;
         // The function after the last one found, or that one, else a search.
         let hint = self.hint.load(Ordering::Relaxed);
@@ -94,7 +92,7 @@ impl Functions {
 
     /// The function whose code `[offset, offset + size)` holds `loc` (a
     /// function of size 0 holds its first byte).
-    pub fn containing(&self, loc: CodeLoc) -> Option<&Function> {
+    pub fn containing(&self, loc: CodeLoc) -> Option<&Function<'d>> {
         let v = self.by_section.get(loc.section.0)?;
         let i = v
             .partition_point(|f| f.offset <= loc.offset)

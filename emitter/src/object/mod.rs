@@ -128,7 +128,7 @@ pub struct ObjectFile<'d> {
     /// A `.o` (relocations say where things are) rather than a linked file
     /// (addresses do).
     pub relocatable: bool,
-    pub functions: Functions,
+    pub functions: Functions<'d>,
     opd: Option<SectionIndex>,
     /// `.opd`'s relocations, in an object (each descriptor's code).
     opd_relocs: Relocations,

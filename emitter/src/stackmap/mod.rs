@@ -75,7 +75,7 @@ pub fn function_ref(
 ) -> Result<FunctionRef> {
     let p = function_place(o, section, field, stored, kind, relocs)?;
     let symbol = match (p.function, p.reloc_symbol) {
-        (Some(func), _) => Some(func.name.clone()),
+        (Some(func), _) => Some(func.name.to_string()),
         (None, Some(s)) => o.symbol_name(s),
         (None, None) => None,
     };
@@ -93,7 +93,7 @@ pub fn function_ref(
 /// tens of thousands of functions, with nothing allocated.
 pub(crate) struct FunctionPlace<'o> {
     /// The function symbol starting at the code, if any.
-    pub function: Option<&'o crate::object::Function>,
+    pub function: Option<&'o crate::object::Function<'o>>,
     /// Else the relocation's symbol, which names it.
     pub reloc_symbol: Option<object::SymbolIndex>,
     pub code: Option<CodeLoc>,
@@ -105,7 +105,7 @@ impl<'o> FunctionPlace<'o> {
     /// The function's name, as [`FunctionRef::symbol`].
     pub fn symbol(&self, o: &ObjectFile<'_>) -> Option<std::borrow::Cow<'o, str>> {
         match (self.function, self.reloc_symbol) {
-            (Some(func), _) => Some(std::borrow::Cow::Borrowed(func.name.as_str())),
+            (Some(func), _) => Some(std::borrow::Cow::Borrowed(&*func.name)),
             (None, Some(s)) => o.symbol_name(s).map(std::borrow::Cow::Owned),
             (None, None) => None,
         }
