@@ -43,12 +43,15 @@ struct Fde {
 
 const NO_CLASS: u32 = u32::MAX;
 
+/// Rows relative to their FDE's start: start, end, facts.
+type Row = (u64, u64, Rc<FrameInfo>);
+
 /// The rows of a class of FDEs.
 enum Class {
     /// Not evaluated yet.
     Pending,
     /// Each row's start and end relative to the FDE's start, and its facts.
-    Rows(Rc<[(u64, u64, Rc<FrameInfo>)]>),
+    Rows(Rc<[Row]>),
     /// Evaluated FDE by FDE: its rows depend on its address
     /// (`DW_CFA_set_loc`), or evaluating all of them failed (an error
     /// past the rows asked for is not an error, as when alone).
@@ -313,7 +316,7 @@ impl Cfi {
 
     /// The rows of `fde`'s class relative to its start, evaluated once per
     /// class; `None`: evaluate the FDE alone.
-    fn class_rows(&self, fde: Fde) -> Result<Option<Rc<[(u64, u64, Rc<FrameInfo>)]>>> {
+    fn class_rows(&self, fde: Fde) -> Result<Option<Rc<[Row]>>> {
         let mut classes = self.classes.borrow_mut();
         let Some(class) = classes.get_mut(fde.class as usize) else {
             return Ok(None);
@@ -325,7 +328,7 @@ impl Cfi {
         }
         let eh = EhFrame::new(&self.data, self.endian);
         let bases = BaseAddresses::default().set_eh_frame(self.eh_frame_address);
-        let all = (|| -> gimli::Result<Option<Vec<(u64, u64, Rc<FrameInfo>)>>> {
+        let all = (|| -> gimli::Result<Option<Vec<Row>>> {
             let parsed = eh.fde_from_offset(
                 &bases,
                 gimli::EhFrameOffset(fde.offset),

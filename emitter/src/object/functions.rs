@@ -37,8 +37,9 @@ pub struct Functions<'d> {
 impl<'d> Functions<'d> {
     pub(super) fn new(o: &ObjectFile<'d>) -> Functions<'d> {
         // (place, symbol table position, size, name)
-        // By section index.
-        let mut all: Vec<Vec<(u64, usize, u64, Cow<'d, str>)>> = Vec::new();
+        // By section index: (offset, symbol table position, size, name).
+        type Symbol<'d> = (u64, usize, u64, Cow<'d, str>);
+        let mut all: Vec<Vec<Symbol<'d>>> = Vec::new();
         for (n, sym) in o.file.symbols().enumerate() {
             let (Some(section), SymbolKind::Text) = (sym.section_index(), sym.kind()) else {
                 continue;
