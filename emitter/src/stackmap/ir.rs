@@ -149,6 +149,11 @@ struct Directives {
 impl Directives {
     /// Reads `"key"="value"` pairs of `text` (attributes of a call or group).
     fn read(text: &str) -> Directives {
+        // Both keys are quoted: most calls have no quoted attribute, and
+        // need no search for either.
+        if memchr(b'"', text.as_bytes()).is_none() {
+            return Directives::default();
+        }
         let value = |key: &str| {
             let at = text.find(key)? + key.len();
             let rest = text[at..].strip_prefix("=\"")?;
@@ -590,7 +595,10 @@ fn site(line: &str, function: u32, out: &mut Scan) {
 /// `[` that encloses `"deopt" (`, found by matching brackets backwards.
 fn bundle_start(call: &str) -> Option<usize> {
     let b = call.as_bytes();
-    let hit = memmem::find_iter(b, DEOPT_BUNDLE).find(|&at| {
+    // Built once: a searcher per call cost more than the search.
+    static DEOPT: OnceLock<memmem::Finder<'static>> = OnceLock::new();
+    let deopt = DEOPT.get_or_init(|| memmem::Finder::new(DEOPT_BUNDLE));
+    let hit = deopt.find_iter(b).find(|&at| {
         b[at + DEOPT_BUNDLE.len()..]
             .iter()
             .find(|c| !c.is_ascii_whitespace())
