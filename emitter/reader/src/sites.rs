@@ -40,6 +40,8 @@
 //! applies the matching rule `pcmap emit` uses; [`Writer`] writes records.
 
 use core::fmt;
+#[cfg(feature = "alloc")]
+use core::hash::BuildHasher;
 
 /// The section holding the records.
 pub const SECTION: &str = ".pcmap.sites";
@@ -381,12 +383,15 @@ impl Match {
 #[cfg(feature = "alloc")]
 #[derive(Debug, Default)]
 pub struct SiteIndex {
-    /// Function symbol (unescaped; empty: no name) → its number.
-    functions: hashbrown::HashMap<alloc::vec::Vec<u8>, u32>,
+    /// Function symbol (unescaped; empty: no name) → its number, hashed
+    /// by its name in `names`.
+    functions: hashbrown::HashTable<u32>,
+    hasher: hashbrown::DefaultHashBuilder,
     /// The names by number: objects list functions in the order the
     /// plugin saw them, so the function after the last one looked up is
-    /// checked first (no hash lookup, no cache miss).
-    names: alloc::vec::Vec<alloc::boxed::Box<[u8]>>,
+    /// checked first (no hash lookup, no cache miss). Back to back, not
+    /// one allocation each: there are tens of thousands.
+    names: Names,
     /// Every site added: (function number, ID, what it says).
     added: alloc::vec::Vec<(u32, u64, Match)>,
     /// The function of the last site added: sites come function by
@@ -405,6 +410,33 @@ struct Sorted {
     entries: alloc::vec::Vec<(u64, Match)>,
     /// By function number: its entries' start and end.
     ranges: alloc::vec::Vec<(u32, u32)>,
+}
+
+/// Names by number, back to back.
+#[cfg(feature = "alloc")]
+#[derive(Debug, Clone, Default)]
+struct Names {
+    bytes: alloc::vec::Vec<u8>,
+    /// Where each name ends in `bytes`.
+    ends: alloc::vec::Vec<usize>,
+}
+
+#[cfg(feature = "alloc")]
+impl Names {
+    fn get(&self, n: u32) -> Option<&[u8]> {
+        let n = n as usize;
+        let end = *self.ends.get(n)?;
+        let start = match n {
+            0 => 0,
+            _ => self.ends[n - 1],
+        };
+        self.bytes.get(start..end)
+    }
+
+    fn push(&mut self, name: &[u8]) {
+        self.bytes.extend_from_slice(name);
+        self.ends.push(self.bytes.len());
+    }
 }
 
 /// The sites of one function, for [`SiteIndex::function_sites`].
@@ -462,6 +494,9 @@ impl SiteIndex {
     /// the text twice). On an error nothing is added.
     pub fn add_section(&mut self, data: &[u8]) -> Result<()> {
         let before = self.added.len();
+        // A site a line: room for all at once (growing by doubling copies
+        // megabytes, into fresh pages, several times).
+        self.added.reserve(count_byte(data, b'\n'));
         let mut cursor = Cursor::new(data);
         let mut name = alloc::vec::Vec::new();
         loop {
@@ -493,13 +528,23 @@ impl SiteIndex {
     /// none known).
     pub fn add(&mut self, function: &[u8], id: u64, kind: SiteKind, bytes: u32) {
         let f = match self.last {
-            Some(f) if *self.names[f as usize] == *function => f,
+            Some(f) if self.names.get(f) == Some(function) => f,
             _ => {
                 let next = self.functions.len() as u32;
-                let f = *self.functions.entry_ref(function).or_insert(next);
-                if f == next {
-                    self.names.push(function.into());
-                }
+                let (names, hasher) = (&mut self.names, &self.hasher);
+                let hash = hasher.hash_one(function);
+                let f = *self
+                    .functions
+                    .entry(
+                        hash,
+                        |&f| names.get(f) == Some(function),
+                        |&f| hasher.hash_one(names.get(f).unwrap_or_default()),
+                    )
+                    .or_insert_with(|| {
+                        names.push(function);
+                        next
+                    })
+                    .get();
                 self.last = Some(f);
                 f
             }
@@ -523,7 +568,7 @@ impl SiteIndex {
             }
             let mut sorted = Sorted {
                 entries: alloc::vec::Vec::with_capacity(all.len()),
-                ranges: alloc::vec![(0, 0); self.names.len()],
+                ranges: alloc::vec![(0, 0); self.functions.len()],
             };
             for (f, id, m) in all {
                 let n = sorted.entries.len() as u32;
@@ -555,9 +600,9 @@ impl SiteIndex {
         let sorted = self.sorted();
         let hint = self.hint.load(Relaxed).wrapping_add(1);
         let ids = |f: &[u8]| {
-            let n = match self.names.get(hint as usize) {
-                Some(name) if **name == *f => hint,
-                _ => *self.functions.get(f)?,
+            let n = match self.names.get(hint) {
+                Some(name) if name == f => hint,
+                _ => self.find(f)?,
             };
             self.hint.store(n, Relaxed);
             let (start, end) = sorted.ranges[n as usize];
@@ -584,6 +629,14 @@ impl SiteIndex {
     pub fn is_empty(&self) -> bool {
         self.functions.is_empty()
     }
+
+    /// The number of the function whose symbol is `name`.
+    fn find(&self, name: &[u8]) -> Option<u32> {
+        let hash = self.hasher.hash_one(name);
+        self.functions
+            .find(hash, |&f| self.names.get(f) == Some(name))
+            .copied()
+    }
 }
 
 /// Equal when they say the same of every function and ID (however the
@@ -597,11 +650,11 @@ impl PartialEq for SiteIndex {
             &s.entries[start as usize..end as usize]
         }
         self.functions.len() == other.functions.len()
-            && self.functions.iter().all(|(name, &f)| {
-                other
-                    .functions
-                    .get(name.as_slice())
-                    .is_some_and(|&g| ids(mine, f) == ids(theirs, g))
+            && self.functions.iter().all(|&f| {
+                self.names
+                    .get(f)
+                    .and_then(|name| other.find(name))
+                    .is_some_and(|g| ids(mine, f) == ids(theirs, g))
             })
     }
 }
@@ -614,6 +667,7 @@ impl Clone for SiteIndex {
     fn clone(&self) -> SiteIndex {
         SiteIndex {
             functions: self.functions.clone(),
+            hasher: self.hasher.clone(),
             names: self.names.clone(),
             added: self.added.clone(),
             last: self.last,
@@ -775,6 +829,22 @@ fn find_byte(s: &[u8], b: u8) -> Option<usize> {
         .map(|i| at + i)
 }
 
+/// How many `b` there are in `s`, eight bytes at a time.
+#[cfg(feature = "alloc")]
+fn count_byte(s: &[u8], b: u8) -> usize {
+    const LOW: u64 = 0x0101_0101_0101_0101;
+    let pattern = LOW * u64::from(b);
+    let mut chunks = s.chunks_exact(8);
+    let mut n = 0;
+    for chunk in &mut chunks {
+        let word = u64::from_le_bytes(chunk.try_into().unwrap_or([0; 8])) ^ pattern;
+        // 0x80 in each byte of `word` that is zero (exact: no carries).
+        let zero = !(((word & !(LOW * 0x80)) + LOW * 0x7f) | word) & (LOW * 0x80);
+        n += zero.count_ones() as usize;
+    }
+    n + chunks.remainder().iter().filter(|&&c| c == b).count()
+}
+
 /// An unsigned decimal `u64` without sign or leading zeros.
 fn decimal(s: &[u8]) -> Option<u64> {
     if s.is_empty() || s.len() > 20 || (s.len() > 1 && s[0] == b'0') {
@@ -860,6 +930,13 @@ mod tests {
     use proptest::prelude::*;
     use std::string::String;
     use std::vec::Vec;
+
+    proptest! {
+        #[test]
+        fn count_byte_counts_every_byte(s in proptest::collection::vec(prop_oneof![0u8..3, any::<u8>()], 0..64), b in prop_oneof![0u8..3, any::<u8>()]) {
+            prop_assert_eq!(count_byte(&s, b), s.iter().filter(|&&c| c == b).count());
+        }
+    }
 
     fn record(sites: &[(SiteKind, u64, u32, &[u8])]) -> String {
         let mut w = Writer::new(String::new()).unwrap();

@@ -27,6 +27,37 @@ pub struct FrameInfo {
     pub saved: Vec<(u16, i64)>,
 }
 
+/// One FDE of the index.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+struct Fde {
+    start: u64,
+    end: u64,
+    /// Its offset in `.eh_frame`.
+    offset: usize,
+    /// FDEs with the same CIE and the same bytes after their initial
+    /// address (range, augmentation data, instructions) have the same rows
+    /// relative to their start: one class, evaluated once (many small
+    /// functions share a few prologues). [`NO_CLASS`]: evaluated alone.
+    class: u32,
+}
+
+const NO_CLASS: u32 = u32::MAX;
+
+/// Rows relative to their FDE's start: start, end, facts.
+type Row = (u64, u64, Rc<FrameInfo>);
+
+/// The rows of a class of FDEs.
+enum Class {
+    /// Not evaluated yet.
+    Pending,
+    /// Each row's start and end relative to the FDE's start, and its facts.
+    Rows(Rc<[Row]>),
+    /// Evaluated FDE by FDE: its rows depend on its address
+    /// (`DW_CFA_set_loc`), or evaluating all of them failed (an error
+    /// past the rows asked for is not an error, as when alone).
+    Alone,
+}
+
 /// The unwind tables of an object.
 pub struct Cfi {
     data: Vec<u8>,
@@ -36,9 +67,12 @@ pub struct Cfi {
     /// By section index (`None`: `.eh_frame` itself).
     layout: Vec<Option<u64>>,
     relocatable: bool,
-    /// (start, end, offset) of every FDE, sorted: one parse, then binary
-    /// search (gimli's own lookup walks the section each time).
-    fdes: Vec<(u64, u64, usize)>,
+    /// Every FDE, sorted by address: one parse, then binary search
+    /// (gimli's own lookup walks the section each time).
+    fdes: Vec<Fde>,
+    /// The rows of each class of FDEs (see [`Fde::class`]), evaluated the
+    /// first time an FDE of the class is asked about.
+    classes: std::cell::RefCell<Vec<Class>>,
     /// gimli's evaluation state, allocated once (it is kilobytes) and
     /// reused for every FDE.
     ctx: std::cell::RefCell<Box<UnwindContext<usize>>>,
@@ -136,6 +170,7 @@ impl Cfi {
         relocatable: bool,
     ) -> Result<Cfi> {
         let mut fdes = Vec::new();
+        let mut classes = 0u32;
         {
             let eh = EhFrame::new(&data, endian);
             let bases = BaseAddresses::default().set_eh_frame(eh_frame_address);
@@ -143,6 +178,8 @@ impl Cfi {
             // The CIEs, each parsed once (an object has one or two; gimli
             // would parse one per FDE).
             let mut cies = Vec::new();
+            let mut by_bytes: hashbrown::HashMap<(usize, &[u8]), u32> =
+                hashbrown::HashMap::with_capacity(64);
             while let Some(entry) = entries.next().map_err(Error::Cfi)? {
                 if let gimli::CieOrFde::Fde(partial) = entry {
                     let fde = partial
@@ -155,7 +192,21 @@ impl Cfi {
                             Ok(cie)
                         })
                         .map_err(Error::Cfi)?;
-                    fdes.push((fde.initial_address(), fde.end_address(), fde.offset()));
+                    let class = match class_bytes(&data, &fde) {
+                        Some(key) => {
+                            let next = classes;
+                            let class = *by_bytes.entry((fde.cie().offset(), key)).or_insert(next);
+                            classes += u32::from(class == next);
+                            class
+                        }
+                        None => NO_CLASS,
+                    };
+                    fdes.push(Fde {
+                        start: fde.initial_address(),
+                        end: fde.end_address(),
+                        offset: fde.offset(),
+                        class,
+                    });
                 }
             }
         }
@@ -167,6 +218,7 @@ impl Cfi {
             layout,
             relocatable,
             fdes,
+            classes: std::cell::RefCell::new((0..classes).map(|_| Class::Pending).collect()),
             ctx: std::cell::RefCell::new(Box::new(UnwindContext::new())),
             hint: std::cell::Cell::new(0),
         })
@@ -182,7 +234,7 @@ impl Cfi {
     }
 
     /// The CFI row in force at each of `offsets` (ascending) from the
-    /// function at `function`, or `None` where no FDE covers it. Each FDE
+    /// function at `function`, or `None` where no FDE covers it, onto `out`. Each FDE
     /// is parsed and evaluated once for all the offsets it covers; offsets
     /// in one row share its facts (one `Rc`: callers can tell).
     pub fn frames_at(
@@ -190,8 +242,9 @@ impl Cfi {
         o: &ObjectFile<'_>,
         function: CodeLoc,
         offsets: &[u64],
-    ) -> Result<Vec<Option<Rc<FrameInfo>>>> {
-        self.frames_at_address(self.address(function, &o.file), offsets)
+        out: &mut Vec<Option<Rc<FrameInfo>>>,
+    ) -> Result<()> {
+        self.frames_at_address(self.address(function, &o.file), offsets, out)
     }
 
     /// [`frames_at`](Self::frames_at) of the function at address `base`
@@ -200,69 +253,205 @@ impl Cfi {
         &self,
         base: Option<u64>,
         offsets: &[u64],
-    ) -> Result<Vec<Option<Rc<FrameInfo>>>> {
-        let mut out = Vec::with_capacity(offsets.len());
+        out: &mut Vec<Option<Rc<FrameInfo>>>,
+    ) -> Result<()> {
         let Some(base) = base else {
-            out.resize(offsets.len(), None);
-            return Ok(out);
+            out.resize(out.len() + offsets.len(), None);
+            return Ok(());
         };
-        let eh = EhFrame::new(&self.data, self.endian);
-        let bases = BaseAddresses::default().set_eh_frame(self.eh_frame_address);
-        let mut guard = self.ctx.borrow_mut();
-        let ctx: &mut UnwindContext<usize> = &mut guard;
         let mut i = 0;
         while i < offsets.len() {
             let pc = base.wrapping_add(offsets[i]);
-            let covers = |f: usize| self.fdes.get(f).is_some_and(|f| f.0 <= pc && pc < f.1);
+            let covers = |f: usize| {
+                self.fdes
+                    .get(f)
+                    .is_some_and(|f| f.start <= pc && pc < f.end)
+            };
             let hint = self.hint.get();
             let f = match [hint + 1, hint].into_iter().find(|&f| covers(f)) {
                 Some(f) => Some(f),
-                None => self.fdes.partition_point(|f| f.0 <= pc).checked_sub(1),
+                None => self.fdes.partition_point(|f| f.start <= pc).checked_sub(1),
             };
             if let Some(f) = f {
                 self.hint.set(f);
             }
             let fde = match f.and_then(|f| self.fdes.get(f)) {
-                Some(&(_, end, offset)) if pc < end => offset,
+                Some(&fde) if pc < fde.end => fde,
                 _ => {
                     out.push(None);
                     i += 1;
                     continue;
                 }
             };
-            let fde = eh
-                .fde_from_offset(&bases, gimli::EhFrameOffset(fde), EhFrame::cie_from_offset)
-                .map_err(Error::Cfi)?;
-            // The offsets this FDE covers, against its rows in one pass (a
-            // row is read where it stands: rows are kilobytes, never copied).
+            // The offsets this FDE covers.
             let covered = offsets[i..]
                 .iter()
-                .take_while(|&&o| fde.contains(base.wrapping_add(o)))
+                .take_while(|&&o| {
+                    let pc = base.wrapping_add(o);
+                    fde.start <= pc && pc < fde.end
+                })
                 .count();
             let end = i + covered;
-            let mut rows = fde.rows(&eh, &bases, &mut *ctx).map_err(Error::Cfi)?;
-            while i < end {
-                let Some(row) = rows.next_row().map_err(Error::Cfi)? else {
-                    out.resize(out.len() + (end - i), None);
-                    i = end;
-                    break;
-                };
-                let mut facts: Option<Rc<FrameInfo>> = None;
-                while i < end {
-                    let pc = base.wrapping_add(offsets[i]);
-                    if row.end_address() <= pc {
-                        break;
+            match self.class_rows(fde)? {
+                Some(rows) => {
+                    // As `rows_of` does with gimli's rows, on the class's.
+                    let mut rows = rows.iter();
+                    while i < end {
+                        let Some((start, stop, facts)) = rows.next() else {
+                            out.resize(out.len() + (end - i), None);
+                            i = end;
+                            break;
+                        };
+                        let (start, stop) = (
+                            fde.start.wrapping_add(*start),
+                            fde.start.wrapping_add(*stop),
+                        );
+                        while i < end {
+                            let pc = base.wrapping_add(offsets[i]);
+                            if stop <= pc {
+                                break;
+                            }
+                            out.push((start <= pc).then(|| facts.clone()));
+                            i += 1;
+                        }
                     }
-                    out.push(
-                        row.contains(pc)
-                            .then(|| facts.get_or_insert_with(|| Rc::new(info(row))).clone()),
-                    );
-                    i += 1;
+                }
+                None => {
+                    self.rows_of(fde, base, &offsets[i..end], out)?;
+                    i = end;
                 }
             }
         }
-        Ok(out)
+        Ok(())
     }
+
+    /// The rows of `fde`'s class relative to its start, evaluated once per
+    /// class; `None`: evaluate the FDE alone.
+    fn class_rows(&self, fde: Fde) -> Result<Option<Rc<[Row]>>> {
+        let mut classes = self.classes.borrow_mut();
+        let Some(class) = classes.get_mut(fde.class as usize) else {
+            return Ok(None);
+        };
+        match class {
+            Class::Rows(rows) => return Ok(Some(rows.clone())),
+            Class::Alone => return Ok(None),
+            Class::Pending => {}
+        }
+        let eh = EhFrame::new(&self.data, self.endian);
+        let bases = BaseAddresses::default().set_eh_frame(self.eh_frame_address);
+        let all = (|| -> gimli::Result<Option<Vec<Row>>> {
+            let parsed = eh.fde_from_offset(
+                &bases,
+                gimli::EhFrameOffset(fde.offset),
+                EhFrame::cie_from_offset,
+            )?;
+            let mut cie_ins = parsed.cie().instructions(&eh, &bases);
+            let mut fde_ins = parsed.instructions(&eh, &bases);
+            while let Some(i) = cie_ins.next()? {
+                if matches!(i, gimli::CallFrameInstruction::SetLoc { .. }) {
+                    return Ok(None);
+                }
+            }
+            while let Some(i) = fde_ins.next()? {
+                if matches!(i, gimli::CallFrameInstruction::SetLoc { .. }) {
+                    return Ok(None);
+                }
+            }
+            let start = parsed.initial_address();
+            let mut guard = self.ctx.borrow_mut();
+            let mut rows = parsed.rows(&eh, &bases, &mut **guard)?;
+            let mut all = Vec::new();
+            while let Some(row) = rows.next_row()? {
+                all.push((
+                    row.start_address().wrapping_sub(start),
+                    row.end_address().wrapping_sub(start),
+                    Rc::new(info(row)),
+                ));
+            }
+            Ok(Some(all))
+        })();
+        *class = match all {
+            Ok(Some(rows)) => Class::Rows(rows.into()),
+            Ok(None) | Err(_) => Class::Alone,
+        };
+        Ok(match class {
+            Class::Rows(rows) => Some(rows.clone()),
+            _ => None,
+        })
+    }
+
+    /// The CFI rows of `fde` (all of whose `offsets` from `base` it
+    /// covers) at `offsets`, onto `out`: the FDE parsed and evaluated alone,
+    /// its rows read where they stand (rows are kilobytes, never copied).
+    fn rows_of(
+        &self,
+        fde: Fde,
+        base: u64,
+        offsets: &[u64],
+        out: &mut Vec<Option<Rc<FrameInfo>>>,
+    ) -> Result<()> {
+        let eh = EhFrame::new(&self.data, self.endian);
+        let bases = BaseAddresses::default().set_eh_frame(self.eh_frame_address);
+        let mut guard = self.ctx.borrow_mut();
+        let ctx: &mut UnwindContext<usize> = &mut guard;
+        let fde = eh
+            .fde_from_offset(
+                &bases,
+                gimli::EhFrameOffset(fde.offset),
+                EhFrame::cie_from_offset,
+            )
+            .map_err(Error::Cfi)?;
+        let mut rows = fde.rows(&eh, &bases, &mut *ctx).map_err(Error::Cfi)?;
+        let (mut i, end) = (0, offsets.len());
+        while i < end {
+            let Some(row) = rows.next_row().map_err(Error::Cfi)? else {
+                out.resize(out.len() + (end - i), None);
+                break;
+            };
+            let mut facts: Option<Rc<FrameInfo>> = None;
+            while i < end {
+                let pc = base.wrapping_add(offsets[i]);
+                if row.end_address() <= pc {
+                    break;
+                }
+                out.push(
+                    row.contains(pc)
+                        .then(|| facts.get_or_insert_with(|| Rc::new(info(row))).clone()),
+                );
+                i += 1;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The bytes of an FDE that, with its CIE, decide its rows relative to its
+/// start: all after its initial address. `None` when that address's size
+/// is not fixed, or the addresses are not 64-bit (rows then wrap).
+fn class_bytes<'d>(
+    data: &'d [u8],
+    fde: &gimli::FrameDescriptionEntry<gimli::EndianSlice<'d, RunTimeEndian>>,
+) -> Option<&'d [u8]> {
+    if fde.cie().address_size() != 8 {
+        return None;
+    }
+    let encoding = fde
+        .cie()
+        .fde_address_encoding()
+        .unwrap_or(gimli::DW_EH_PE_absptr);
+    let size = match encoding.format() {
+        gimli::DW_EH_PE_absptr | gimli::DW_EH_PE_udata8 | gimli::DW_EH_PE_sdata8 => 8,
+        gimli::DW_EH_PE_udata4 | gimli::DW_EH_PE_sdata4 => 4,
+        gimli::DW_EH_PE_udata2 | gimli::DW_EH_PE_sdata2 => 2,
+        _ => return None,
+    };
+    // 32-bit DWARF format only: length, CIE pointer, initial address.
+    let length = u32::try_from(fde.entry_len())
+        .ok()
+        .filter(|&l| l < 0xffff_fff0)?;
+    let start = fde.offset().checked_add(8 + size)?;
+    let end = fde.offset().checked_add(4 + length as usize)?;
+    data.get(start..end)
 }
 
 /// A row's CFA rule and saved registers.

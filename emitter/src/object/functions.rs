@@ -4,38 +4,42 @@
 //! containing" a place are binary searches. Of several symbols at one
 //! place (aliases), the first in the symbol table names it.
 
-use std::collections::HashMap;
+use std::borrow::Cow;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use object::{Object, ObjectSymbol, SectionIndex, SymbolKind};
+use object::{Object, ObjectSymbol, SymbolKind};
 
 use super::{CodeLoc, ObjectFile};
 
 /// One function's code.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Function {
+pub struct Function<'d> {
     /// Offset of its first byte in its section.
     pub offset: u64,
     /// `st_size` of its symbol (0: unknown).
     pub size: u64,
-    pub name: String,
+    /// Borrowed from the symbol table unless it is not UTF-8 (tens of
+    /// thousands of functions: no allocation each).
+    pub name: Cow<'d, str>,
 }
 
 /// Functions by code section, sorted by offset, one per offset.
 #[derive(Debug, Default)]
-pub struct Functions {
+pub struct Functions<'d> {
     /// By section index.
-    by_section: Vec<Vec<Function>>,
+    by_section: Vec<Vec<Function<'d>>>,
     /// Where the last [`at`](Self::at) found its function: tables list
     /// functions in code order, so the next is most often the one after
     /// it, found without a search (one pass over sorted data).
     hint: AtomicUsize,
 }
 
-impl Functions {
-    pub(super) fn new(o: &ObjectFile<'_>) -> Functions {
+impl<'d> Functions<'d> {
+    pub(super) fn new(o: &ObjectFile<'d>) -> Functions<'d> {
         // (place, symbol table position, size, name)
-        let mut all: HashMap<SectionIndex, Vec<(u64, usize, u64, String)>> = HashMap::new();
+        // By section index: (offset, symbol table position, size, name).
+        type Symbol<'d> = (u64, usize, u64, Cow<'d, str>);
+        let mut all: Vec<Vec<Symbol<'d>>> = Vec::new();
         for (n, sym) in o.file.symbols().enumerate() {
             let (Some(section), SymbolKind::Text) = (sym.section_index(), sym.kind()) else {
                 continue;
@@ -46,26 +50,25 @@ impl Functions {
                 loc = loc.and_then(|l| o.resolve_opd(l));
             }
             if let Some(l) = loc {
-                all.entry(l.section).or_default().push((
-                    l.offset,
-                    n,
-                    sym.size(),
-                    String::from_utf8_lossy(name).into_owned(),
-                ));
+                if all.len() <= l.section.0 {
+                    all.resize_with(l.section.0 + 1, Vec::new);
+                }
+                all[l.section.0].push((l.offset, n, sym.size(), String::from_utf8_lossy(name)));
             }
         }
-        let mut by_section: Vec<Vec<Function>> = Vec::new();
-        for (section, mut v) in all {
-            v.sort_unstable_by_key(|f| (f.0, f.1));
-            v.dedup_by_key(|f| f.0);
-            if by_section.len() <= section.0 {
-                by_section.resize_with(section.0 + 1, Vec::new);
-            }
-            by_section[section.0] = v
-                .into_iter()
-                .map(|(offset, _, size, name)| Function { offset, size, name })
-                .collect();
-        }
+        let by_section = all
+            .into_iter()
+            .map(|mut v| {
+                // Symbols come in order most often: nothing to sort.
+                if !v.is_sorted_by_key(|f| (f.0, f.1)) {
+                    v.sort_unstable_by_key(|f| (f.0, f.1));
+                }
+                v.dedup_by_key(|f| f.0);
+                v.into_iter()
+                    .map(|(offset, _, size, name)| Function { offset, size, name })
+                    .collect()
+            })
+            .collect();
         Functions {
             by_section,
             hint: AtomicUsize::new(0),
@@ -73,7 +76,7 @@ impl Functions {
     }
 
     /// The function starting at `loc`.
-    pub fn at(&self, loc: CodeLoc) -> Option<&Function> {
+    pub fn at(&self, loc: CodeLoc) -> Option<&Function<'d>> {
         let v = self.by_section.get(loc.section.0)?;
         // The function after the last one found, or that one, else a search.
         let hint = self.hint.load(Ordering::Relaxed);
@@ -90,7 +93,7 @@ impl Functions {
 
     /// The function whose code `[offset, offset + size)` holds `loc` (a
     /// function of size 0 holds its first byte).
-    pub fn containing(&self, loc: CodeLoc) -> Option<&Function> {
+    pub fn containing(&self, loc: CodeLoc) -> Option<&Function<'d>> {
         let v = self.by_section.get(loc.section.0)?;
         let i = v
             .partition_point(|f| f.offset <= loc.offset)

@@ -75,27 +75,27 @@ impl<'a> Calls<'a> {
         // `call_ending_at`: instructions already decoded end before it.
         loop {
             if let Some(i) = &self.last {
-                if i.next_ip() == end {
-                    return matches!(
-                        i.flow_control(),
-                        FlowControl::Call | FlowControl::IndirectCall
-                    )
+                let next = i.next_ip();
+                if next >= end {
+                    return (next == end
+                        && matches!(
+                            i.flow_control(),
+                            FlowControl::Call | FlowControl::IndirectCall
+                        ))
                     .then_some(i.len() as u32);
-                }
-                if i.next_ip() > end {
-                    return None;
                 }
             }
             if !self.decoder.can_decode() {
                 return None;
             }
-            let i = self.decoder.decode();
+            // Decoded in place (an instruction is 40 bytes).
+            let i = self.last.get_or_insert_with(Instruction::default);
+            self.decoder.decode_out(i);
             if i.is_invalid() {
                 self.invalid = true;
                 return None;
             }
-            self.realigned |= realigns(&i);
-            self.last = Some(i);
+            self.realigned |= realigns(i);
         }
     }
 
@@ -103,6 +103,9 @@ impl<'a> Calls<'a> {
     /// [`ending_at`](Self::ending_at) has not: one pass over the function
     /// for both. Ask it after the records' offsets.
     pub fn realigns_stack(&mut self) -> bool {
+        if self.target == Target::X86_64 && !self.realigned && !may_realign(self.code) {
+            return false;
+        }
         if self.target != Target::X86_64 || self.invalid {
             return realigns_stack(self.target, self.code);
         }
@@ -123,6 +126,9 @@ impl<'a> Calls<'a> {
 pub fn realigns_stack(target: Target, code: &[u8]) -> bool {
     match target {
         Target::X86_64 => {
+            if !may_realign(code) {
+                return false;
+            }
             let mut d = Decoder::with_ip(64, code, 0, DecoderOptions::NONE);
             while d.can_decode() {
                 if realigns(&d.decode()) {
@@ -142,6 +148,14 @@ pub fn realigns_stack(target: Target, code: &[u8]) -> bool {
                 && (w >> 1) & 1 == 0
         }),
     }
+}
+
+/// Whether x86-64 `code` may hold an `and rsp, imm` (`REX.W 83 /4 ib` or
+/// `REX.W 81 /4 id`, ModRM `0xE4`): without the opcode byte followed by
+/// that ModRM anywhere, no instruction realigns the stack, and decoding
+/// the function to its end to find none is skipped.
+fn may_realign(code: &[u8]) -> bool {
+    memchr::memchr_iter(0xE4, code).any(|i| i > 0 && matches!(code[i - 1], 0x81 | 0x83))
 }
 
 /// An x86-64 `and rsp, -N`.

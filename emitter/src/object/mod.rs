@@ -60,17 +60,24 @@ pub struct Reloc {
 /// 100,000 relocations cost a cache miss per lookup). Of several
 /// relocations at one offset, the last in the section counts.
 #[derive(Debug, Default, Clone)]
-pub struct Relocations(Vec<(u64, Reloc)>);
+pub struct Relocations(Vec<(u64, Reloc)>, std::cell::Cell<usize>);
 
 impl Relocations {
     pub fn new() -> Relocations {
-        Relocations(Vec::new())
+        Relocations::default()
     }
 
-    /// The relocation at `offset`.
+    /// The relocation at `offset`. Asked in increasing order (a table's
+    /// functions), the answer is most often the relocation after the last
+    /// one found: no search, no cache miss.
     pub fn get(&self, offset: &u64) -> Option<&Reloc> {
-        let i = self.0.partition_point(|r| r.0 <= *offset).checked_sub(1)?;
+        let next = self.1.get().wrapping_add(1);
+        let i = match self.0.get(next) {
+            Some((at, _)) if at == offset => next,
+            _ => self.0.partition_point(|r| r.0 <= *offset).checked_sub(1)?,
+        };
         let (at, r) = &self.0[i];
+        self.1.set(i);
         (at == offset).then_some(r)
     }
 
@@ -108,7 +115,7 @@ impl FromIterator<(u64, Reloc)> for Relocations {
             }
             v = out;
         }
-        Relocations(v)
+        Relocations(v, std::cell::Cell::new(usize::MAX))
     }
 }
 
@@ -121,7 +128,7 @@ pub struct ObjectFile<'d> {
     /// A `.o` (relocations say where things are) rather than a linked file
     /// (addresses do).
     pub relocatable: bool,
-    pub functions: Functions,
+    pub functions: Functions<'d>,
     opd: Option<SectionIndex>,
     /// `.opd`'s relocations, in an object (each descriptor's code).
     opd_relocs: Relocations,

@@ -285,7 +285,7 @@ pub fn sections(o: &ObjectFile<'_>) -> Result<Vec<PcSection>> {
                     pc.address = Some(e.pc(section.address()));
                 }
                 if let Some(f) = o.functions.containing(l) {
-                    pc.function = Some(f.name.clone());
+                    pc.function = Some(f.name.to_string());
                     pc.function_offset = Some(l.offset - f.offset);
                 }
             } else if !relocatable {

@@ -3,8 +3,6 @@
 //! against its function and the target, with the frame facts of `.eh_frame`
 //! and the kinds and patchable sizes of the IR.
 
-use std::collections::HashMap;
-
 use object::build::elf::{SectionData, SymbolId};
 use object::build::{ByteString, Id};
 use object::elf;
@@ -20,7 +18,7 @@ use super::check::check_record;
 use pcmap_reader::sites::{self, Match, SiteIndex, SiteKind};
 
 use super::ir::IrInput;
-use super::{function_ref, AddressField, LLVM_STACKMAPS};
+use super::{function_place, AddressField, LLVM_STACKMAPS};
 use crate::error::{Error, Result};
 use crate::object::cfi::{Cfi, FrameInfo};
 use crate::object::rewrite::Rewrite;
@@ -170,8 +168,13 @@ pub fn flat_tables(o: &ObjectFile<'_>, opts: EmitOptions<'_>) -> Result<FlatSect
             out.report.frame_states += table.frame_states;
             at += map.size() as u64;
             let base = out.bytes.len().next_multiple_of(flat::TABLE_ALIGN);
-            out.bytes.resize(base, 0);
-            out.bytes.extend_from_slice(&table.bytes);
+            if base == 0 {
+                // The first table: moved, not copied.
+                out.bytes = table.bytes;
+            } else {
+                out.bytes.resize(base, 0);
+                out.bytes.extend_from_slice(&table.bytes);
+            }
             out.addresses.extend(
                 table
                     .address_offsets
@@ -217,7 +220,7 @@ pub fn apply(
     // A local section symbol for each code section: not preemptible, so
     // a self-relative reference needs no dynamic relocation. (One whose
     // value is not 0, legal if odd, would move every address by it.)
-    let mut section_symbols: HashMap<usize, SymbolId> = HashMap::new();
+    let mut section_symbols: hashbrown::HashMap<usize, SymbolId> = hashbrown::HashMap::new();
     for s in rw.builder.symbols.iter() {
         if let (Some(sec), elf::STT_SECTION, 0) = (s.section, s.st_type(), s.st_value) {
             section_symbols.entry(sec.index()).or_insert(s.id());
@@ -293,7 +296,7 @@ pub(super) enum Place<'a, 'd, 'f> {
 /// One function of a table, found: what its records are checked against.
 struct Resolved<'c> {
     /// For messages.
-    name: String,
+    name: std::borrow::Cow<'c, str>,
     /// The symbol sites name it by.
     symbol: &'c [u8],
     /// Its code (to its end if its size is known, else its section's).
@@ -366,6 +369,7 @@ impl<'a> TableInput<'a, '_, '_> {
         let mut locs = Vec::with_capacity(nfun as usize);
         let mut calls_at: Vec<Option<u32>> = Vec::new();
         let mut probes: Vec<u64> = Vec::new();
+        let mut frames: Vec<Option<std::rc::Rc<FrameInfo>>> = Vec::new();
         let mut saved: Vec<FrameRegister> = Vec::new();
         for i in 0..nfun {
             let f = map.function(i).map_err(err)?;
@@ -376,7 +380,7 @@ impl<'a> TableInput<'a, '_, '_> {
                 size,
                 at,
             } = self.function(map, i, f.address)?;
-            let name = name.as_str();
+            let name = &*name;
             let count = match f.record_count {
                 Some(c) => c,
                 None if i + 1 == nfun => u64::from(map.num_records()),
@@ -432,14 +436,15 @@ impl<'a> TableInput<'a, '_, '_> {
                     .zip(&calls_at)
                     .map(|(r, call)| u64::from(r.instruction_offset) - u64::from(call.is_some())),
             );
-            let frames = match (self.cfi, at, &self.place) {
+            frames.clear();
+            match (self.cfi, at, &self.place) {
                 (Some(c), Either::Object(loc), Place::Object { o, .. }) => {
-                    c.frames_at(o, loc, &probes)?
+                    c.frames_at(o, loc, &probes, &mut frames)?
                 }
                 (Some(c), Either::Memory(address), _) => {
-                    c.frames_at_address(Some(address), &probes)?
+                    c.frames_at_address(Some(address), &probes, &mut frames)?
                 }
-                _ => vec![None; batch.len()],
+                _ => frames.resize(batch.len(), None),
             };
             let realigned = calls.realigns_stack();
             // The last frame state converted, by its CFI row: records in
@@ -568,7 +573,7 @@ impl<'a> TableInput<'a, '_, '_> {
                 let size = u32::try_from(f.code.len())
                     .map_err(|_| self.err(format!("function {} larger than 4 GiB", f.display())))?;
                 return Ok(Resolved {
-                    name: f.display(),
+                    name: f.display().into(),
                     symbol: f.name,
                     code: f.code,
                     size,
@@ -578,9 +583,9 @@ impl<'a> TableInput<'a, '_, '_> {
         };
         let file = &o.file;
         let field = self.offset + map.function_address_offset(i) as u64;
-        let fref = function_ref(o, section, field, address, AddressField::Llvm, relocs)?;
-        let name = fref.symbol.clone().unwrap_or_default();
-        let code_loc = fref
+        let place = function_place(o, section, field, address, AddressField::Llvm, relocs)?;
+        let name = place.symbol(o).unwrap_or_default();
+        let code_loc = place
             .code
             .ok_or_else(|| self.err(format!("address of function {i} ({name}) is not in code")))?;
         let code_section = file.section_by_index(code_loc.section)?;
@@ -596,18 +601,16 @@ impl<'a> TableInput<'a, '_, '_> {
                 data.len()
             )));
         };
-        let end = match fref.size {
+        let fsize = place.function.map(|f| f.size);
+        let end = match fsize {
             Some(size) if size > 0 => start.saturating_add(size as usize).min(data.len()),
             _ => data.len(),
         };
-        let size = u32::try_from(fref.size.unwrap_or(0))
+        let size = u32::try_from(fsize.unwrap_or(0))
             .map_err(|_| self.err(format!("function {name} larger than 4 GiB")))?;
         // The symbol sites name the function by: none for a function
         // without one (a private function's address is its section's).
-        let symbol = o
-            .functions
-            .at(code_loc)
-            .map_or(&b""[..], |f| f.name.as_bytes());
+        let symbol = place.function.map_or(&b""[..], |f| f.name.as_bytes());
         Ok(Resolved {
             name,
             symbol,

@@ -149,6 +149,11 @@ struct Directives {
 impl Directives {
     /// Reads `"key"="value"` pairs of `text` (attributes of a call or group).
     fn read(text: &str) -> Directives {
+        // Both keys are quoted: most calls have no quoted attribute, and
+        // need no search for either.
+        if memchr(b'"', text.as_bytes()).is_none() {
+            return Directives::default();
+        }
         let value = |key: &str| {
             let at = text.find(key)? + key.len();
             let rest = text[at..].strip_prefix("=\"")?;
@@ -211,8 +216,8 @@ impl IrSites {
         // Each half is checked on the thread that scans it.
         let (head, tail) = map.split_at(split_point(&map));
         let (head, tail) = std::thread::scope(|s| {
-            let tail = s.spawn(|| std::str::from_utf8(tail).map(scan));
-            let head = std::str::from_utf8(head).map(scan);
+            let tail = s.spawn(|| scan_bytes(tail));
+            let head = scan_bytes(head);
             (head, tail.join().expect("IR scan thread panicked"))
         });
         match (head, tail) {
@@ -344,23 +349,117 @@ fn llvm_dis() -> Option<PathBuf> {
 
 /// The sites of `text`.
 fn scan(text: &str) -> Scan {
+    let found = Found::in_text(text.as_bytes()).expect("a str is UTF-8");
+    scan_found(text, found)
+}
+
+/// The sites of the IR `bytes`, or the error of checking it is UTF-8.
+fn scan_bytes(bytes: &[u8]) -> Result<Scan, std::str::Utf8Error> {
+    let found = Found::in_text(bytes)?;
+    // SAFETY: `Found::in_text` checked every byte of `bytes` is UTF-8.
+    let text = unsafe { std::str::from_utf8_unchecked(bytes) };
+    Ok(scan_found(text, found))
+}
+
+/// What the scan looks for in the text, found in one pass over it.
+struct Found {
+    /// Every mention of an intrinsic or a deopt bundle, in order.
+    hits: Vec<usize>,
+    /// Every attribute group (at its `\n`).
+    groups: Vec<usize>,
+}
+
+impl Found {
+    /// Text is read in blocks this large, each checked to be UTF-8 and
+    /// searched for all three strings while it is in cache: one pass
+    /// over the text's memory (the IR of a big module is over a hundred
+    /// megabytes), not four.
+    const BLOCK: usize = 128 << 10;
+
+    fn in_text(bytes: &[u8]) -> Result<Found, std::str::Utf8Error> {
+        static FINDERS: OnceLock<[memmem::Finder<'static>; 3]> = OnceLock::new();
+        let [prefix, deopt, group] = FINDERS.get_or_init(|| {
+            [INTRINSIC_PREFIX, DEOPT_BUNDLE, ATTRIBUTE_GROUP].map(memmem::Finder::new)
+        });
+        let mut found = Found {
+            hits: Vec::new(),
+            groups: Vec::new(),
+        };
+        let mut start = 0;
+        while start < bytes.len() {
+            // A block ends after a newline (never inside a character),
+            // or at the end.
+            let end = match bytes.get(start + Self::BLOCK..) {
+                Some(rest) => {
+                    memchr(b'\n', rest).map_or(bytes.len(), |i| start + Self::BLOCK + i + 1)
+                }
+                None => bytes.len(),
+            };
+            std::str::from_utf8(&bytes[start..end])?;
+            // A string starting in the block may end after it.
+            fn in_block(
+                finder: &memmem::Finder<'_>,
+                bytes: &[u8],
+                start: usize,
+                end: usize,
+                out: &mut Vec<usize>,
+            ) {
+                let reach = (end + finder.needle().len() - 1).min(bytes.len());
+                out.extend(
+                    finder
+                        .find_iter(&bytes[start..reach])
+                        .map(|at| start + at)
+                        .take_while(|&at| at < end),
+                );
+            }
+            in_block(prefix, bytes, start, end, &mut found.hits);
+            in_block(deopt, bytes, start, end, &mut found.hits);
+            in_block(group, bytes, start, end, &mut found.groups);
+            start = end;
+        }
+        // The two searches merged.
+        found.hits.sort_unstable();
+        Ok(found)
+    }
+}
+
+/// The sites of `text`, whose hits are `found`.
+fn scan_found(text: &str, found: Found) -> Scan {
     let mut out = Scan::default();
     let bytes = text.as_bytes();
-    // Every line with a hit, in order: the two searches merged.
-    let mut hits: Vec<usize> = memmem::find_iter(bytes, INTRINSIC_PREFIX)
-        .chain(memmem::find_iter(bytes, DEOPT_BUNDLE))
-        .collect();
-    hits.sort_unstable();
+    let hits = found.hits;
     let mut function: Option<&str> = None;
     // The function whose symbol `out.functions` holds last.
     let mut numbered: Option<&str> = None;
     // Lines before `cursor` have been accounted for.
     let mut cursor = 0;
+    // The start of the line of the last hit skipped: its later hits are
+    // skipped too.
+    let mut skipped = None;
+    // The last mention of an intrinsic.
+    let mut last_mention = None;
     for hit in hits {
+        let mention = bytes[hit..].starts_with(INTRINSIC_PREFIX.as_bytes());
+        let before = last_mention;
+        if mention {
+            last_mention = Some(hit);
+        }
         if hit < cursor {
             continue; // a second hit on a line already read
         }
         let line_start = memrchr(b'\n', &bytes[..hit]).map_or(0, |i| i + 1);
+        if skipped == Some(line_start) {
+            continue;
+        }
+        // Most mentions of intrinsics (a statepoint's gc.relocate and
+        // gc.result calls) are not sites: skipped without reading their
+        // line to its end; the lines before are looked at only when a site
+        // needs its function.
+        let first = before.is_none_or(|b| b < line_start);
+        if mention && first && not_a_site(text, line_start, hit) {
+            skipped = Some(line_start);
+            continue;
+        }
         let line_end = memchr(b'\n', &bytes[hit..]).map_or(bytes.len(), |i| hit + i);
         if let Some(scope) = last_scope(text, cursor, line_start) {
             function = match scope {
@@ -392,7 +491,7 @@ fn scan(text: &str) -> Scan {
         let statement = statement_of(text, line_start, line_end);
         site(&statement, number, &mut out);
     }
-    for at in memmem::find_iter(bytes, ATTRIBUTE_GROUP) {
+    for at in found.groups {
         let line_end = memchr(b'\n', &bytes[at + 1..]).map_or(bytes.len(), |i| at + 1 + i);
         let line = &text[at + ATTRIBUTE_GROUP.len()..line_end];
         let Some((number, rest)) = line.split_once(' ') else {
@@ -403,6 +502,20 @@ fn scan(text: &str) -> Scan {
         }
     }
     out
+}
+
+/// Whether the first mention of an intrinsic on the line starting at
+/// `start`, at `hit`, is certainly no site, as [`site`] would find: the
+/// line is a statement of its own (`%x = ...`, a call) and the intrinsic is
+/// one that is not a site (`gc.relocate`, `gc.result`, ...). Nothing else
+/// is skipped.
+fn not_a_site(text: &str, start: usize, hit: usize) -> bool {
+    let after = &text[hit + INTRINSIC_PREFIX.len()..];
+    if INTRINSICS.iter().any(|(p, _)| after.starts_with(p)) {
+        return false;
+    }
+    let line = text[start..hit].trim_start();
+    line.starts_with('%') || call_of(line).is_some()
 }
 
 /// The statement whose last line is `text[start..end]`: that line, or if
@@ -482,7 +595,10 @@ fn site(line: &str, function: u32, out: &mut Scan) {
 /// `[` that encloses `"deopt" (`, found by matching brackets backwards.
 fn bundle_start(call: &str) -> Option<usize> {
     let b = call.as_bytes();
-    let hit = memmem::find_iter(b, DEOPT_BUNDLE).find(|&at| {
+    // Built once: a searcher per call cost more than the search.
+    static DEOPT: OnceLock<memmem::Finder<'static>> = OnceLock::new();
+    let deopt = DEOPT.get_or_init(|| memmem::Finder::new(DEOPT_BUNDLE));
+    let hit = deopt.find_iter(b).find(|&at| {
         b[at + DEOPT_BUNDLE.len()..]
             .iter()
             .find(|c| !c.is_ascii_whitespace())
@@ -505,8 +621,10 @@ fn bundle_start(call: &str) -> Option<usize> {
 /// The call on `line` from `call`/`invoke` on, if the line is one.
 fn call_of(line: &str) -> Option<&str> {
     // `%x = call`, `tail call`, `musttail call`, `notail call`, `invoke`.
-    let rest = match line.split_once(" = ") {
-        Some((lhs, rhs)) if lhs.starts_with('%') => rhs,
+    // Only a line starting with `%` can be `%x = ...` (no search of the
+    // others for " = ").
+    let rest = match line.starts_with('%').then(|| line.split_once(" = ")) {
+        Some(Some((_, rhs))) => rhs,
         _ => line,
     };
     let rest = rest

@@ -73,14 +73,61 @@ pub fn function_ref(
     kind: AddressField,
     relocs: &Relocations,
 ) -> Result<FunctionRef> {
+    let p = function_place(o, section, field, stored, kind, relocs)?;
+    let symbol = match (p.function, p.reloc_symbol) {
+        (Some(func), _) => Some(func.name.to_string()),
+        (None, Some(s)) => o.symbol_name(s),
+        (None, None) => None,
+    };
+    Ok(FunctionRef {
+        symbol,
+        code: p.code,
+        code_section: p.code.map(|l| o.section_name(l.section)),
+        address: p.address,
+        size: p.function.map(|f| f.size),
+        opd: p.opd,
+    })
+}
+
+/// [`function_ref`]'s findings, borrowed: what `emit` asks of each of
+/// tens of thousands of functions, with nothing allocated.
+pub(crate) struct FunctionPlace<'o> {
+    /// The function symbol starting at the code, if any.
+    pub function: Option<&'o crate::object::Function<'o>>,
+    /// Else the relocation's symbol, which names it.
+    pub reloc_symbol: Option<object::SymbolIndex>,
+    pub code: Option<CodeLoc>,
+    pub address: Option<u64>,
+    pub opd: bool,
+}
+
+impl<'o> FunctionPlace<'o> {
+    /// The function's name, as [`FunctionRef::symbol`].
+    pub fn symbol(&self, o: &ObjectFile<'_>) -> Option<std::borrow::Cow<'o, str>> {
+        match (self.function, self.reloc_symbol) {
+            (Some(func), _) => Some(std::borrow::Cow::Borrowed(&*func.name)),
+            (None, Some(s)) => o.symbol_name(s).map(std::borrow::Cow::Owned),
+            (None, None) => None,
+        }
+    }
+}
+
+/// [`function_ref`] without the names.
+pub(crate) fn function_place<'o>(
+    o: &'o ObjectFile<'_>,
+    section: &object::Section<'_, '_>,
+    field: u64,
+    stored: u64,
+    kind: AddressField,
+    relocs: &Relocations,
+) -> Result<FunctionPlace<'o>> {
     let relative = kind == AddressField::FlatRelative;
     let section_name = || o.section_name(section.index());
-    let mut f = FunctionRef {
-        symbol: None,
+    let mut f = FunctionPlace {
+        function: None,
+        reloc_symbol: None,
         code: None,
-        code_section: None,
         address: None,
-        size: None,
         opd: false,
     };
     let mut loc;
@@ -134,19 +181,15 @@ pub fn function_ref(
     }
     if let Some(l) = loc {
         if let Some(func) = o.functions.at(l) {
-            f.symbol = Some(func.name.clone());
-            f.size = Some(func.size);
+            f.function = Some(func);
             reloc_symbol = None;
         }
-        f.code_section = Some(o.section_name(l.section));
         if !o.relocatable {
             let s = o.file.section_by_index(l.section)?;
             f.address = Some(s.address() + l.offset);
         }
     }
-    if let Some(s) = reloc_symbol {
-        f.symbol = o.symbol_name(s);
-    }
+    f.reloc_symbol = reloc_symbol;
     f.code = loc;
     Ok(f)
 }

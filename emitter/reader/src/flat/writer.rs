@@ -596,6 +596,7 @@ fn pc_map(functions: &[u64]) -> Result<(u8, Vec<u32>)> {
 }
 
 /// A location, canonically: a field only where it differs from its default.
+#[inline]
 fn location(s: &mut Vec<u8>, l: &Location) {
     let mut head = l.kind as u8;
     if l.size != location_head::DEFAULT_SIZE {
@@ -640,7 +641,7 @@ fn set_count(s: &mut Vec<u8>, at: usize, n: u64, what: &'static str) -> Result<(
     Ok(())
 }
 
-#[inline]
+#[inline(always)]
 fn uleb(s: &mut Vec<u8>, v: u64) {
     // Most fields take one byte.
     if v < 0x80 {
@@ -652,7 +653,7 @@ fn uleb(s: &mut Vec<u8>, v: u64) {
     s.extend_from_slice(&b[..n]);
 }
 
-#[inline]
+#[inline(always)]
 fn sleb(s: &mut Vec<u8>, v: i64) {
     if (-0x40..0x40).contains(&v) {
         s.push((v & 0x7f) as u8);
