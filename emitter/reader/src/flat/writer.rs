@@ -290,46 +290,13 @@ impl<E: Endian> FlatWriter<E> {
         if let Some(fs) = fs {
             uleb(s, fs.into());
         }
-        // The count precedes the entries: reserve its byte, fix it after.
-        let count_at = s.len();
-        s.push(0);
-        let mut n = 0u64;
-        let mut failed = None;
-        for l in locations {
-            match l {
-                Ok(l) => location(s, &l),
-                Err(e) => {
-                    failed = Some(e);
-                    break;
-                }
-            }
-            n += 1;
-        }
-        if failed.is_none() {
-            failed = set_count(s, count_at, n, "location count").err();
-        }
-        if failed.is_none() {
-            let count_at = s.len();
-            s.push(0);
-            let mut n = 0u64;
-            for l in live_outs {
-                match l {
-                    Ok(l) => {
-                        uleb(s, l.dwarf_reg.into());
-                        s.push(l.size);
-                    }
-                    Err(e) => {
-                        failed = Some(e);
-                        break;
-                    }
-                }
-                n += 1;
-            }
-            if failed.is_none() {
-                failed = set_count(s, count_at, n, "live-out count").err();
-            }
-        }
-        if let Some(e) = failed {
+        let lists = counted(s, locations, "location count", location).and_then(|()| {
+            counted(s, live_outs, "live-out count", |s, l: &LiveOut| {
+                uleb(s, l.dwarf_reg.into());
+                s.push(l.size);
+            })
+        });
+        if let Err(e) = lists {
             self.data.bytes.truncate(start);
             return Err(e);
         }
@@ -627,6 +594,25 @@ fn location(s: &mut Vec<u8>, l: &Location) {
 
 /// Writes count `n` into the byte reserved at `at` (moving what follows if
 /// it needs more than one).
+/// Writes `items` as a counted list: the count (ULEB128, `what` in the
+/// error when over [`flat::MAX_COUNT`]) precedes the entries; its byte is
+/// reserved and fixed after, as the count is known only then.
+fn counted<T>(
+    s: &mut Vec<u8>,
+    items: impl IntoIterator<Item = Result<T>>,
+    what: &'static str,
+    mut put: impl FnMut(&mut Vec<u8>, &T),
+) -> Result<()> {
+    let count_at = s.len();
+    s.push(0);
+    let mut n = 0u64;
+    for item in items {
+        put(s, &item?);
+        n += 1;
+    }
+    set_count(s, count_at, n, what)
+}
+
 fn set_count(s: &mut Vec<u8>, at: usize, n: u64, what: &'static str) -> Result<()> {
     if n > flat::MAX_COUNT {
         return Err(Error::TooLarge(what));
