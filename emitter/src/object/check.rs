@@ -91,13 +91,7 @@ fn headers(data: &[u8], header: &elf::FileHeader64<Endianness>) -> Result<()> {
                 let what = |i: usize| match i {
                     usize::MAX => "the ELF header".to_string(),
                     0 => "the section header table".to_string(),
-                    i => section_label(
-                        table
-                            .section(object::SectionIndex(i))
-                            .ok()
-                            .and_then(|sh| table.section_name(endian, sh).ok()),
-                        i,
-                    ),
+                    i => label_at(&table, endian, i),
                 };
                 let (section, other) = if b == usize::MAX || b == 0 {
                     (a, b)
@@ -129,15 +123,7 @@ fn indices(data: &[u8], elf: &object::read::elf::ElfFile64<'_>, written: bool) -
     let endian = elf.endian();
     let table = elf.elf_section_table();
     let count = table.len();
-    let name = |i: usize| {
-        section_label(
-            table
-                .section(object::SectionIndex(i))
-                .ok()
-                .and_then(|sh| table.section_name(endian, sh).ok()),
-            i,
-        )
-    };
+    let name = |i: usize| label_at(table, endian, i);
     let bad = |i: usize, problem: String| Error::Section {
         section: name(i),
         problem,
@@ -363,6 +349,20 @@ pub fn written(data: &[u8]) -> Result<()> {
         return Err(bad("not ELF64".into()));
     };
     indices(data, elf, true).map_err(|e| bad(e.to_string()))
+}
+
+/// [`section_label`] of section `index` of `table`, read by index (an
+/// index out of range is labelled by its number).
+fn label_at(
+    table: &object::read::elf::SectionTable<'_, elf::FileHeader64<Endianness>>,
+    endian: Endianness,
+    index: usize,
+) -> String {
+    let name = table
+        .section(object::SectionIndex(index))
+        .ok()
+        .and_then(|sh| table.section_name(endian, sh).ok());
+    section_label(name, index)
 }
 
 /// Section `index` in a message: its name ([`printable`]), or `section N`
