@@ -51,19 +51,31 @@ def listing(d):
 
 
 def temp_fd(pid, d, exclude):
-    """The link of the fd pcmap writes its output through, if open."""
+    """(the /proc path of, the link of) the fd pcmap writes its output
+    through, if open."""
     try:
         fds = os.listdir(f"/proc/{pid}/fd")
     except FileNotFoundError:
         return None
     for fd in fds:
+        path = f"/proc/{pid}/fd/{fd}"
         try:
-            target = os.readlink(f"/proc/{pid}/fd/{fd}")
+            target = os.readlink(path)
         except OSError:
             continue
         if target.startswith(d + "/") and target not in exclude:
-            return target
+            return path, target
     return None
+
+
+def same_inode(path, names, d):
+    """Whether every one of `names` in `d` is a link to the file open at
+    `path` (a /proc fd)."""
+    try:
+        ino = os.stat(path).st_ino
+        return all(os.stat(os.path.join(d, n)).st_ino == ino for n in names)
+    except FileNotFoundError:
+        return False
 
 
 def wait_stopped(pid):
@@ -93,10 +105,10 @@ def run(n, temp, sig, output):
         args.append("--named-temp")
     before = listing(d)
     proc = subprocess.Popen(args, preexec_fn=default_signals, stdout=subprocess.DEVNULL)
-    target = None
-    while proc.poll() is None and target is None:
-        target = temp_fd(proc.pid, d, {inp})
-    if target is None:
+    found = None
+    while proc.poll() is None and found is None:
+        found = temp_fd(proc.pid, d, {inp})
+    if found is None:
         proc.wait()
         return None  # finished before its output was seen: retry
     os.kill(proc.pid, signal.SIGSTOP)
@@ -104,16 +116,7 @@ def run(n, temp, sig, output):
     # stopped it may still put its output in place (a fast emit did, between
     # the listing below and the stop).
     wait_stopped(proc.pid)
-    # Where the output's fd points now, stopped: an unnamed file that has
-    # been given a name is being committed (linkat to a fresh name, then
-    # rename over the output). SIGKILL cannot be blocked, so a kill in those
-    # two system calls leaves the fresh name: the one window no design
-    # closes (docs/emit.md). Caught there: too late, retry.
-    target = temp_fd(proc.pid, d, {inp}) or target
-    if temp == "unnamed" and not target.endswith(" (deleted)"):
-        os.kill(proc.pid, signal.SIGKILL)
-        proc.wait()
-        return None
+    fd_path, target = found
     during = listing(d)
     written = inp if output == "in-place" else out
     if during.get(os.path.basename(written)) != before.get(os.path.basename(written)):
@@ -122,6 +125,16 @@ def run(n, temp, sig, output):
         proc.wait()
         return None
     extra = sorted(set(during) - set(before))
+    if (temp == "unnamed" and extra and target.endswith(" (deleted)")
+            and same_inode(fd_path, extra, d)):
+        # The unnamed file has been linked to a fresh name, to be renamed
+        # over the output: the commit (its fd still reads "(deleted)").
+        # SIGKILL cannot be blocked, so a kill between those two system
+        # calls leaves the fresh name: the one window no design closes
+        # (docs/emit.md). Caught there: too late, retry.
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.wait()
+        return None
     problem = None
     if temp == "unnamed" and (extra or not target.endswith(" (deleted)")):
         problem = f"a name is visible while writing: {extra or target}"
