@@ -549,12 +549,9 @@ fn statement_of(text: &str, start: usize, end: usize) -> std::borrow::Cow<'_, st
 /// The site of the statement `line` of function number `function`, if it
 /// has one.
 fn site(line: &str, function: u32, out: &mut Scan) {
-    // Built once: a searcher per line cost more than the search.
-    static PREFIX: OnceLock<memmem::Finder<'static>> = OnceLock::new();
-    let prefix = PREFIX.get_or_init(|| memmem::Finder::new(INTRINSIC_PREFIX));
     // Intrinsics cannot have their address taken: a mention in a body is a
     // call.
-    if let Some(at) = prefix.find(line.as_bytes()) {
+    if let Some(at) = occurrences(line.as_bytes(), INTRINSIC_PREFIX).next() {
         let call = line;
         // The intrinsic is the callee: the first mention after `call`.
         let after = &call[at + INTRINSIC_PREFIX.len()..];
@@ -591,14 +588,19 @@ fn site(line: &str, function: u32, out: &mut Scan) {
     out.deopts.push(deopt_site(call, function));
 }
 
+/// Where `needle` occurs in `line`, in order: each of its first byte in
+/// turn (`@`, `"`: few on a line), the rest compared there. On a line a
+/// vectorized substring search costs more in setting up than it saves.
+fn occurrences<'l>(line: &'l [u8], needle: &'l str) -> impl Iterator<Item = usize> + 'l {
+    let needle = needle.as_bytes();
+    memchr::memchr_iter(needle[0], line).filter(move |&at| line[at..].starts_with(needle))
+}
+
 /// Where the operand bundle list holding a `"deopt"` bundle opens: the
 /// `[` that encloses `"deopt" (`, found by matching brackets backwards.
 fn bundle_start(call: &str) -> Option<usize> {
     let b = call.as_bytes();
-    // Built once: a searcher per call cost more than the search.
-    static DEOPT: OnceLock<memmem::Finder<'static>> = OnceLock::new();
-    let deopt = DEOPT.get_or_init(|| memmem::Finder::new(DEOPT_BUNDLE));
-    let hit = deopt.find_iter(b).find(|&at| {
+    let hit = occurrences(b, DEOPT_BUNDLE).find(|&at| {
         b[at + DEOPT_BUNDLE.len()..]
             .iter()
             .find(|c| !c.is_ascii_whitespace())
