@@ -125,16 +125,25 @@ enum Scope<'t> {
     End,
 }
 
-/// A statepoint lowered from a deopt bundle, until the attribute groups
-/// (at the module's end) are known.
-#[derive(Debug, Clone)]
-struct DeoptSite {
-    /// The function's number in [`Scan::functions`].
-    function: u32,
-    /// The call's own `"statepoint-id"`/`"statepoint-num-patch-bytes"`, and
-    /// its attribute groups.
-    directives: Directives,
-    groups: Vec<u32>,
+/// A site of a scan, the function by its number in [`Scan::functions`].
+#[derive(Debug, Clone, Copy)]
+enum ScanSite {
+    /// A call of a stack map intrinsic: its ID, kind and bytes.
+    Intrinsic {
+        function: u32,
+        id: u64,
+        kind: SiteKind,
+        bytes: u32,
+    },
+    /// A statepoint lowered from a deopt bundle, until the attribute groups
+    /// (at the module's end) are known: the call's own
+    /// `"statepoint-id"`/`"statepoint-num-patch-bytes"`, and its attribute
+    /// groups (their range in [`Scan::group_refs`]).
+    Deopt {
+        function: u32,
+        directives: Directives,
+        groups: (u32, u32),
+    },
 }
 
 /// `"statepoint-id"` and `"statepoint-num-patch-bytes"` as LLVM parses
@@ -179,14 +188,25 @@ impl Directives {
 /// The sites of a piece of IR text, before deopt bundles are resolved.
 #[derive(Debug, Default)]
 struct Scan {
-    /// (function, ID, kind, bytes) of each intrinsic site; the function
-    /// by its number in `functions`.
-    sites: Vec<(u32, u64, SiteKind, u32)>,
+    /// The sites in IR order (the index then gets each function's sites
+    /// together).
+    sites: Vec<ScanSite>,
     /// The symbols of the functions with sites, in order (each decoded
-    /// once, not once per site).
-    functions: Vec<Vec<u8>>,
-    deopts: Vec<DeoptSite>,
+    /// once, not once per site), back to back: where each ends.
+    functions: Vec<usize>,
+    symbols: Vec<u8>,
+    /// The attribute groups deopt sites name, back to back.
+    group_refs: Vec<u32>,
     groups: HashMap<u32, Directives>,
+}
+
+impl Scan {
+    /// The symbol of function number `n`.
+    fn function(&self, n: u32) -> &[u8] {
+        let n = n as usize;
+        let start = n.checked_sub(1).map_or(0, |p| self.functions[p]);
+        &self.symbols[start..self.functions[n]]
+    }
 }
 
 impl IrSites {
@@ -241,27 +261,37 @@ impl IrSites {
 
     /// One index of two halves' scans, deopt bundles resolved with the
     /// attribute groups of both.
-    fn from_scans(head: Scan, tail: Scan) -> IrSites {
-        let mut groups = head.groups;
-        groups.extend(tail.groups);
+    fn from_scans(mut head: Scan, tail: Scan) -> IrSites {
+        let mut groups = std::mem::take(&mut head.groups);
+        groups.extend(tail.groups.iter());
         let mut out = IrSites::default();
-        let (hf, tf) = (&head.functions, &tail.functions);
-        let sites = head.sites.iter().map(|s| (hf, s));
-        for (names, &(function, id, kind, bytes)) in sites.chain(tail.sites.iter().map(|s| (tf, s)))
-        {
-            out.add(&names[function as usize], id, kind, bytes);
-        }
-        let deopts = head.deopts.iter().map(|d| (hf, d));
-        for (names, d) in deopts.chain(tail.deopts.iter().map(|d| (tf, d))) {
-            let directives = d.groups.iter().fold(d.directives, |acc, g| {
-                acc.or(groups.get(g).copied().unwrap_or_default())
-            });
-            out.add(
-                &names[d.function as usize],
-                directives.id.unwrap_or(DEOPT_BUNDLE_STATEPOINT_ID),
-                SiteKind::StatePoint,
-                directives.bytes.unwrap_or(0),
-            );
+        for scan in [&head, &tail] {
+            for &site in &scan.sites {
+                match site {
+                    ScanSite::Intrinsic {
+                        function,
+                        id,
+                        kind,
+                        bytes,
+                    } => out.add(scan.function(function), id, kind, bytes),
+                    ScanSite::Deopt {
+                        function,
+                        directives,
+                        groups: (start, end),
+                    } => {
+                        let refs = &scan.group_refs[start as usize..end as usize];
+                        let directives = refs.iter().fold(directives, |acc, g| {
+                            acc.or(groups.get(g).copied().unwrap_or_default())
+                        });
+                        out.add(
+                            scan.function(function),
+                            directives.id.unwrap_or(DEOPT_BUNDLE_STATEPOINT_ID),
+                            SiteKind::StatePoint,
+                            directives.bytes.unwrap_or(0),
+                        );
+                    }
+                }
+            }
         }
         out
     }
@@ -483,7 +513,8 @@ fn scan_found(text: &str, found: Found) -> Scan {
         }
         let Some(name) = function else { continue };
         if numbered.is_none_or(|n| !std::ptr::eq(n, name)) {
-            out.functions.push(symbol_of(name));
+            symbol_of(name, &mut out.symbols);
+            out.functions.push(out.symbols.len());
             numbered = Some(name);
         }
         let number = out.functions.len() as u32 - 1;
@@ -573,10 +604,18 @@ fn site(line: &str, function: u32, out: &mut Scan) {
         match intrinsic {
             Intrinsic::Site(kind) => {
                 if let Some((id, bytes)) = parse_args(args) {
-                    out.sites.push((function, id, kind, bytes));
+                    out.sites.push(ScanSite::Intrinsic {
+                        function,
+                        id,
+                        kind,
+                        bytes,
+                    });
                 }
             }
-            Intrinsic::Deoptimize => out.deopts.push(deopt_site(call, function)),
+            Intrinsic::Deoptimize => {
+                let site = deopt_site(call, function, &mut out.group_refs);
+                out.sites.push(site);
+            }
         }
         return;
     }
@@ -585,7 +624,8 @@ fn site(line: &str, function: u32, out: &mut Scan) {
     if bundle_start(call).is_none() || call.contains(" asm ") || call.contains("@llvm.") {
         return;
     }
-    out.deopts.push(deopt_site(call, function));
+    let site = deopt_site(call, function, &mut out.group_refs);
+    out.sites.push(site);
 }
 
 /// Where `needle` occurs in `line`, in order: each of its first byte in
@@ -638,30 +678,33 @@ fn call_of(line: &str) -> Option<&str> {
 }
 
 /// A deopt-bundle statepoint: the call's attributes sit between its
-/// argument list and its operand bundles.
-fn deopt_site(call: &str, function: u32) -> DeoptSite {
+/// argument list and its operand bundles. The groups it names go onto
+/// `group_refs`.
+fn deopt_site(call: &str, function: u32, group_refs: &mut Vec<u32>) -> ScanSite {
     let bundles = bundle_start(call).unwrap_or(call.len());
     let before = &call[..bundles];
     let attrs = before.rfind(')').map_or("", |i| &before[i + 1..]);
-    let groups = attrs
-        .split_whitespace()
-        .filter_map(|w| w.strip_prefix('#')?.parse().ok())
-        .collect();
-    DeoptSite {
+    let start = group_refs.len() as u32;
+    group_refs.extend(
+        attrs
+            .split_whitespace()
+            .filter_map(|w| w.strip_prefix('#')?.parse::<u32>().ok()),
+    );
+    ScanSite::Deopt {
         function,
         directives: Directives::read(attrs),
-        groups,
+        groups: (start, group_refs.len() as u32),
     }
 }
 
-/// The symbol an IR function's name gives: `\01` (use verbatim) dropped,
-/// `\XX` escapes of quoted names decoded; none (empty) for a numbered
-/// function, whose symbol LLVM names `__unnamed_N`.
-fn symbol_of(name: &str) -> Vec<u8> {
+/// The symbol an IR function's name gives, onto `out`: `\01` (use
+/// verbatim) dropped, `\XX` escapes of quoted names decoded; none (empty)
+/// for a numbered function, whose symbol LLVM names `__unnamed_N`.
+fn symbol_of(name: &str, out: &mut Vec<u8>) {
     if name.bytes().all(|b| b.is_ascii_digit()) {
-        return Vec::new();
+        return;
     }
-    let mut out = Vec::with_capacity(name.len());
+    let first = out.len();
     let b = name.as_bytes();
     let mut i = 0;
     while i < b.len() {
@@ -681,10 +724,9 @@ fn symbol_of(name: &str) -> Vec<u8> {
             }
         }
     }
-    if out.first() == Some(&1) {
-        out.remove(0);
+    if out.get(first) == Some(&1) {
+        out.remove(first);
     }
-    out
 }
 
 /// Where to cut the IR in two halves scanned on two threads (the scan is
