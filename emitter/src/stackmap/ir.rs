@@ -498,7 +498,7 @@ fn scan_found(text: &str, found: Found) -> Scan {
             };
         }
         cursor = line_end;
-        let line = text[line_start..line_end].trim_start();
+        let line = trim_start(&text[line_start..line_end]);
         match scope_of(line) {
             Some(Scope::Define(name)) => {
                 function = Some(name);
@@ -545,7 +545,7 @@ fn not_a_site(text: &str, start: usize, hit: usize) -> bool {
     if INTRINSICS.iter().any(|(p, _)| after.starts_with(p)) {
         return false;
     }
-    let line = text[start..hit].trim_start();
+    let line = trim_start(&text[start..hit]);
     line.starts_with('%') || call_of(line).is_some()
 }
 
@@ -553,7 +553,7 @@ fn not_a_site(text: &str, start: usize, hit: usize) -> bool {
 /// it does not start a statement, the lines before it up to the one that
 /// does (at most 8), joined.
 fn statement_of(text: &str, start: usize, end: usize) -> std::borrow::Cow<'_, str> {
-    let line = text[start..end].trim_start();
+    let line = trim_start(&text[start..end]);
     if line.starts_with('%') || call_of(line).is_some() || start == 0 {
         return line.into();
     }
@@ -564,7 +564,7 @@ fn statement_of(text: &str, start: usize, end: usize) -> std::borrow::Cow<'_, st
             break;
         }
         first = memrchr(b'\n', &bytes[..first - 1]).map_or(0, |i| i + 1);
-        let l = text[first..].trim_start();
+        let l = trim_start(&text[first..]);
         if l.starts_with('%') || call_of(l).is_some() {
             return text[first..end]
                 .split('\n')
@@ -765,6 +765,22 @@ fn scope_of(line: &str) -> Option<Scope<'_>> {
     (line == "}").then_some(Scope::End)
 }
 
+/// `line` without leading whitespace, as `str::trim_start`: ASCII
+/// whitespace skipped byte by byte, the Unicode-aware trim only when a
+/// non-ASCII character follows it (the IR's lines are nearly all ASCII).
+fn trim_start(line: &str) -> &str {
+    let b = line.as_bytes();
+    // char::is_whitespace's ASCII members: is_ascii_whitespace and \x0B.
+    let n = b
+        .iter()
+        .take_while(|&&c| c.is_ascii_whitespace() || c == 0x0B)
+        .count();
+    match b.get(n) {
+        Some(&c) if !c.is_ascii() => line.trim_start(),
+        _ => &line[n..],
+    }
+}
+
 /// The last line of `text[from..to]` that opens or closes a function,
 /// looking backwards from `to` (a line start).
 fn last_scope(text: &str, from: usize, to: usize) -> Option<Scope<'_>> {
@@ -773,7 +789,7 @@ fn last_scope(text: &str, from: usize, to: usize) -> Option<Scope<'_>> {
     while end > from {
         // The line ending at `end - 1` (a newline) starts after the previous one.
         let start = memrchr(b'\n', &bytes[from..end - 1]).map_or(from, |i| from + i + 1);
-        let line = text[start..end - 1].trim_start();
+        let line = trim_start(&text[start..end - 1]);
         if let Some(scope) = scope_of(line) {
             return Some(scope);
         }
@@ -937,6 +953,23 @@ declare void @llvm.experimental.stackmap(i64, i32, ...)
         // After the closing brace no function is open.
         assert_eq!(s.lookup(b"g", 9), Match::Missing);
         assert_eq!(s.len(), 5);
+    }
+
+    #[test]
+    fn trims_as_str_does() {
+        for line in [
+            "",
+            "  ",
+            "define",
+            " \t\x0b\x0c\r define @f()",
+            "\u{a0}}",
+            " \u{2003} }",
+            "  é }",
+            "\u{85}x",
+            "}",
+        ] {
+            assert_eq!(trim_start(line), line.trim_start(), "{line:?}");
+        }
     }
 
     #[test]
