@@ -401,16 +401,14 @@ struct Found {
 
 impl Found {
     /// Text is read in blocks this large, each checked to be UTF-8 and
-    /// searched for all three strings while it is in cache: one pass
+    /// searched for what the scan needs while it is in cache: one pass
     /// over the text's memory (the IR of a big module is over a hundred
-    /// megabytes), not four.
+    /// megabytes), not three.
     const BLOCK: usize = 128 << 10;
 
     fn in_text(bytes: &[u8]) -> Result<Found, std::str::Utf8Error> {
-        static FINDERS: OnceLock<[memmem::Finder<'static>; 3]> = OnceLock::new();
-        let [prefix, deopt, group] = FINDERS.get_or_init(|| {
-            [INTRINSIC_PREFIX, DEOPT_BUNDLE, ATTRIBUTE_GROUP].map(memmem::Finder::new)
-        });
+        static GROUP: OnceLock<memmem::Finder<'static>> = OnceLock::new();
+        let group = GROUP.get_or_init(|| memmem::Finder::new(ATTRIBUTE_GROUP));
         let mut found = Found {
             hits: Vec::new(),
             groups: Vec::new(),
@@ -426,30 +424,36 @@ impl Found {
                 None => bytes.len(),
             };
             std::str::from_utf8(&bytes[start..end])?;
-            // A string starting in the block may end after it.
-            fn in_block(
-                finder: &memmem::Finder<'_>,
-                bytes: &[u8],
-                start: usize,
-                end: usize,
-                out: &mut Vec<usize>,
-            ) {
-                let reach = (end + finder.needle().len() - 1).min(bytes.len());
-                out.extend(
-                    finder
-                        .find_iter(&bytes[start..reach])
-                        .map(|at| start + at)
-                        .take_while(|&at| at < end),
-                );
-            }
-            in_block(prefix, bytes, start, end, &mut found.hits);
-            in_block(deopt, bytes, start, end, &mut found.hits);
-            in_block(group, bytes, start, end, &mut found.groups);
+            mentions(bytes, start, end, &mut found.hits);
+            // A group starting in the block may end after it.
+            let reach = (end + ATTRIBUTE_GROUP.len() - 1).min(bytes.len());
+            found.groups.extend(
+                group
+                    .find_iter(&bytes[start..reach])
+                    .map(|at| start + at)
+                    .take_while(|&at| at < end),
+            );
             start = end;
         }
-        // The two searches merged.
-        found.hits.sort_unstable();
         Ok(found)
+    }
+}
+
+/// Every mention of an intrinsic ([`INTRINSIC_PREFIX`]) or deopt bundle
+/// ([`DEOPT_BUNDLE`]) starting in `bytes[start..end]`, in order, onto
+/// `out`: each `@` and `"` (a few a line) checked for either. One
+/// vectorized pass for both; a substring searcher costs more per match
+/// than this per byte found, and the gc shape's IR mentions an intrinsic
+/// every 200 bytes. Overlapping deopt bundles (`"deopt"deopt"`) give two
+/// hits on one line, which the scan reads once.
+fn mentions(bytes: &[u8], start: usize, end: usize, out: &mut Vec<usize>) {
+    for at in memchr::memchr2_iter(b'@', b'"', &bytes[start..end]) {
+        let rest = &bytes[start + at..];
+        if rest.starts_with(INTRINSIC_PREFIX.as_bytes())
+            || rest.starts_with(DEOPT_BUNDLE.as_bytes())
+        {
+            out.push(start + at);
+        }
     }
 }
 
