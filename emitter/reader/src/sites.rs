@@ -553,19 +553,39 @@ impl SiteIndex {
         self.sorted = core::cell::OnceCell::new();
     }
 
+    /// `added` ordered by function, then ID: grouped by function in one
+    /// counting pass (sites of one function may come in several runs: the
+    /// IR's deopt bundles after its intrinsics), then each function's run
+    /// sorted alone. Equal keys merge in any order (`with` is commutative).
+    fn grouped(&self) -> alloc::vec::Vec<(u32, u64, Match)> {
+        let mut all = match self.added.windows(2).all(|w| w[0].0 <= w[1].0) {
+            true => self.added.clone(),
+            false => {
+                let mut starts = alloc::vec![0usize; self.functions.len() + 1];
+                for e in &self.added {
+                    starts[e.0 as usize + 1] += 1;
+                }
+                for f in 1..starts.len() {
+                    starts[f] += starts[f - 1];
+                }
+                let mut all = alloc::vec![(0, 0, Match::Missing); self.added.len()];
+                for &e in &self.added {
+                    let at = &mut starts[e.0 as usize];
+                    all[*at] = e;
+                    *at += 1;
+                }
+                all
+            }
+        };
+        for run in all.chunk_by_mut(|a, b| a.0 == b.0) {
+            run.sort_unstable_by_key(|e| e.1);
+        }
+        all
+    }
+
     fn sorted(&self) -> &Sorted {
         self.sorted.get_or_init(|| {
-            let mut all = self.added.clone();
-            // Sites come function by function: then each function's run is
-            // sorted alone. Equal keys merge in any order (`with` is
-            // commutative).
-            if all.windows(2).all(|w| w[0].0 <= w[1].0) {
-                for run in all.chunk_by_mut(|a, b| a.0 == b.0) {
-                    run.sort_unstable_by_key(|e| e.1);
-                }
-            } else {
-                all.sort_unstable_by_key(|e| (e.0, e.1));
-            }
+            let all = self.grouped();
             let mut sorted = Sorted {
                 entries: alloc::vec::Vec::with_capacity(all.len()),
                 ranges: alloc::vec![(0, 0); self.functions.len()],

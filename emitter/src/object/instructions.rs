@@ -6,7 +6,7 @@ use iced_x86::{
     Code, Decoder, DecoderOptions, FlowControl, Instruction, Mnemonic, OpKind, Register,
 };
 
-use super::Target;
+use super::{x86_length, Target};
 
 /// Size of the call instruction of `code` (a function's bytes) that ends at
 /// `end`, if the instruction there is a call. x86-64 decodes linearly from
@@ -31,13 +31,17 @@ pub fn call_ending_at(target: Target, code: &[u8], end: u64) -> Option<u32> {
 /// [`call_ending_at`] for the records of one function, asked in increasing
 /// offset order: on x86-64 one decoding pass serves them all (each call of
 /// `call_ending_at` decodes from the function's start). A smaller offset
-/// than the last one asked starts over.
+/// than the last one asked starts over. The common instruction forms are
+/// measured by [`x86_length::quick`], the rest decoded by iced.
 pub struct Calls<'a> {
     target: Target,
     code: &'a [u8],
-    decoder: Decoder<'a>,
-    /// The last instruction decoded; the decoder is at its end.
-    last: Option<Instruction>,
+    /// For the forms `quick` leaves (made on the first).
+    decoder: Option<Decoder<'a>>,
+    /// Where the next instruction starts.
+    at: usize,
+    /// The end, length and call-ness of the last instruction decoded.
+    last: Option<(u64, u32, bool)>,
     /// The last offset asked for.
     asked: u64,
     /// An undecodable instruction came before `asked`.
@@ -51,7 +55,8 @@ impl<'a> Calls<'a> {
         Calls {
             target,
             code,
-            decoder: Decoder::with_ip(64, code, 0, DecoderOptions::NONE),
+            decoder: None,
+            at: 0,
             last: None,
             asked: 0,
             invalid: false,
@@ -74,29 +79,52 @@ impl<'a> Calls<'a> {
         // The first instruction ending at or after `end` decides, as in
         // `call_ending_at`: instructions already decoded end before it.
         loop {
-            if let Some(i) = &self.last {
-                let next = i.next_ip();
+            if let Some((next, len, call)) = self.last {
                 if next >= end {
-                    return (next == end
-                        && matches!(
-                            i.flow_control(),
-                            FlowControl::Call | FlowControl::IndirectCall
-                        ))
-                    .then_some(i.len() as u32);
+                    return (next == end && call).then_some(len);
                 }
             }
-            if !self.decoder.can_decode() {
+            if !self.step() {
                 return None;
             }
-            // Decoded in place (an instruction is 40 bytes).
-            let i = self.last.get_or_insert_with(Instruction::default);
-            self.decoder.decode_out(i);
-            if i.is_invalid() {
-                self.invalid = true;
-                return None;
-            }
-            self.realigned |= realigns(i);
         }
+    }
+
+    /// Decodes the next instruction into `last`; false at the code's end
+    /// or at an undecodable instruction (then `invalid`).
+    fn step(&mut self) -> bool {
+        let rest = &self.code[self.at..];
+        if rest.is_empty() {
+            return false;
+        }
+        let (len, call) = match x86_length::quick(rest) {
+            Some(q) => (q.len, q.call),
+            None => match self.decode() {
+                Some(i) => {
+                    self.realigned |= realigns(&i);
+                    (i.len(), is_call(&i))
+                }
+                None => {
+                    self.invalid = true;
+                    return false;
+                }
+            },
+        };
+        self.at += len;
+        self.last = Some((self.at as u64, len as u32, call));
+        true
+    }
+
+    /// The instruction at `at`, decoded in full; `None` if undecodable.
+    fn decode(&mut self) -> Option<Instruction> {
+        let code = self.code;
+        let d = self
+            .decoder
+            .get_or_insert_with(|| Decoder::with_ip(64, code, 0, DecoderOptions::NONE));
+        d.set_position(self.at).ok()?;
+        d.set_ip(self.at as u64);
+        let i = d.decode();
+        (!i.is_invalid()).then_some(i)
     }
 
     /// [`realigns_stack`] of the code, decoding only what
@@ -109,17 +137,22 @@ impl<'a> Calls<'a> {
         if self.target != Target::X86_64 || self.invalid {
             return realigns_stack(self.target, self.code);
         }
-        while !self.realigned && self.decoder.can_decode() {
-            let i = self.decoder.decode();
-            if i.is_invalid() {
+        while !self.realigned && self.at < self.code.len() {
+            if !self.step() {
                 // realigns_stack decodes on past it.
                 return realigns_stack(self.target, self.code);
             }
-            self.realigned |= realigns(&i);
-            self.last = Some(i);
         }
         self.realigned
     }
+}
+
+/// Whether iced's instruction is a call (direct or indirect).
+fn is_call(i: &Instruction) -> bool {
+    matches!(
+        i.flow_control(),
+        FlowControl::Call | FlowControl::IndirectCall
+    )
 }
 
 /// Whether `code` aligns the stack pointer (dynamic stack realignment).

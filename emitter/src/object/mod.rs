@@ -21,6 +21,7 @@ pub mod functions;
 pub mod instructions;
 pub mod rewrite;
 pub mod target;
+mod x86_length;
 
 use std::collections::HashMap;
 

@@ -125,16 +125,25 @@ enum Scope<'t> {
     End,
 }
 
-/// A statepoint lowered from a deopt bundle, until the attribute groups
-/// (at the module's end) are known.
-#[derive(Debug, Clone)]
-struct DeoptSite {
-    /// The function's number in [`Scan::functions`].
-    function: u32,
-    /// The call's own `"statepoint-id"`/`"statepoint-num-patch-bytes"`, and
-    /// its attribute groups.
-    directives: Directives,
-    groups: Vec<u32>,
+/// A site of a scan, the function by its number in [`Scan::functions`].
+#[derive(Debug, Clone, Copy)]
+enum ScanSite {
+    /// A call of a stack map intrinsic: its ID, kind and bytes.
+    Intrinsic {
+        function: u32,
+        id: u64,
+        kind: SiteKind,
+        bytes: u32,
+    },
+    /// A statepoint lowered from a deopt bundle, until the attribute groups
+    /// (at the module's end) are known: the call's own
+    /// `"statepoint-id"`/`"statepoint-num-patch-bytes"`, and its attribute
+    /// groups (their range in [`Scan::group_refs`]).
+    Deopt {
+        function: u32,
+        directives: Directives,
+        groups: (u32, u32),
+    },
 }
 
 /// `"statepoint-id"` and `"statepoint-num-patch-bytes"` as LLVM parses
@@ -179,14 +188,25 @@ impl Directives {
 /// The sites of a piece of IR text, before deopt bundles are resolved.
 #[derive(Debug, Default)]
 struct Scan {
-    /// (function, ID, kind, bytes) of each intrinsic site; the function
-    /// by its number in `functions`.
-    sites: Vec<(u32, u64, SiteKind, u32)>,
+    /// The sites in IR order (the index then gets each function's sites
+    /// together).
+    sites: Vec<ScanSite>,
     /// The symbols of the functions with sites, in order (each decoded
-    /// once, not once per site).
-    functions: Vec<Vec<u8>>,
-    deopts: Vec<DeoptSite>,
+    /// once, not once per site), back to back: where each ends.
+    functions: Vec<usize>,
+    symbols: Vec<u8>,
+    /// The attribute groups deopt sites name, back to back.
+    group_refs: Vec<u32>,
     groups: HashMap<u32, Directives>,
+}
+
+impl Scan {
+    /// The symbol of function number `n`.
+    fn function(&self, n: u32) -> &[u8] {
+        let n = n as usize;
+        let start = n.checked_sub(1).map_or(0, |p| self.functions[p]);
+        &self.symbols[start..self.functions[n]]
+    }
 }
 
 impl IrSites {
@@ -241,27 +261,37 @@ impl IrSites {
 
     /// One index of two halves' scans, deopt bundles resolved with the
     /// attribute groups of both.
-    fn from_scans(head: Scan, tail: Scan) -> IrSites {
-        let mut groups = head.groups;
-        groups.extend(tail.groups);
+    fn from_scans(mut head: Scan, tail: Scan) -> IrSites {
+        let mut groups = std::mem::take(&mut head.groups);
+        groups.extend(tail.groups.iter());
         let mut out = IrSites::default();
-        let (hf, tf) = (&head.functions, &tail.functions);
-        let sites = head.sites.iter().map(|s| (hf, s));
-        for (names, &(function, id, kind, bytes)) in sites.chain(tail.sites.iter().map(|s| (tf, s)))
-        {
-            out.add(&names[function as usize], id, kind, bytes);
-        }
-        let deopts = head.deopts.iter().map(|d| (hf, d));
-        for (names, d) in deopts.chain(tail.deopts.iter().map(|d| (tf, d))) {
-            let directives = d.groups.iter().fold(d.directives, |acc, g| {
-                acc.or(groups.get(g).copied().unwrap_or_default())
-            });
-            out.add(
-                &names[d.function as usize],
-                directives.id.unwrap_or(DEOPT_BUNDLE_STATEPOINT_ID),
-                SiteKind::StatePoint,
-                directives.bytes.unwrap_or(0),
-            );
+        for scan in [&head, &tail] {
+            for &site in &scan.sites {
+                match site {
+                    ScanSite::Intrinsic {
+                        function,
+                        id,
+                        kind,
+                        bytes,
+                    } => out.add(scan.function(function), id, kind, bytes),
+                    ScanSite::Deopt {
+                        function,
+                        directives,
+                        groups: (start, end),
+                    } => {
+                        let refs = &scan.group_refs[start as usize..end as usize];
+                        let directives = refs.iter().fold(directives, |acc, g| {
+                            acc.or(groups.get(g).copied().unwrap_or_default())
+                        });
+                        out.add(
+                            scan.function(function),
+                            directives.id.unwrap_or(DEOPT_BUNDLE_STATEPOINT_ID),
+                            SiteKind::StatePoint,
+                            directives.bytes.unwrap_or(0),
+                        );
+                    }
+                }
+            }
         }
         out
     }
@@ -371,16 +401,14 @@ struct Found {
 
 impl Found {
     /// Text is read in blocks this large, each checked to be UTF-8 and
-    /// searched for all three strings while it is in cache: one pass
+    /// searched for what the scan needs while it is in cache: one pass
     /// over the text's memory (the IR of a big module is over a hundred
-    /// megabytes), not four.
+    /// megabytes), not three.
     const BLOCK: usize = 128 << 10;
 
     fn in_text(bytes: &[u8]) -> Result<Found, std::str::Utf8Error> {
-        static FINDERS: OnceLock<[memmem::Finder<'static>; 3]> = OnceLock::new();
-        let [prefix, deopt, group] = FINDERS.get_or_init(|| {
-            [INTRINSIC_PREFIX, DEOPT_BUNDLE, ATTRIBUTE_GROUP].map(memmem::Finder::new)
-        });
+        static GROUP: OnceLock<memmem::Finder<'static>> = OnceLock::new();
+        let group = GROUP.get_or_init(|| memmem::Finder::new(ATTRIBUTE_GROUP));
         let mut found = Found {
             hits: Vec::new(),
             groups: Vec::new(),
@@ -396,30 +424,36 @@ impl Found {
                 None => bytes.len(),
             };
             std::str::from_utf8(&bytes[start..end])?;
-            // A string starting in the block may end after it.
-            fn in_block(
-                finder: &memmem::Finder<'_>,
-                bytes: &[u8],
-                start: usize,
-                end: usize,
-                out: &mut Vec<usize>,
-            ) {
-                let reach = (end + finder.needle().len() - 1).min(bytes.len());
-                out.extend(
-                    finder
-                        .find_iter(&bytes[start..reach])
-                        .map(|at| start + at)
-                        .take_while(|&at| at < end),
-                );
-            }
-            in_block(prefix, bytes, start, end, &mut found.hits);
-            in_block(deopt, bytes, start, end, &mut found.hits);
-            in_block(group, bytes, start, end, &mut found.groups);
+            mentions(bytes, start, end, &mut found.hits);
+            // A group starting in the block may end after it.
+            let reach = (end + ATTRIBUTE_GROUP.len() - 1).min(bytes.len());
+            found.groups.extend(
+                group
+                    .find_iter(&bytes[start..reach])
+                    .map(|at| start + at)
+                    .take_while(|&at| at < end),
+            );
             start = end;
         }
-        // The two searches merged.
-        found.hits.sort_unstable();
         Ok(found)
+    }
+}
+
+/// Every mention of an intrinsic ([`INTRINSIC_PREFIX`]) or deopt bundle
+/// ([`DEOPT_BUNDLE`]) starting in `bytes[start..end]`, in order, onto
+/// `out`: each `@` and `"` (a few a line) checked for either. One
+/// vectorized pass for both; a substring searcher costs more per match
+/// than this per byte found, and the gc shape's IR mentions an intrinsic
+/// every 200 bytes. Overlapping deopt bundles (`"deopt"deopt"`) give two
+/// hits on one line, which the scan reads once.
+fn mentions(bytes: &[u8], start: usize, end: usize, out: &mut Vec<usize>) {
+    for at in memchr::memchr2_iter(b'@', b'"', &bytes[start..end]) {
+        let rest = &bytes[start + at..];
+        if rest.starts_with(INTRINSIC_PREFIX.as_bytes())
+            || rest.starts_with(DEOPT_BUNDLE.as_bytes())
+        {
+            out.push(start + at);
+        }
     }
 }
 
@@ -468,7 +502,7 @@ fn scan_found(text: &str, found: Found) -> Scan {
             };
         }
         cursor = line_end;
-        let line = text[line_start..line_end].trim_start();
+        let line = trim_start(&text[line_start..line_end]);
         match scope_of(line) {
             Some(Scope::Define(name)) => {
                 function = Some(name);
@@ -483,7 +517,8 @@ fn scan_found(text: &str, found: Found) -> Scan {
         }
         let Some(name) = function else { continue };
         if numbered.is_none_or(|n| !std::ptr::eq(n, name)) {
-            out.functions.push(symbol_of(name));
+            symbol_of(name, &mut out.symbols);
+            out.functions.push(out.symbols.len());
             numbered = Some(name);
         }
         let number = out.functions.len() as u32 - 1;
@@ -514,7 +549,7 @@ fn not_a_site(text: &str, start: usize, hit: usize) -> bool {
     if INTRINSICS.iter().any(|(p, _)| after.starts_with(p)) {
         return false;
     }
-    let line = text[start..hit].trim_start();
+    let line = trim_start(&text[start..hit]);
     line.starts_with('%') || call_of(line).is_some()
 }
 
@@ -522,7 +557,7 @@ fn not_a_site(text: &str, start: usize, hit: usize) -> bool {
 /// it does not start a statement, the lines before it up to the one that
 /// does (at most 8), joined.
 fn statement_of(text: &str, start: usize, end: usize) -> std::borrow::Cow<'_, str> {
-    let line = text[start..end].trim_start();
+    let line = trim_start(&text[start..end]);
     if line.starts_with('%') || call_of(line).is_some() || start == 0 {
         return line.into();
     }
@@ -533,7 +568,7 @@ fn statement_of(text: &str, start: usize, end: usize) -> std::borrow::Cow<'_, st
             break;
         }
         first = memrchr(b'\n', &bytes[..first - 1]).map_or(0, |i| i + 1);
-        let l = text[first..].trim_start();
+        let l = trim_start(&text[first..]);
         if l.starts_with('%') || call_of(l).is_some() {
             return text[first..end]
                 .split('\n')
@@ -549,12 +584,9 @@ fn statement_of(text: &str, start: usize, end: usize) -> std::borrow::Cow<'_, st
 /// The site of the statement `line` of function number `function`, if it
 /// has one.
 fn site(line: &str, function: u32, out: &mut Scan) {
-    // Built once: a searcher per line cost more than the search.
-    static PREFIX: OnceLock<memmem::Finder<'static>> = OnceLock::new();
-    let prefix = PREFIX.get_or_init(|| memmem::Finder::new(INTRINSIC_PREFIX));
     // Intrinsics cannot have their address taken: a mention in a body is a
     // call.
-    if let Some(at) = prefix.find(line.as_bytes()) {
+    if let Some(at) = occurrences(line.as_bytes(), INTRINSIC_PREFIX).next() {
         let call = line;
         // The intrinsic is the callee: the first mention after `call`.
         let after = &call[at + INTRINSIC_PREFIX.len()..];
@@ -576,10 +608,18 @@ fn site(line: &str, function: u32, out: &mut Scan) {
         match intrinsic {
             Intrinsic::Site(kind) => {
                 if let Some((id, bytes)) = parse_args(args) {
-                    out.sites.push((function, id, kind, bytes));
+                    out.sites.push(ScanSite::Intrinsic {
+                        function,
+                        id,
+                        kind,
+                        bytes,
+                    });
                 }
             }
-            Intrinsic::Deoptimize => out.deopts.push(deopt_site(call, function)),
+            Intrinsic::Deoptimize => {
+                let site = deopt_site(call, function, &mut out.group_refs);
+                out.sites.push(site);
+            }
         }
         return;
     }
@@ -588,17 +628,23 @@ fn site(line: &str, function: u32, out: &mut Scan) {
     if bundle_start(call).is_none() || call.contains(" asm ") || call.contains("@llvm.") {
         return;
     }
-    out.deopts.push(deopt_site(call, function));
+    let site = deopt_site(call, function, &mut out.group_refs);
+    out.sites.push(site);
+}
+
+/// Where `needle` occurs in `line`, in order: each of its first byte in
+/// turn (`@`, `"`: few on a line), the rest compared there. On a line a
+/// vectorized substring search costs more in setting up than it saves.
+fn occurrences<'l>(line: &'l [u8], needle: &'l str) -> impl Iterator<Item = usize> + 'l {
+    let needle = needle.as_bytes();
+    memchr::memchr_iter(needle[0], line).filter(move |&at| line[at..].starts_with(needle))
 }
 
 /// Where the operand bundle list holding a `"deopt"` bundle opens: the
 /// `[` that encloses `"deopt" (`, found by matching brackets backwards.
 fn bundle_start(call: &str) -> Option<usize> {
     let b = call.as_bytes();
-    // Built once: a searcher per call cost more than the search.
-    static DEOPT: OnceLock<memmem::Finder<'static>> = OnceLock::new();
-    let deopt = DEOPT.get_or_init(|| memmem::Finder::new(DEOPT_BUNDLE));
-    let hit = deopt.find_iter(b).find(|&at| {
+    let hit = occurrences(b, DEOPT_BUNDLE).find(|&at| {
         b[at + DEOPT_BUNDLE.len()..]
             .iter()
             .find(|c| !c.is_ascii_whitespace())
@@ -636,30 +682,33 @@ fn call_of(line: &str) -> Option<&str> {
 }
 
 /// A deopt-bundle statepoint: the call's attributes sit between its
-/// argument list and its operand bundles.
-fn deopt_site(call: &str, function: u32) -> DeoptSite {
+/// argument list and its operand bundles. The groups it names go onto
+/// `group_refs`.
+fn deopt_site(call: &str, function: u32, group_refs: &mut Vec<u32>) -> ScanSite {
     let bundles = bundle_start(call).unwrap_or(call.len());
     let before = &call[..bundles];
     let attrs = before.rfind(')').map_or("", |i| &before[i + 1..]);
-    let groups = attrs
-        .split_whitespace()
-        .filter_map(|w| w.strip_prefix('#')?.parse().ok())
-        .collect();
-    DeoptSite {
+    let start = group_refs.len() as u32;
+    group_refs.extend(
+        attrs
+            .split_whitespace()
+            .filter_map(|w| w.strip_prefix('#')?.parse::<u32>().ok()),
+    );
+    ScanSite::Deopt {
         function,
         directives: Directives::read(attrs),
-        groups,
+        groups: (start, group_refs.len() as u32),
     }
 }
 
-/// The symbol an IR function's name gives: `\01` (use verbatim) dropped,
-/// `\XX` escapes of quoted names decoded; none (empty) for a numbered
-/// function, whose symbol LLVM names `__unnamed_N`.
-fn symbol_of(name: &str) -> Vec<u8> {
+/// The symbol an IR function's name gives, onto `out`: `\01` (use
+/// verbatim) dropped, `\XX` escapes of quoted names decoded; none (empty)
+/// for a numbered function, whose symbol LLVM names `__unnamed_N`.
+fn symbol_of(name: &str, out: &mut Vec<u8>) {
     if name.bytes().all(|b| b.is_ascii_digit()) {
-        return Vec::new();
+        return;
     }
-    let mut out = Vec::with_capacity(name.len());
+    let first = out.len();
     let b = name.as_bytes();
     let mut i = 0;
     while i < b.len() {
@@ -679,10 +728,9 @@ fn symbol_of(name: &str) -> Vec<u8> {
             }
         }
     }
-    if out.first() == Some(&1) {
-        out.remove(0);
+    if out.get(first) == Some(&1) {
+        out.remove(first);
     }
-    out
 }
 
 /// Where to cut the IR in two halves scanned on two threads (the scan is
@@ -721,6 +769,22 @@ fn scope_of(line: &str) -> Option<Scope<'_>> {
     (line == "}").then_some(Scope::End)
 }
 
+/// `line` without leading whitespace, as `str::trim_start`: ASCII
+/// whitespace skipped byte by byte, the Unicode-aware trim only when a
+/// non-ASCII character follows it (the IR's lines are nearly all ASCII).
+fn trim_start(line: &str) -> &str {
+    let b = line.as_bytes();
+    // char::is_whitespace's ASCII members: is_ascii_whitespace and \x0B.
+    let n = b
+        .iter()
+        .take_while(|&&c| c.is_ascii_whitespace() || c == 0x0B)
+        .count();
+    match b.get(n) {
+        Some(&c) if !c.is_ascii() => line.trim_start(),
+        _ => &line[n..],
+    }
+}
+
 /// The last line of `text[from..to]` that opens or closes a function,
 /// looking backwards from `to` (a line start).
 fn last_scope(text: &str, from: usize, to: usize) -> Option<Scope<'_>> {
@@ -729,7 +793,7 @@ fn last_scope(text: &str, from: usize, to: usize) -> Option<Scope<'_>> {
     while end > from {
         // The line ending at `end - 1` (a newline) starts after the previous one.
         let start = memrchr(b'\n', &bytes[from..end - 1]).map_or(from, |i| from + i + 1);
-        let line = text[start..end - 1].trim_start();
+        let line = trim_start(&text[start..end - 1]);
         if let Some(scope) = scope_of(line) {
             return Some(scope);
         }
@@ -893,6 +957,23 @@ declare void @llvm.experimental.stackmap(i64, i32, ...)
         // After the closing brace no function is open.
         assert_eq!(s.lookup(b"g", 9), Match::Missing);
         assert_eq!(s.len(), 5);
+    }
+
+    #[test]
+    fn trims_as_str_does() {
+        for line in [
+            "",
+            "  ",
+            "define",
+            " \t\x0b\x0c\r define @f()",
+            "\u{a0}}",
+            " \u{2003} }",
+            "  é }",
+            "\u{85}x",
+            "}",
+        ] {
+            assert_eq!(trim_start(line), line.trim_start(), "{line:?}");
+        }
     }
 
     #[test]
