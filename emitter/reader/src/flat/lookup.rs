@@ -536,13 +536,42 @@ fn hit<'a, E: Endian>(
     }
 }
 
+/// Bytes of [`LINEAR_SEARCH`] records.
+const WINDOW: usize = LINEAR_SEARCH as usize * RECORD_SIZE;
+
+/// How many of the first `n` (1..=8) records of `window` (sorted) are
+/// below `offset`: at most 3 halving steps, unrolled, each keeping the last
+/// record below `offset` by a conditional move; only the step count (`n`)
+/// is a branch. Indices are masked to the window, which they never leave
+/// (`base + size <= n <= 8`): no bounds checks.
+#[inline(always)]
+fn below_in<E: Endian>(window: &[u8; WINDOW], n: usize, endian: E, offset: u32) -> usize {
+    let below = |i: usize| {
+        let at = (i % LINEAR_SEARCH as usize) * RECORD_SIZE;
+        let mut b = [0; 4];
+        b.copy_from_slice(&window[at..at + 4]);
+        endian.u32_from(b) < offset
+    };
+    let (mut base, mut size) = (0, n);
+    for _ in 0..3 {
+        if size > 1 {
+            let half = size / 2;
+            if below(base + half) {
+                base += half;
+            }
+            size -= half;
+        }
+    }
+    base + usize::from(below(base))
+}
+
 /// The record at instruction offset `offset` (`Exact`) or the first one at
 /// or after it (`AtOrAfter`) among records `start..end` (sorted by offset)
 /// of the Records array `records`: its index and entry. `Some(None)` if
 /// there is none, `None` for a read outside `records`.
 ///
-/// A binary search down to [`LINEAR_SEARCH`] records, which are then cut
-/// out with one bounds check and counted.
+/// A binary search down to [`LINEAR_SEARCH`] records, which are then
+/// searched by [`below_in`] (or, for the array's last records, counted).
 #[inline(always)]
 fn record_hit<E: Endian>(
     records: &[u8],
@@ -565,26 +594,23 @@ fn record_hit<E: Endian>(
     if lo >= hi {
         return Some(None);
     }
-    let window = records.get(lo as usize * RECORD_SIZE..hi as usize * RECORD_SIZE)?;
-    // At most 3 halving steps (LINEAR_SEARCH is 8), unrolled: each keeps
-    // the last record below `offset` by a conditional move, and only the
-    // step count (the window's size) is a branch.
-    #[inline(always)]
-    fn below<E: Endian>(window: &[u8], endian: E, i: usize, offset: u32) -> Option<bool> {
-        let b = window.get(i * RECORD_SIZE..i * RECORD_SIZE + 4)?;
-        Some(endian.u32_from(b.try_into().ok()?) < offset)
-    }
-    let (mut base, mut size) = (0, window.len() / RECORD_SIZE);
-    for _ in 0..3 {
-        if size > 1 {
-            let half = size / 2;
-            if below(window, endian, base + half, offset)? {
-                base += half;
-            }
-            size -= half;
+    let n = (hi - lo) as usize;
+    let at = lo as usize * RECORD_SIZE;
+    let found = match records.get(at..at + WINDOW) {
+        // A full window (all but the array's last records): searched
+        // without a bounds check.
+        Some(window) => below_in(window.try_into().ok()?, n, endian, offset),
+        None => {
+            let window = records.get(at..at + n * RECORD_SIZE)?;
+            window
+                .chunks_exact(RECORD_SIZE)
+                .map(|r| match r.first_chunk::<4>() {
+                    Some(&b) => usize::from(endian.u32_from(b) < offset),
+                    None => 0,
+                })
+                .sum::<usize>()
         }
-    }
-    let found = base + usize::from(below(window, endian, base, offset)?);
+    };
     // `lo + found` may be `hi`, the record the binary search stopped at.
     let record = lo + found as u32;
     if record >= end {
