@@ -680,32 +680,63 @@ fn find_mapped<'a, E: Endian, const ABS: bool>(
     if first > last || last >= functions {
         return None;
     }
-    // The last candidate starting at or below `pc`; the frame records
-    // around it must bracket `pc` (they are sorted).
-    let function = if last - first <= 1 {
-        // One or two candidates (the usual bucket): no loop, and no branch
-        // on which.
-        first + u32::from(last > first && address_of(last)? <= pc)
-    } else {
-        count_before(first + 1, last + 1, |i| Some(address_of(i)? <= pc))? - 1
-    };
-    let at = frame_at(function);
-    let frame: &'a [u8; FRAME_RECORD_SIZE] =
-        data.get(at..at + FRAME_RECORD_SIZE)?.try_into().ok()?;
-    let f = Fields::new(frame, endian);
-    let address = address(function, f.u32(frame_record::ADDRESS))?;
-    if address > pc {
-        return None;
-    }
+    // The last candidate starting at or below `pc`, its frame record, its
+    // address and its records; the frame records around it must bracket
+    // `pc` (they are sorted).
     let num_records = count(RECORDS, RECORD_SIZE as u32);
-    let end = if function + 1 < functions {
-        if address_of(function + 1)? <= pc {
+    let (function, frame, address, end) = if last - first <= 1 && first + 2 < functions {
+        // The usual bucket: one or two candidates, and a frame record after
+        // them. The three are read as one block, and the candidate chosen
+        // by conditional moves: no branch on which.
+        let at = frame_at(first);
+        let block: &'a [u8; 3 * FRAME_RECORD_SIZE] =
+            data.get(at..at + 3 * FRAME_RECORD_SIZE)?.try_into().ok()?;
+        let fields = Fields::new(block, endian);
+        let field = |i: usize, field: usize| fields.u32(i * FRAME_RECORD_SIZE + field);
+        let a0 = address(first, field(0, frame_record::ADDRESS))?;
+        let a1 = address(first + 1, field(1, frame_record::ADDRESS))?;
+        let a2 = address(first + 2, field(2, frame_record::ADDRESS))?;
+        let second = last > first && a1 <= pc;
+        let j = usize::from(second);
+        let (address, next) = if second { (a1, a2) } else { (a0, a1) };
+        if address > pc || next <= pc {
             return None;
         }
-        u32_at(at + FRAME_RECORD_SIZE + frame_record::FIRST_RECORD)?
+        let frame: &'a [u8; FRAME_RECORD_SIZE] = block[j * FRAME_RECORD_SIZE..]
+            [..FRAME_RECORD_SIZE]
+            .try_into()
+            .ok()?;
+        (
+            first + j as u32,
+            frame,
+            address,
+            field(j + 1, frame_record::FIRST_RECORD),
+        )
     } else {
-        num_records
+        let function = if last - first <= 1 {
+            first + u32::from(last > first && address_of(last)? <= pc)
+        } else {
+            count_before(first + 1, last + 1, |i| Some(address_of(i)? <= pc))? - 1
+        };
+        let at = frame_at(function);
+        let frame: &'a [u8; FRAME_RECORD_SIZE] =
+            data.get(at..at + FRAME_RECORD_SIZE)?.try_into().ok()?;
+        let f = Fields::new(frame, endian);
+        let address = address(function, f.u32(frame_record::ADDRESS))?;
+        if address > pc {
+            return None;
+        }
+        let end = if function + 1 < functions {
+            if address_of(function + 1)? <= pc {
+                return None;
+            }
+            u32_at(at + FRAME_RECORD_SIZE + frame_record::FIRST_RECORD)?
+        } else {
+            num_records
+        };
+        (function, frame, address, end)
     };
+    let f = Fields::new(frame, endian);
     let start = f.u32(frame_record::FIRST_RECORD);
     if start > end || end > num_records {
         return None;
