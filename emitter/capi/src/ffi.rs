@@ -44,9 +44,11 @@ unsafe fn section<'a>(m: *const pcmap_stackmaps) -> Result<Section<'a>, pcmap_st
 
 /// A lookup writing its results straight into the caller's structs.
 ///
+/// One copy for both entry points (see `find_site`).
+///
 /// # Safety
 /// As `pcmap_find`.
-#[inline(always)]
+#[inline(never)]
 unsafe fn find(
     m: *const pcmap_stackmaps,
     pc: u64,

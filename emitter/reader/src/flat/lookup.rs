@@ -174,7 +174,7 @@ impl<'a, E: Endian> FlatStackMap<'a, E> {
     ///
     /// If `kept` is not what `parse` returned for these bytes, results are
     /// wrong or errors, but every read stays inside `data`.
-    #[inline(always)]
+    #[inline]
     pub fn lookup_kept(
         data: &'a [u8],
         endian: E,
