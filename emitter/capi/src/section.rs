@@ -8,24 +8,26 @@
 //! then the record by instruction offset, probing only that field; it
 //! writes what the caller asked for: the whole frame record and record
 //! (`pcmap_find`: the Site and frame state decoded) or only indices, Site
-//! offset and stack size (`pcmap_find_site`).
+//! offset and stack size (`pcmap_find_site`). A section of one table in
+//! this machine's byte order (a program's own) is looked up through its PC
+//! map with nothing around it (`search_mapped`), the rest out of line.
 //! O(tables + log functions + log records), no memory.
 
 pub(crate) use pcmap_reader::flat::Match;
 use pcmap_reader::flat::{self, FlatStackMap, Hit, KeptHeader, SiteData};
 use pcmap_reader::{BigEndian, Endian, Error, LittleEndian, RunTimeEndian};
 
-/// This machine's byte order.
-#[cfg(target_endian = "little")]
-type NativeEndian = LittleEndian;
-#[cfg(target_endian = "big")]
-type NativeEndian = BigEndian;
-
 use crate::status::pcmap_status;
 use crate::types::{
     pcmap_function, pcmap_record, pcmap_site, pcmap_stackmaps, pcmap_table, pcmap_table_header,
     Table, PCMAP_CACHED_TABLES,
 };
+
+/// This machine's byte order.
+#[cfg(target_endian = "little")]
+type NativeEndian = LittleEndian;
+#[cfg(target_endian = "big")]
+type NativeEndian = BigEndian;
 
 /// Section bytes and the address they have in the described program.
 #[derive(Debug, Clone, Copy)]
