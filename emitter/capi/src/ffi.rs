@@ -8,7 +8,7 @@
 use core::ffi::c_void;
 
 use crate::decode::{self, List};
-use crate::section::{Full, IdEntry, Match, Section, SiteOut};
+use crate::section::{search_mapped, Full, IdEntry, Match, Output, Section, SiteOut};
 use crate::status::pcmap_status::{self, *};
 use crate::status::status;
 use crate::types::*;
@@ -44,8 +44,11 @@ unsafe fn section<'a>(m: *const pcmap_stackmaps) -> Result<Section<'a>, pcmap_st
 
 /// A lookup writing its results straight into the caller's structs.
 ///
+/// One copy for both entry points (see `find_site`).
+///
 /// # Safety
 /// As `pcmap_find`.
+#[inline(never)]
 unsafe fn find(
     m: *const pcmap_stackmaps,
     pc: u64,
@@ -56,7 +59,50 @@ unsafe fn find(
     if record.is_null() {
         return PCMAP_ERR_ARGUMENT;
     }
-    match section(m).and_then(|s| s.search(pc, how, Full { function, record })) {
+    lookup(m, pc, how, Full { function, record })
+}
+
+/// A lookup writing what `out` wants: through the PC map of a section of
+/// one table (`search_mapped`), else searching out of line.
+///
+/// # Safety
+/// `m` as `pcmap_find`'s; `out`'s pointers valid for a write.
+#[inline(always)]
+unsafe fn lookup<O: Output>(
+    m: *const pcmap_stackmaps,
+    pc: u64,
+    how: Match,
+    out: O,
+) -> pcmap_status {
+    if let Some(opened) = m.as_ref() {
+        if !opened.data.is_null() {
+            if let Some(r) = search_mapped(opened, pc, how, out) {
+                return found(r);
+            }
+        }
+    }
+    lookup_searched(m, pc, how, out)
+}
+
+/// `lookup` by `Section::search`: sections of several tables, tables
+/// without a PC map or whose map does not fit the code, bad arguments.
+///
+/// # Safety
+/// As `lookup`.
+#[inline(never)]
+unsafe fn lookup_searched<O: Output>(
+    m: *const pcmap_stackmaps,
+    pc: u64,
+    how: Match,
+    out: O,
+) -> pcmap_status {
+    found(section(m).and_then(|s| s.search(pc, how, out)))
+}
+
+/// The status of a lookup's result.
+#[inline(always)]
+fn found(r: Result<bool, pcmap_status>) -> pcmap_status {
+    match r {
         Ok(true) => PCMAP_OK,
         Ok(false) => PCMAP_NOT_FOUND,
         Err(e) => e,
@@ -329,6 +375,7 @@ pub unsafe extern "C" fn pcmap_find_site_at_or_after(
 
 /// # Safety
 /// As `pcmap_find_site`.
+#[inline(always)]
 unsafe fn find_site(
     m: *const pcmap_stackmaps,
     pc: u64,
@@ -338,11 +385,7 @@ unsafe fn find_site(
     if out.is_null() {
         return PCMAP_ERR_ARGUMENT;
     }
-    match section(m).and_then(|s| s.search(pc, how, SiteOut(out))) {
-        Ok(true) => PCMAP_OK,
-        Ok(false) => PCMAP_NOT_FOUND,
-        Err(e) => e,
-    }
+    lookup(m, pc, how, SiteOut(out))
 }
 
 /// The whole record `pcmap_find_site` found (as `pcmap_find` writes it).

@@ -8,7 +8,9 @@
 //! then the record by instruction offset, probing only that field; it
 //! writes what the caller asked for: the whole frame record and record
 //! (`pcmap_find`: the Site and frame state decoded) or only indices, Site
-//! offset and stack size (`pcmap_find_site`).
+//! offset and stack size (`pcmap_find_site`). A section of one table in
+//! this machine's byte order (a program's own) is looked up through its PC
+//! map with nothing around it (`search_mapped`), the rest out of line.
 //! O(tables + log functions + log records), no memory.
 
 pub(crate) use pcmap_reader::flat::Match;
@@ -21,6 +23,12 @@ use crate::types::{
     Table, PCMAP_CACHED_TABLES,
 };
 
+/// This machine's byte order.
+#[cfg(target_endian = "little")]
+type NativeEndian = LittleEndian;
+#[cfg(target_endian = "big")]
+type NativeEndian = BigEndian;
+
 /// Section bytes and the address they have in the described program.
 #[derive(Debug, Clone, Copy)]
 pub struct Section<'a> {
@@ -32,6 +40,8 @@ pub struct Section<'a> {
     /// bounds-checked, so a caller that corrupted them gets errors or wrong
     /// answers, never an out-of-bounds read).
     pub cached: &'a [pcmap_table_header],
+    /// Whether `cached` holds every table of the section.
+    pub all_cached: bool,
 }
 
 impl<'a> Section<'a> {
@@ -40,6 +50,7 @@ impl<'a> Section<'a> {
             bytes,
             address,
             cached: &[],
+            all_cached: false,
         }
     }
 
@@ -54,6 +65,7 @@ impl<'a> Section<'a> {
             bytes: core::slice::from_raw_parts(m.data, m.size),
             address: m.address,
             cached: &m.tables[..n],
+            all_cached: m.num_tables as usize <= n,
         }
     }
 
@@ -197,6 +209,32 @@ impl<'a> Section<'a> {
         }
     }
 
+    /// `search` of the table whose kept header is `h`: `Ok(true)` if found
+    /// (and written to `out`).
+    #[inline(always)]
+    fn search_table<E: Endian + 'a, O: Output>(
+        &self,
+        endian: E,
+        h: &pcmap_table_header,
+        pc: u64,
+        how: Match,
+        out: O,
+    ) -> Result<bool, pcmap_status> {
+        let offset = h.offset as usize;
+        let bytes = self
+            .bytes
+            .get(offset..)
+            .ok_or(Error::Truncated { offset })?;
+        let address = self.table_address(offset);
+        match FlatStackMap::lookup_kept(bytes, endian, h.kept(), pc, address, how)? {
+            Some(hit) => {
+                out.write(self, offset, h.kept(), hit)?;
+                Ok(true)
+            }
+            None => Ok(false),
+        }
+    }
+
     /// `search` of tables that are big-endian if `big`.
     #[inline(always)]
     fn search_ordered<O: Output>(
@@ -236,18 +274,13 @@ impl<'a> Section<'a> {
     ) -> Result<bool, pcmap_status> {
         let mut next = 0;
         for h in self.cached {
-            let offset = h.offset as usize;
-            let bytes = self
-                .bytes
-                .get(offset..)
-                .ok_or(Error::Truncated { offset })?;
-            let address = self.table_address(offset);
-            if let Some(hit) = FlatStackMap::lookup_kept(bytes, endian, h.kept(), pc, address, how)?
-            {
-                out.write(self, offset, h.kept(), hit)?;
+            if self.search_table(endian, h, pc, how, out)? {
                 return Ok(true);
             }
-            next = offset + h.bounds[flat::NUM_BOUNDS - 1] as usize;
+            next = h.offset as usize + h.bounds[flat::NUM_BOUNDS - 1] as usize;
+        }
+        if self.all_cached {
+            return Ok(false);
         }
         self.search_from(next, endian, pc, how, out)
     }
@@ -353,8 +386,52 @@ impl<'a> Section<'a> {
     }
 }
 
+/// The lookup of a section of one table whose header `open` kept, in this
+/// machine's byte order (a program's own section), through the table's PC
+/// map: `Some(Ok(true))` if found (and written to `out`), `Some(Ok(false))`
+/// if there is no record for `pc`; `None` if the section is not of that
+/// kind or the map cannot answer, and `Section::search` must. The path of
+/// a runtime's lookups: it reads `m`'s one header and nothing else, and
+/// holds nothing for a fallback (the caller's is out of line).
+///
+/// # Safety
+/// `m` was filled by `open` (`pcmap_open`) and its section is still
+/// mapped; `m.data` is not NULL.
+#[inline(always)]
+pub(crate) unsafe fn search_mapped<O: Output>(
+    m: &pcmap_stackmaps,
+    pc: u64,
+    how: Match,
+    out: O,
+) -> Option<Result<bool, pcmap_status>> {
+    let h = &m.tables[0];
+    let native = (h.flags & flat::BIG_ENDIAN != 0) == cfg!(target_endian = "big");
+    if m.num_tables != 1 || m.num_cached_tables != 1 || !native {
+        return None;
+    }
+    // SAFETY: the caller's contract: `m.data` points to the `m.size`
+    // bytes of a mapped section.
+    let bytes = unsafe { core::slice::from_raw_parts(m.data, m.size) };
+    let offset = h.offset as usize;
+    let table = bytes.get(offset..)?;
+    let address = m.address.wrapping_add(h.offset);
+    let endian = NativeEndian::default();
+    match FlatStackMap::lookup_mapped(table, endian, h.kept(), pc, address, how)? {
+        None => Some(Ok(false)),
+        Some(hit) => {
+            let s = Section {
+                bytes,
+                address: m.address,
+                cached: core::slice::from_ref(h),
+                all_cached: true,
+            };
+            Some(out.write(&s, offset, h.kept(), hit).map(|()| true))
+        }
+    }
+}
+
 /// What a lookup writes of the record it found.
-pub(crate) trait Output {
+pub(crate) trait Output: Copy {
     /// Writes what it wants of `hit`, found in the table at `offset` of
     /// `s` whose header is `h`.
     fn write<E: Endian>(
@@ -368,6 +445,7 @@ pub(crate) trait Output {
 
 /// `pcmap_find`: the function (unless NULL) and the whole record, its Site
 /// and frame state decoded.
+#[derive(Clone, Copy)]
 pub(crate) struct Full {
     /// NULL or valid for a write.
     pub function: *mut pcmap_function,
@@ -409,6 +487,7 @@ impl Output for Full {
 }
 
 /// `pcmap_find_site`: indices, Site offset and stack size; nothing decoded.
+#[derive(Clone, Copy)]
 pub(crate) struct SiteOut(pub *mut pcmap_site);
 
 impl Output for SiteOut {

@@ -6,7 +6,9 @@
 use std::mem::MaybeUninit;
 
 use pcmap_capi::ffi::{pcmap_find, pcmap_find_site, pcmap_open, pcmap_validate};
-use pcmap_capi::{pcmap_record, pcmap_site, pcmap_stackmaps, pcmap_status, Section};
+use pcmap_capi::{
+    pcmap_record, pcmap_site, pcmap_stackmaps, pcmap_status, Section, PCMAP_CACHED_TABLES,
+};
 use pcmap_reader::flat::{FlatStackMap, RecordKind, PC_MAP_FUNCTIONS_PER_BUCKET};
 use pcmap_reader::stackmap::{write_flat_placed, Function, Record, Table};
 use pcmap_reader::LittleEndian;
@@ -180,4 +182,39 @@ fn every_byte_of_a_mapped_table_corrupted_never_panics() {
             }
         }
     }
+}
+
+/// A linked section of more tables than `pcmap_stackmaps` keeps headers of:
+/// a lookup searches the kept ones, then parses the rest (one table: the
+/// lean path; here the general one). Every answer agrees with a search of
+/// the section that keeps no header, records of the last table included.
+#[test]
+fn lookups_in_more_tables_than_are_kept_agree() {
+    let tables = PCMAP_CACHED_TABLES as u64 + 3;
+    let mut bytes = Vec::new();
+    for k in 0..tables {
+        let mut t = table_with(true, 0);
+        for f in &mut t.functions {
+            f.address += k * 0x1_0000;
+        }
+        bytes.resize(bytes.len().next_multiple_of(8), 0);
+        let at = bytes.len() as u64;
+        bytes.extend(write_flat_placed(&t, LittleEndian, false, true, at).unwrap());
+    }
+    let mut found = 0;
+    for k in 0..tables {
+        let start = 0x10_0000 + k * 0x1_0000;
+        // Around the first functions and the last one of table k.
+        for pcs in [
+            start - 8..start + 0x100,
+            start + 0x40 * 98..start + 0x40 * 100 + 8,
+        ] {
+            let ids = ids_in(&bytes, pcs);
+            if k == tables - 1 {
+                found += ids.iter().flatten().count();
+            }
+        }
+    }
+    // Table k's function f has records f * 10 + 0..3 at +8, +16, +24.
+    assert_eq!(found, 4 * 3 + 2 * 3);
 }

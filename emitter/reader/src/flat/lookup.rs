@@ -5,7 +5,7 @@
 use super::table::{check_range, Fields, FlatStackMap, FrameRecord, Function, KeptHeader, Record};
 use super::{
     frame_record, record, ABSOLUTE_ADDRESSES, ADDRESSES, ADDRESS_SIZE, FRAME_RECORDS,
-    FRAME_RECORD_SIZE, MAP_ARRAY, PC_MAP_ENTRY_SIZE, RECORDS, RECORD_SIZE,
+    FRAME_RECORD_SIZE, MAP_ARRAY, NUM_BOUNDS, PC_MAP_ENTRY_SIZE, RECORDS, RECORD_SIZE,
 };
 use crate::{Endian, Error, Result};
 
@@ -174,7 +174,7 @@ impl<'a, E: Endian> FlatStackMap<'a, E> {
     ///
     /// If `kept` is not what `parse` returned for these bytes, results are
     /// wrong or errors, but every read stays inside `data`.
-    #[inline(always)]
+    #[inline]
     pub fn lookup_kept(
         data: &'a [u8],
         endian: E,
@@ -183,10 +183,32 @@ impl<'a, E: Endian> FlatStackMap<'a, E> {
         table_address: u64,
         how: Match,
     ) -> Result<Option<Hit<'a, E>>> {
-        let l = Lookup::new(data, endian, kept, table_address).ok_or(LOOKUP_CORRUPT)?;
-        match l.find_mapped(pc, how) {
+        match Self::lookup_mapped(data, endian, kept, pc, table_address, how) {
             Some(hit) => Ok(hit),
             None => Self::lookup_searched(data, endian, kept, pc, table_address, how),
+        }
+    }
+
+    /// The first half of [`lookup_kept`](Self::lookup_kept): the answer
+    /// through the table's PC map, checked against the frame records, or
+    /// `None` if the map cannot give it (no map, a map that does not fit
+    /// the code, a corrupt table): then `lookup_kept` searches without
+    /// the map. For a caller that keeps its fallback out of line (the C
+    /// API), so that this path holds nothing else in registers.
+    #[inline(always)]
+    pub fn lookup_mapped(
+        data: &'a [u8],
+        endian: E,
+        kept: KeptHeader<'_>,
+        pc: u64,
+        table_address: u64,
+        how: Match,
+    ) -> Option<Option<Hit<'a, E>>> {
+        // The address kind, a constant inside each copy.
+        if kept.flags & ABSOLUTE_ADDRESSES != 0 {
+            find_mapped::<E, true>(data, endian, kept, pc, table_address, how)
+        } else {
+            find_mapped::<E, false>(data, endian, kept, pc, table_address, how)
         }
     }
 
@@ -365,39 +387,6 @@ impl<'a, E: Endian> Lookup<'a, E> {
             self.address_of::<false>(i)
         }
     }
-    /// Record `i`'s instruction offset.
-    #[inline(always)]
-    fn record_offset(&self, i: u32) -> Option<u32> {
-        let at = i as usize * RECORD_SIZE + record::INSTRUCTION_OFFSET;
-        let b = self.records.get(at..at + 4)?.try_into().ok()?;
-        Some(self.endian.u32_from(b))
-    }
-    /// The first of records `start..end` (sorted) whose offset is not below
-    /// `offset`: a binary search down to [`LINEAR_SEARCH`] records, then a
-    /// count over them, cut out of the array with one bounds check.
-    #[inline(always)]
-    fn records_below(&self, start: u32, end: u32, offset: u32) -> Option<u32> {
-        let (mut lo, mut hi) = (start, end);
-        while hi.saturating_sub(lo) > LINEAR_SEARCH {
-            let mid = lo + (hi - lo) / 2;
-            if self.record_offset(mid)? < offset {
-                lo = mid + 1;
-            } else {
-                hi = mid;
-            }
-        }
-        let window = self
-            .records
-            .get(lo as usize * RECORD_SIZE..(hi as usize).max(lo as usize) * RECORD_SIZE)?;
-        let below = window
-            .chunks_exact(RECORD_SIZE)
-            .map(|r| match r.first_chunk::<4>() {
-                Some(&b) => u32::from(self.endian.u32_from(b) < offset),
-                None => 0,
-            })
-            .sum::<u32>();
-        Some(lo + below)
-    }
     /// Function `f`'s records: its first record and the next function's.
     #[inline(always)]
     fn record_range(&self, f: u32) -> Option<(u32, u32)> {
@@ -417,35 +406,26 @@ impl<'a, E: Endian> Lookup<'a, E> {
         pc: u64,
         how: Match,
         function: u32,
+        frame: &'a [u8; FRAME_RECORD_SIZE],
         address: u64,
         (start, end): (u32, u32),
     ) -> Option<Option<Hit<'a, E>>> {
         let Ok(offset) = u32::try_from(pc - address) else {
             return Some(None);
         };
-        // Lower bound over the function's records (sorted by offset).
-        let record = self.records_below(start, end, offset)?;
-        if record >= end {
-            return Some(None);
-        }
-        let r = entry::<RECORD_SIZE, RECORD_SIZE>(self.records, record)?;
-        if how == Match::Exact
-            && Fields::new(r, self.endian).u32(record::INSTRUCTION_OFFSET) != offset
-        {
-            return Some(None);
-        }
-        let found = Found {
-            function,
-            address,
-            record,
-        };
-        Some(Some(Hit {
-            found,
-            frame: entry::<FRAME_RECORD_SIZE, FRAME_RECORD_SIZE>(self.frames, function)?,
-            record: r,
-            num_records: end - start,
-            endian: self.endian,
-        }))
+        record_hit(self.records, self.endian, how, offset, (start, end)).map(|r| {
+            r.map(|(record, r)| {
+                hit(
+                    function,
+                    address,
+                    record,
+                    frame,
+                    r,
+                    end - start,
+                    self.endian,
+                )
+            })
+        })
     }
 
     /// The answer without the PC map (none, or it does not hold the
@@ -456,107 +436,8 @@ impl<'a, E: Endian> Lookup<'a, E> {
             return Some(None);
         };
         let range = self.record_range(function)?;
-        self.record_in(pc, how, function, address, range)
-    }
-
-    /// The lookup through the PC map: the map entries, then the candidate
-    /// frame records, then the function's records. Returns the function's
-    /// frame record and the record's entry, read once. `None` if the map's
-    /// window does not hold the answer by the frame records themselves (no
-    /// map, a map that does not fit the code, a failed read): the caller
-    /// searches without the map.
-    #[inline(always)]
-    fn find_mapped(&self, pc: u64, how: Match) -> Option<Option<Hit<'a, E>>> {
-        if self.map.is_empty() {
-            return None;
-        }
-        // The address kind, a constant inside each copy.
-        if self.absolute {
-            self.find_in_map::<true>(pc, how)
-        } else {
-            self.find_in_map::<false>(pc, how)
-        }
-    }
-
-    #[inline(always)]
-    fn find_in_map<const ABS: bool>(&self, pc: u64, how: Match) -> Option<Option<Hit<'a, E>>> {
-        let origin = self.address_of::<ABS>(0)?;
-        if pc < origin {
-            return Some(None);
-        }
-        self.prefetch_guess(pc - origin);
-        let w = self.map_window_from(pc, origin)?;
-        // The last candidate starting at or below `pc`; the frame records
-        // around it must bracket `pc` (they are sorted).
-        let (first, last) = (w.first_function, w.last_function);
-        let function = if last - first <= 1 {
-            // One or two candidates (the usual bucket): no loop.
-            first + u32::from(last > first && self.address_of::<ABS>(last)? <= pc)
-        } else {
-            count_before(first + 1, last + 1, |i| {
-                Some(self.address_of::<ABS>(i)? <= pc)
-            })? - 1
-        };
         let frame = entry::<FRAME_RECORD_SIZE, FRAME_RECORD_SIZE>(self.frames, function)?;
-        let f = Fields::new(frame, self.endian);
-        let address = if ABS {
-            self.address_of::<true>(function)?
-        } else {
-            self.relative_address(function, f.u32(frame_record::ADDRESS) as i32)
-        };
-        if address > pc {
-            return None;
-        }
-        let start = f.u32(frame_record::FIRST_RECORD);
-        let end = if function + 1 < self.functions {
-            let next = entry::<FRAME_RECORD_SIZE, FRAME_RECORD_SIZE>(self.frames, function + 1)?;
-            let next = Fields::new(next, self.endian);
-            let next_address = if ABS {
-                self.address_of::<true>(function + 1)?
-            } else {
-                self.relative_address(function + 1, next.u32(frame_record::ADDRESS) as i32)
-            };
-            if next_address <= pc {
-                return None;
-            }
-            next.u32(frame_record::FIRST_RECORD)
-        } else {
-            self.num_records
-        };
-        // The size read where it is compared (fewer live registers).
-        let size = f.u32(frame_record::SIZE);
-        if size != 0 && pc - address > u64::from(size) {
-            return Some(None);
-        }
-        if start > end || end > self.num_records {
-            return None;
-        }
-        self.record_in(pc, how, function, address, (start, end))
-    }
-
-    /// Starts reading, beside the PC map's entry, the frame records and
-    /// records a PC `offset` bytes past function 0 most likely needs: where
-    /// functions and their records are spread evenly over the code (as
-    /// they are in most programs), the PC's share of the map is its
-    /// function's share of the frame records and that function's share of
-    /// the records. The map, frame record and records reads of a lookup
-    /// each depend on the one before; guessed, their cache misses overlap
-    /// instead of adding up. A wrong guess costs a wasted prefetch, never
-    /// an answer: nothing is read from it.
-    #[inline(always)]
-    fn prefetch_guess(&self, offset: u64) {
-        let buckets = u64::from(self.buckets);
-        if buckets == 0 {
-            return;
-        }
-        let bucket = (offset >> self.shift).min(buckets - 1);
-        let function = bucket * u64::from(self.functions) / buckets;
-        prefetch(self.frames, function as usize * FRAME_RECORD_SIZE);
-        let record = function * u64::from(self.num_records) / u64::from(self.functions.max(1));
-        let at = record as usize * RECORD_SIZE;
-        prefetch(self.records, at);
-        // A function's records often cross into the next line.
-        prefetch(self.records, at + 64);
+        self.record_in(pc, how, function, frame, address, range)
     }
 
     /// The number of functions starting at or below `pc`, if the frame
@@ -628,6 +509,343 @@ impl<'a, E: Endian> Lookup<'a, E> {
             last_function,
         })
     }
+}
+
+/// The `Hit` of record `record` (entry `r`) of function `function` (frame
+/// record `frame`, at `address`, with `num_records` records).
+#[inline(always)]
+fn hit<'a, E: Endian>(
+    function: u32,
+    address: u64,
+    record: u32,
+    frame: &'a [u8; FRAME_RECORD_SIZE],
+    r: &'a [u8; RECORD_SIZE],
+    num_records: u32,
+    endian: E,
+) -> Hit<'a, E> {
+    Hit {
+        found: Found {
+            function,
+            address,
+            record,
+        },
+        frame,
+        record: r,
+        num_records,
+        endian,
+    }
+}
+
+/// Bytes of [`LINEAR_SEARCH`] records.
+const WINDOW: usize = LINEAR_SEARCH as usize * RECORD_SIZE;
+
+/// How many of the first `n` (1..=8) records of `window` (sorted) are
+/// below `offset`: at most 3 halving steps, unrolled, each keeping the last
+/// record below `offset` by a conditional move; only the step count (`n`)
+/// is a branch. Indices are masked to the window, which they never leave
+/// (`base + size <= n <= 8`): no bounds checks.
+#[inline(always)]
+fn below_in<E: Endian>(window: &[u8; WINDOW], n: usize, endian: E, offset: u32) -> usize {
+    let below = |i: usize| {
+        let at = (i % LINEAR_SEARCH as usize) * RECORD_SIZE;
+        let mut b = [0; 4];
+        b.copy_from_slice(&window[at..at + 4]);
+        endian.u32_from(b) < offset
+    };
+    let (mut base, mut size) = (0, n);
+    for _ in 0..3 {
+        if size > 1 {
+            let half = size / 2;
+            if below(base + half) {
+                base += half;
+            }
+            size -= half;
+        }
+    }
+    base + usize::from(below(base))
+}
+
+/// The record at instruction offset `offset` (`Exact`) or the first one at
+/// or after it (`AtOrAfter`) among records `start..end` (sorted by offset)
+/// of the Records array `records`: its index and entry. `Some(None)` if
+/// there is none, `None` for a read outside `records`.
+///
+/// A binary search down to [`LINEAR_SEARCH`] records, which are then
+/// searched by [`below_in`] (or, for the array's last records, counted).
+#[inline(always)]
+fn record_hit<E: Endian>(
+    records: &[u8],
+    endian: E,
+    how: Match,
+    offset: u32,
+    (start, end): (u32, u32),
+) -> Option<Option<(u32, &[u8; RECORD_SIZE])>> {
+    let (mut lo, mut hi) = (start, end);
+    while hi.saturating_sub(lo) > LINEAR_SEARCH {
+        let mid = lo + (hi - lo) / 2;
+        let at = mid as usize * RECORD_SIZE;
+        let b = records.get(at..at + 4)?.try_into().ok()?;
+        if endian.u32_from(b) < offset {
+            lo = mid + 1;
+        } else {
+            hi = mid;
+        }
+    }
+    if lo >= hi {
+        return Some(None);
+    }
+    let n = (hi - lo) as usize;
+    let at = lo as usize * RECORD_SIZE;
+    let found = match records.get(at..at + WINDOW) {
+        // A full window (all but the array's last records): searched
+        // without a bounds check.
+        Some(window) => below_in(window.try_into().ok()?, n, endian, offset),
+        None => {
+            let window = records.get(at..at + n * RECORD_SIZE)?;
+            window
+                .chunks_exact(RECORD_SIZE)
+                .map(|r| match r.first_chunk::<4>() {
+                    Some(&b) => usize::from(endian.u32_from(b) < offset),
+                    None => 0,
+                })
+                .sum::<usize>()
+        }
+    };
+    // `lo + found` may be `hi`, the record the binary search stopped at.
+    let record = lo + found as u32;
+    if record >= end {
+        return Some(None);
+    }
+    let at = record as usize * RECORD_SIZE;
+    let r: &[u8; RECORD_SIZE] = records.get(at..at + RECORD_SIZE)?.try_into().ok()?;
+    if how == Match::Exact && Fields::new(r, endian).u32(record::INSTRUCTION_OFFSET) != offset {
+        return Some(None);
+    }
+    Some(Some((record, r)))
+}
+
+/// The lookup through the PC map, on the table at the start of `data`
+/// whose header `kept` is: the map entries, then the candidate frame
+/// records, then the function's records, each read once. `None` if the
+/// map's window does not hold the answer by the frame records themselves
+/// (no map, a map that does not fit the code, a failed read): the caller
+/// searches without the map.
+///
+/// Lean, as a lookup through the C API runs this and little else: it
+/// reads the header's bounds where the caller keeps them, and each read is
+/// one bounds check against the table; indices are checked against the
+/// counts of their arrays, so that every read stays in its array.
+#[inline(always)]
+fn find_mapped<'a, E: Endian, const ABS: bool>(
+    data: &'a [u8],
+    endian: E,
+    kept: KeptHeader<'_>,
+    pc: u64,
+    table_address: u64,
+    how: Match,
+) -> Option<Option<Hit<'a, E>>> {
+    let v = View {
+        data,
+        endian,
+        bounds: kept.bounds,
+        table_address,
+    };
+    let start_of = |array: usize| v.start_of(array);
+    let count = |array: usize, size: u32| v.count(array, size);
+    let u32_at = |at: usize| v.u32_at(at);
+    let frame_at = |i: u32| v.frame_at(i);
+    let address = |i: u32, field: u32| v.address::<ABS>(i, field);
+    let address_of = |i: u32| v.address_of::<ABS>(i);
+
+    let buckets = count(MAP_ARRAY, PC_MAP_ENTRY_SIZE as u32);
+    let last_bucket = buckets.checked_sub(1)?;
+    let functions = count(FRAME_RECORDS, FRAME_RECORD_SIZE as u32);
+    let origin = address_of(0)?;
+    let Some(past) = pc.checked_sub(origin) else {
+        return Some(None);
+    };
+    let bucket = (past >> kept.pc_map_shift).min(u64::from(last_bucket)) as u32;
+    prefetch_guess(data, kept, bucket, buckets);
+    // The bucket's entry and the next one's (the last bucket: up to the
+    // last function), read together.
+    let at = start_of(MAP_ARRAY) + bucket as usize * PC_MAP_ENTRY_SIZE;
+    let (first, last) = if bucket < last_bucket {
+        let e: &[u8; 2 * PC_MAP_ENTRY_SIZE] =
+            data.get(at..at + 2 * PC_MAP_ENTRY_SIZE)?.try_into().ok()?;
+        let f = Fields::new(e, endian);
+        (f.u32(0), f.u32(PC_MAP_ENTRY_SIZE))
+    } else {
+        (u32_at(at)?, functions.wrapping_sub(1))
+    };
+    if first > last || last >= functions {
+        return None;
+    }
+    // The last candidate starting at or below `pc`, its frame record, its
+    // address and its records; the frame records around it must bracket
+    // `pc` (they are sorted).
+    let num_records = count(RECORDS, RECORD_SIZE as u32);
+    let (function, frame, address, end) = if last - first <= 1 && first + 2 < functions {
+        // The usual bucket: one or two candidates, and a frame record after
+        // them. The three are read as one block, and the candidate chosen
+        // by conditional moves: no branch on which.
+        let at = frame_at(first);
+        let block: &'a [u8; 3 * FRAME_RECORD_SIZE] =
+            data.get(at..at + 3 * FRAME_RECORD_SIZE)?.try_into().ok()?;
+        let fields = Fields::new(block, endian);
+        let field = |i: usize, field: usize| fields.u32(i * FRAME_RECORD_SIZE + field);
+        let a0 = address(first, field(0, frame_record::ADDRESS))?;
+        let a1 = address(first + 1, field(1, frame_record::ADDRESS))?;
+        let a2 = address(first + 2, field(2, frame_record::ADDRESS))?;
+        let second = last > first && a1 <= pc;
+        let j = usize::from(second);
+        let (address, next) = if second { (a1, a2) } else { (a0, a1) };
+        if address > pc || next <= pc {
+            return None;
+        }
+        let frame: &'a [u8; FRAME_RECORD_SIZE] = block[j * FRAME_RECORD_SIZE..]
+            [..FRAME_RECORD_SIZE]
+            .try_into()
+            .ok()?;
+        (
+            first + j as u32,
+            frame,
+            address,
+            field(j + 1, frame_record::FIRST_RECORD),
+        )
+    } else {
+        let function = if last - first <= 1 {
+            first + u32::from(last > first && address_of(last)? <= pc)
+        } else {
+            count_before(first + 1, last + 1, |i| Some(address_of(i)? <= pc))? - 1
+        };
+        let at = frame_at(function);
+        let frame: &'a [u8; FRAME_RECORD_SIZE] =
+            data.get(at..at + FRAME_RECORD_SIZE)?.try_into().ok()?;
+        let f = Fields::new(frame, endian);
+        let address = address(function, f.u32(frame_record::ADDRESS))?;
+        if address > pc {
+            return None;
+        }
+        let end = if function + 1 < functions {
+            if address_of(function + 1)? <= pc {
+                return None;
+            }
+            u32_at(at + FRAME_RECORD_SIZE + frame_record::FIRST_RECORD)?
+        } else {
+            num_records
+        };
+        (function, frame, address, end)
+    };
+    let f = Fields::new(frame, endian);
+    let start = f.u32(frame_record::FIRST_RECORD);
+    if start > end || end > num_records {
+        return None;
+    }
+    let Ok(offset) = u32::try_from(pc - address) else {
+        return Some(None);
+    };
+    // The size read where it is compared (fewer live registers).
+    let size = f.u32(frame_record::SIZE);
+    if size != 0 && offset > size {
+        return Some(None);
+    }
+    let records = data.get(start_of(RECORDS)..start_of(RECORDS + 1))?;
+    record_hit(records, endian, how, offset, (start, end))
+        .map(|r| r.map(|(record, r)| hit(function, address, record, frame, r, end - start, endian)))
+}
+
+/// The table `find_mapped` reads: its bytes, read in place.
+struct View<'a, 'h, E> {
+    data: &'a [u8],
+    endian: E,
+    bounds: &'h [u32; NUM_BOUNDS],
+    table_address: u64,
+}
+
+impl<'a, E: Endian> View<'a, '_, E> {
+    /// Where array `array` starts.
+    #[inline(always)]
+    fn start_of(&self, array: usize) -> usize {
+        self.bounds[array] as usize
+    }
+    /// Entries of array `array`, of `size` bytes each (bounds ascend in a
+    /// parsed header; if not, the count is huge and reads fail).
+    #[inline(always)]
+    fn count(&self, array: usize, size: u32) -> u32 {
+        self.bounds[array + 1].wrapping_sub(self.bounds[array]) / size
+    }
+    #[inline(always)]
+    fn u32_at(&self, at: usize) -> Option<u32> {
+        let v = self.data.get(at..at + 4)?;
+        Some(self.endian.u32_from(v.try_into().ok()?))
+    }
+    /// Where frame record `i` is.
+    #[inline(always)]
+    fn frame_at(&self, i: u32) -> usize {
+        self.start_of(FRAME_RECORDS) + i as usize * FRAME_RECORD_SIZE
+    }
+    /// Function `i`'s address, given its frame record's address field
+    /// (`ABS`: from the Addresses array).
+    #[inline(always)]
+    fn address<const ABS: bool>(&self, i: u32, field: u32) -> Option<u64> {
+        if ABS {
+            let at = self.start_of(ADDRESSES) + i as usize * ADDRESS_SIZE;
+            let v = self.data.get(at..at + ADDRESS_SIZE)?;
+            Some(self.endian.u64_from(v.try_into().ok()?))
+        } else {
+            Some(
+                self.table_address
+                    .wrapping_add(self.frame_at(i) as u64)
+                    .wrapping_add(field as i32 as i64 as u64),
+            )
+        }
+    }
+    /// Function `i`'s address.
+    #[inline(always)]
+    fn address_of<const ABS: bool>(&self, i: u32) -> Option<u64> {
+        let field = if ABS {
+            0
+        } else {
+            self.u32_at(self.frame_at(i))?
+        };
+        self.address::<ABS>(i, field)
+    }
+}
+
+/// Starts reading, beside the PC map's entry, the frame records and
+/// records a PC in map bucket `bucket` of `buckets` (> 0) most likely
+/// needs: where functions and their records are spread evenly over the
+/// code (as they are in most programs), the bucket's share of the map is
+/// its function's share of the frame records and that function's share of
+/// the records. The map, frame record and records reads of a lookup each
+/// depend on the one before; guessed, their cache misses overlap instead
+/// of adding up. A wrong guess costs a wasted prefetch, never an answer:
+/// nothing is read from it.
+#[inline(always)]
+fn prefetch_guess(data: &[u8], kept: KeptHeader<'_>, bucket: u32, buckets: u32) {
+    let b = kept.bounds;
+    // Byte offsets, each the bucket's share of its array (the two do not
+    // depend on each other).
+    #[inline(always)]
+    fn share(
+        b: &[u32; NUM_BOUNDS],
+        bucket: u32,
+        buckets: u32,
+        array: usize,
+        entry: usize,
+    ) -> usize {
+        let bytes = u64::from(b[array + 1].wrapping_sub(b[array]));
+        let entries = bytes / entry as u64;
+        b[array] as usize + (u64::from(bucket) * entries / u64::from(buckets)) as usize * entry
+    }
+    prefetch(
+        data,
+        share(b, bucket, buckets, FRAME_RECORDS, FRAME_RECORD_SIZE),
+    );
+    let at = share(b, bucket, buckets, RECORDS, RECORD_SIZE);
+    prefetch(data, at);
+    // A function's records often cross into the next line.
+    prefetch(data, at + 64);
 }
 
 /// Asks the CPU to bring byte `at` of `bytes` into the cache, if it is
