@@ -595,6 +595,25 @@ unsafe fn look_up_cached(
         c.hits = c.hits.wrapping_add(1);
         return Ok(PCMAP_WALK_AT_RECORD);
     }
+    miss(w, c, maps, flags, memory, arch, pc)
+}
+
+/// `look_up_cached` for a PC not in the cache: looked up in the tables,
+/// and kept if it fits.
+///
+/// # Safety
+/// As `look_up_cached`.
+#[inline(never)]
+unsafe fn miss(
+    w: *mut pcmap_walk,
+    c: &mut pcmap_walk_cache,
+    maps: *const pcmap_stackmaps,
+    flags: u32,
+    memory: &NativeMemory,
+    arch: Arch,
+    pc: u64,
+) -> Result<u32, pcmap_status> {
+    let entry = addr_of_mut!((*w).entry);
     entry.write(core::ptr::null());
     let at = look_up(w, maps, flags, memory, arch, pc)?;
     match at {
@@ -785,15 +804,11 @@ pub unsafe extern "C" fn pcmap_walk_step(walk: *mut pcmap_walk) -> pcmap_status 
     }
     let memory = w.memory();
     // The entry is in the cache's memory, not in `*w`.
-    let entry = cached(w).map(|e| e as *const Entry);
-    let (at, options) = (w.at(), w.options());
-    // The caller's registers, in place (unchanged if the step fails).
-    let regs = registers_mut(&mut w.regs);
-    let stepped = match entry {
+    let stepped = match cached(w).map(|e| e as *const Entry) {
         // SAFETY: `cached` checked it is the frame's entry, in the caller's
         // cache memory, which the step does not write.
-        Some(e) => walk::step_decoded(&memory, arch, regs, unsafe { &(*e).frame }),
-        None => walk::step_in_place(&Saved, &memory, arch, options, regs, &at),
+        Some(e) => walk::step_decoded(&memory, arch, registers_mut(&mut w.regs), &(*e).frame),
+        None => step_uncached(w, &memory, arch),
     };
     if let Err(stop) = stepped {
         if let Stop::RegisterUnknown(r) = stop {
@@ -816,6 +831,21 @@ pub unsafe extern "C" fn pcmap_walk_step(walk: *mut pcmap_walk) -> pcmap_status 
             e
         }
     }
+}
+
+/// A step by the record's frame state as the table gives it (the
+/// caller's registers in place, unchanged if the step fails).
+#[inline(never)]
+fn step_uncached(w: &mut pcmap_walk, memory: &NativeMemory, arch: Arch) -> Result<(), Stop> {
+    let (at, options) = (w.at(), w.options());
+    walk::step_in_place(
+        &Saved,
+        memory,
+        arch,
+        options,
+        registers_mut(&mut w.regs),
+        &at,
+    )
 }
 
 /// The current frame's CFA (its caller's stack pointer at the call), when
@@ -989,6 +1019,19 @@ pub unsafe extern "C" fn pcmap_walk_roots(
             Err(walk::DecodeError::Table(e)) => e.into(),
         };
     }
+    roots_uncached(w, visit, ctx)
+}
+
+/// `pcmap_walk_roots` from the record as the table gives it.
+///
+/// # Safety
+/// As `pcmap_walk_roots`.
+#[inline(never)]
+unsafe fn roots_uncached(
+    w: &pcmap_walk,
+    visit: unsafe extern "C" fn(ctx: *mut core::ffi::c_void, root: *const pcmap_root),
+    ctx: *mut core::ffi::c_void,
+) -> pcmap_status {
     let rec = &w.record;
     let layout = match rec.kind {
         k if k == flat::RecordKind::StatePoint as u8 => RootLayout::Statepoint,

@@ -918,6 +918,8 @@ pub struct DecodedRoot {
     pub base_index: u16,
     /// See `base_index`.
     pub derived_index: u16,
+    /// 1: `derived` is `base`'s location (a plain pointer): decoded once.
+    pub same: u8,
 }
 
 /// What a step and the roots need of one record, decoded once into fixed
@@ -1057,6 +1059,7 @@ impl DecodedFrame {
                         derived,
                         base_index: r.base_index,
                         derived_index: r.derived_index,
+                        same: u8::from(r.derived == r.base),
                     };
                     n += 1;
                     Ok(())
@@ -1095,7 +1098,7 @@ impl DecodedFrame {
         };
         for r in &self.roots[..n.min(DECODED_ROOTS)] {
             let base = decode_known(&r.base, regs);
-            let derived = if r.derived == r.base {
+            let derived = if r.same != 0 {
                 base
             } else {
                 decode_known(&r.derived, regs)
@@ -1124,7 +1127,7 @@ impl DecodedFrame {
 /// [`decode`] of a kept location whose register is known.
 #[inline(always)]
 fn decode_known(l: &DecodedLocation, regs: &Registers) -> Value {
-    let s = l.slot as usize % REGISTER_SLOTS;
+    let s = slot_index(l.slot);
     let at = regs.value[s].wrapping_add(l.offset as i64 as u64);
     match l.kind {
         k if k == LocationKind::Indirect as u8 => Value {
@@ -1155,7 +1158,7 @@ pub fn step_decoded<M: Memory>(
     regs: &mut Registers,
     d: &DecodedFrame,
 ) -> Result<(), Stop> {
-    let c = d.cfa_slot as usize % REGISTER_SLOTS;
+    let c = slot_index(d.cfa_slot);
     if regs.known >> c & 1 == 0 {
         return Err(Stop::RegisterUnknown(d.cfa_register));
     }
@@ -1165,12 +1168,16 @@ pub fn step_decoded<M: Memory>(
         return Err(Stop::BadStack);
     }
     let n = (d.num_saved as usize).min(DECODED_SAVED);
-    let mut values = [0u64; DECODED_SAVED];
+    // Every read first (nothing changes if one fails); left uninitialised:
+    // only the first `n` are written and read.
+    let mut values = [const { core::mem::MaybeUninit::<u64>::uninit() }; DECODED_SAVED];
     for (v, &offset) in values.iter_mut().zip(&d.saved_offset[..n]) {
-        *v = memory
-            .read_u64(cfa.wrapping_add(offset as i64 as u64))
-            .ok_or(Stop::BadStack)?;
+        let read = memory.read_u64(cfa.wrapping_add(offset as i64 as u64));
+        v.write(read.ok_or(Stop::BadStack)?);
     }
+    // SAFETY: the first `n` were written above; MaybeUninit<u64> has
+    // u64's layout.
+    let values: &[u64] = unsafe { core::slice::from_raw_parts(values.as_ptr().cast(), n) };
     let ra = match values.get(d.ra_index as usize) {
         Some(&v) => v,
         None => memory
@@ -1181,19 +1188,32 @@ pub fn step_decoded<M: Memory>(
         return Err(Stop::EndOfStack);
     }
     let keep = arch.callee_saved();
-    regs.known &= keep;
-    regs.saved &= keep;
-    for ((&v, &s), &offset) in values.iter().zip(&d.saved_slot[..n]).zip(&d.saved_offset) {
-        let s = s as usize % REGISTER_SLOTS;
+    let (mut known, mut saved) = (regs.known & keep, regs.saved & keep);
+    for ((&v, &s), &offset) in values.iter().zip(&d.saved_slot).zip(&d.saved_offset) {
+        let s = slot_index(s);
         regs.value[s] = v;
         regs.address[s] = cfa.wrapping_add(offset as i64 as u64);
-        regs.known |= 1 << s;
-        regs.saved |= 1 << s;
+        known |= 1 << s;
+        saved |= 1 << s;
     }
-    regs.forget(arch, arch.return_address());
-    regs.set(arch, arch.sp(), cfa, None);
+    // The return address register's value in the caller is not its value
+    // at the caller's call site; the caller's SP is the CFA.
+    if let Some(ra_slot) = arch.slot(arch.return_address()) {
+        known &= !(1 << ra_slot);
+        saved &= !(1 << ra_slot);
+    }
+    regs.value[sp] = cfa;
+    regs.known = known | 1 << sp;
+    regs.saved = saved & !(1 << sp);
     regs.pc = ra;
     Ok(())
+}
+
+/// A kept slot number as an index of [`Registers`] (kept slots are valid;
+/// clamped so that no index is out of bounds whatever the entry holds).
+#[inline(always)]
+fn slot_index(s: u8) -> usize {
+    (s as usize).min(REGISTER_SLOTS - 1)
 }
 
 /// One entry of a decoded-frame cache: a return address (0: empty) and

@@ -155,6 +155,21 @@ static int walk_cursor(const pcmap_registers *regs, uint64_t *sum, pcmap_walk_ca
   return frames;
 }
 
+/* Each route in a function of its own, out of line: callgrind counts each
+ * (scripts/bench-walk with PCMAP_BENCH_CALLGRIND=1). */
+__attribute__((noinline)) static int walk_cached(const pcmap_registers *regs, uint64_t *sum) {
+  return walk_cursor(regs, sum, &cache);
+}
+__attribute__((noinline)) static int walk_uncached(const pcmap_registers *regs, uint64_t *sum) {
+  return walk_cursor(regs, sum, NULL);
+}
+__attribute__((noinline)) static int walk_libgcc(uint64_t *sum) {
+  unwind_state u = {0, 0, 0};
+  _Unwind_Backtrace(unwind_frame, &u);
+  *sum = u.sum;
+  return u.frames;
+}
+
 /* The frame pointer chain: frame record {caller's FP, return address} at
  * FP (x86-64 RBP, AArch64 x29); PowerPC's back chain at r1. Out of line
  * and called once per walk like the others (nothing hoisted out of the
@@ -217,14 +232,11 @@ uint64_t bench_safepoint(pcmap_registers *regs, uint64_t a1, uint64_t a2, uint64
       for (r = 0; r < REPEAT; r++) {
         uint64_t sum = 0;
         if (m == CACHED) {
-          frames[m] = walk_cursor(regs, &sum, &cache);
+          frames[m] = walk_cached(regs, &sum);
         } else if (m == CURSOR) {
-          frames[m] = walk_cursor(regs, &sum, NULL);
+          frames[m] = walk_uncached(regs, &sum);
         } else if (m == LIBGCC) {
-          unwind_state u = {0, 0, 0};
-          _Unwind_Backtrace(unwind_frame, &u);
-          frames[m] = u.frames;
-          sum = u.sum;
+          frames[m] = walk_libgcc(&sum);
         } else {
           frames[m] = walk_chain(regs, &sum);
         }
