@@ -104,11 +104,29 @@ pub struct pcmap_walk_cache {
 #[derive(Debug, Clone, Copy)]
 struct Entry {
     frame: DecodedFrame,
+    found: Found,
+}
+
+/// The fields of `pcmap_walk` a lookup writes, laid out as they are there
+/// (asserted below): a hit copies them in one piece.
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+struct Found {
     function: pcmap_function,
     record: pcmap_record,
     data: *const u8,
     data_size: u32,
 }
+
+const _: () = {
+    use core::mem::offset_of;
+    let at = offset_of!(pcmap_walk, function);
+    assert!(at % 8 == 0);
+    assert!(offset_of!(pcmap_walk, record) - at == offset_of!(Found, record));
+    assert!(offset_of!(pcmap_walk, data) - at == offset_of!(Found, data));
+    assert!(offset_of!(pcmap_walk, data_size) - at == offset_of!(Found, data_size));
+    assert!(offset_of!(pcmap_walk, cache) - at >= core::mem::size_of::<Found>());
+};
 
 type Slot = CacheSlot<Entry>;
 
@@ -149,7 +167,7 @@ pub unsafe extern "C" fn pcmap_walk_cache_init(
     bytes: usize,
 ) -> pcmap_status {
     let fit = bytes / PCMAP_WALK_CACHE_ENTRY_SIZE;
-    if cache.is_null() || memory.is_null() || !(memory as usize).is_multiple_of(8) || fit < 2 {
+    if cache.is_null() || memory.is_null() || (memory as usize).trailing_zeros() < 3 || fit < 2 {
         return PCMAP_ERR_ARGUMENT;
     }
     let capacity = 1u32 << (usize::BITS - 1 - fit.leading_zeros()).min(31);
@@ -587,10 +605,11 @@ unsafe fn look_up_cached(
     };
     if let Some(slot) = walk::cache_find(c.slots(), pc) {
         let e = &slot.entry;
-        addr_of_mut!((*w).function).write(e.function);
-        addr_of_mut!((*w).record).write(e.record);
-        addr_of_mut!((*w).data).write(e.data);
-        addr_of_mut!((*w).data_size).write(e.data_size);
+        // SAFETY: `Found` is laid out as these fields of `pcmap_walk`
+        // (asserted above); the cache's memory is the caller's, not inside
+        // the walk (one memcpy, no memmove).
+        let to = addr_of_mut!((*w).function).cast::<Found>();
+        core::ptr::copy_nonoverlapping(&e.found, to, 1);
         entry.write((slot as *const Slot).cast());
         c.hits = c.hits.wrapping_add(1);
         return Ok(PCMAP_WALK_AT_RECORD);
@@ -619,16 +638,10 @@ unsafe fn miss(
     match at {
         PCMAP_WALK_AT_RECORD => match decoded(&*w, arch) {
             Some(frame) => {
-                let e = Entry {
-                    frame,
-                    function: *addr_of_mut!((*w).function),
-                    record: *addr_of_mut!((*w).record),
-                    data: *addr_of_mut!((*w).data),
-                    data_size: *addr_of_mut!((*w).data_size),
-                };
-                if let Some(slot) = walk::cache_insert(c.slots(), pc, e) {
-                    entry.write((slot as *const Slot).cast());
-                }
+                // SAFETY: as for the copy of a hit, the other way.
+                let found = core::ptr::read(addr_of_mut!((*w).function).cast::<Found>());
+                let e = Entry { frame, found };
+                entry.write(keep(c.slots(), pc, &e));
                 c.misses = c.misses.wrapping_add(1);
             }
             None => c.uncached = c.uncached.wrapping_add(1),
@@ -638,26 +651,61 @@ unsafe fn miss(
     Ok(at)
 }
 
+/// Puts `e` into the cache; where it is (NULL: not kept). Out of line, with
+/// references: the copy is a memcpy (the walk and the cache do not
+/// overlap), not a memmove.
+#[inline(never)]
+fn keep(slots: &mut [Slot], pc: u64, e: &Entry) -> *const core::ffi::c_void {
+    match walk::cache_insert(slots, pc, e) {
+        Some(slot) => (slot as *const Slot).cast(),
+        None => core::ptr::null(),
+    }
+}
+
 /// The walk's current record (`PCMAP_WALK_AT_RECORD`, just looked up) in
 /// fixed form, if it fits: its step, and its roots as `pcmap_walk_roots`
 /// lists them.
 #[inline(never)]
 fn decoded(w: &pcmap_walk, arch: Arch) -> Option<DecodedFrame> {
-    let rec = &w.record;
     let FrameAt::Record((), record, state) = w.at_record() else {
         return None;
     };
-    let layout = match rec.kind {
-        k if k == flat::RecordKind::StatePoint as u8 => Some(RootLayout::Statepoint),
-        k if k == flat::RecordKind::StackMap as u8 || k == flat::RecordKind::PatchPoint as u8 => {
-            Some(RootLayout::EveryLocation)
+    let mut d = DecodedFrame::new(&Saved, &record, arch, state)?;
+    let mut roots = [const { MaybeUninit::<Root>::uninit() }; walk::DECODED_ROOTS];
+    let mut n = 0usize;
+    let listed = each_root(w, &mut |r| match roots.get_mut(n) {
+        Some(slot) => {
+            slot.write(r);
+            n += 1;
+            Ok(())
         }
-        _ => None,
+        None => Err(Status(PCMAP_ERR_OUT_OF_RANGE)),
+    });
+    if listed.is_ok() {
+        // SAFETY: the first `n` were written above (`n` never exceeds the
+        // array: `get_mut` failed past it); MaybeUninit<T> has T's layout.
+        let roots: &[Root] = unsafe { core::slice::from_raw_parts(roots.as_ptr().cast(), n) };
+        d.set_roots(arch, roots);
+    }
+    Some(d)
+}
+
+/// The roots of the walk's record (`walk::try_roots` over its locations),
+/// each passed to `f`: one copy of that loop for `pcmap_walk_roots` and
+/// the cache. `PCMAP_ERR_CORRUPT` for a record of unknown kind.
+#[inline(never)]
+fn each_root(w: &pcmap_walk, f: &mut dyn FnMut(Root) -> Result<(), Status>) -> Result<(), Status> {
+    let rec = &w.record;
+    let layout = match rec.kind {
+        k if k == flat::RecordKind::StatePoint as u8 => RootLayout::Statepoint,
+        k if k == flat::RecordKind::StackMap as u8 || k == flat::RecordKind::PatchPoint as u8 => {
+            RootLayout::EveryLocation
+        }
+        _ => return Err(Status(PCMAP_ERR_CORRUPT)),
     };
     let constant = |i| rec.table.open().map_err(error)?.constant(i);
     let locations = w.data().locations_at(rec.locations, rec.num_locations);
-    let roots = layout.map(|l| (l, locations, &constant as &dyn Fn(u32) -> _));
-    DecodedFrame::new(&Saved, &record, arch, state, roots)
+    walk::try_roots(layout, locations, constant, f)
 }
 
 /// Starts a walk at the frame whose registers are `regs` (from
@@ -1033,16 +1081,7 @@ unsafe fn roots_uncached(
     ctx: *mut core::ffi::c_void,
 ) -> pcmap_status {
     let rec = &w.record;
-    let layout = match rec.kind {
-        k if k == flat::RecordKind::StatePoint as u8 => RootLayout::Statepoint,
-        k if k == flat::RecordKind::StackMap as u8 || k == flat::RecordKind::PatchPoint as u8 => {
-            RootLayout::EveryLocation
-        }
-        _ => return PCMAP_ERR_CORRUPT,
-    };
-    let data = w.data();
     let regs = registers(&w.regs);
-    let constant = |i| rec.table.open().map_err(error)?.constant(i);
     // Decode every root (and check the layout) before visiting any: up to
     // ROOTS_AT_ONCE kept on the stack; past that, counted and checked, then
     // decoded again to visit. One loop for both passes (compiled once),
@@ -1050,36 +1089,31 @@ unsafe fn roots_uncached(
     let mut buffer = [const { MaybeUninit::<pcmap_root>::uninit() }; ROOTS_AT_ONCE];
     let mut n = 0usize;
     let pass = |visiting: bool, buffer: &mut [MaybeUninit<pcmap_root>], n: &mut usize| {
-        walk::try_roots(
-            layout,
-            data.locations_at(rec.locations, rec.num_locations),
-            constant,
-            |r: Root| -> Result<(), Status> {
-                let base = decode_with(rec, &r.base, regs)?;
-                // A statepoint's plain (not derived) pointer lists the same
-                // location twice: decoded once.
-                let derived = match r.derived == r.base {
-                    true => base,
-                    false => decode_with(rec, &r.derived, regs)?,
-                };
-                let root = pcmap_root {
-                    base,
-                    derived,
-                    base_index: r.base_index,
-                    derived_index: r.derived_index,
-                };
-                if visiting {
-                    // SAFETY: the caller's callback and context.
-                    unsafe { visit(ctx, &root) };
-                } else {
-                    if let Some(slot) = buffer.get_mut(*n) {
-                        slot.write(root);
-                    }
-                    *n += 1;
+        each_root(w, &mut |r: Root| -> Result<(), Status> {
+            let base = decode_with(rec, &r.base, regs)?;
+            // A statepoint's plain (not derived) pointer lists the same
+            // location twice: decoded once.
+            let derived = match r.derived == r.base {
+                true => base,
+                false => decode_with(rec, &r.derived, regs)?,
+            };
+            let root = pcmap_root {
+                base,
+                derived,
+                base_index: r.base_index,
+                derived_index: r.derived_index,
+            };
+            if visiting {
+                // SAFETY: the caller's callback and context.
+                unsafe { visit(ctx, &root) };
+            } else {
+                if let Some(slot) = buffer.get_mut(*n) {
+                    slot.write(root);
                 }
-                Ok(())
-            },
-        )
+                *n += 1;
+            }
+            Ok(())
+        })
     };
     if let Err(Status(e)) = pass(false, &mut buffer, &mut n) {
         return e;

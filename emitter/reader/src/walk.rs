@@ -889,10 +889,6 @@ pub const DECODED_ROOTS: usize = 8;
 /// the saved registers.
 const RA_FROM_CFA: u8 = u8::MAX;
 
-/// A record's roots as [`DecodedFrame::new`] takes them: its layout, its
-/// locations and its large constants (as for [`try_roots`]).
-pub type RecordRoots<'a, I> = (RootLayout, I, &'a dyn Fn(u32) -> crate::Result<u64>);
-
 /// A location a [`DecodedFrame`] keeps: a root's, in a register slot.
 #[repr(C)]
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -961,20 +957,15 @@ pub struct DecodedFrame {
 }
 
 impl DecodedFrame {
-    /// The fixed form of a record whose frame state is `state`, whose saved
-    /// registers `tables` lists, and whose roots (if `roots` is given: the
-    /// record's layout, locations and constants) are those of
-    /// [`try_roots`]; `None` if it does not fit.
-    pub fn new<T: FrameStates, I>(
+    /// The fixed form of a record whose frame state is `state` and whose
+    /// saved registers `tables` lists; `None` if it does not fit. Its roots
+    /// are not decoded: [`DecodedFrame::set_roots`] adds them.
+    pub fn new<T: FrameStates>(
         tables: &T,
         record: &T::Record,
         arch: Arch,
         state: State,
-        roots: Option<RecordRoots<'_, I>>,
-    ) -> Option<DecodedFrame>
-    where
-        I: Iterator<Item = crate::Result<Location>>,
-    {
+    ) -> Option<DecodedFrame> {
         let State::Cfa(rule) = state else {
             return None;
         };
@@ -1020,60 +1011,56 @@ impl DecodedFrame {
                 Arch::PowerPc64 => 16,
             };
         }
-        if let Some((layout, locations, constant)) = roots {
-            let location = |l: &Location, need: &mut u64| -> Option<DecodedLocation> {
-                let slot = match l.kind {
-                    LocationKind::Constant => 0,
-                    LocationKind::ConstantIndex => return None,
-                    _ => {
-                        let s = arch.slot(l.dwarf_reg)?;
-                        *need |= 1 << s;
-                        s as u8
-                    }
-                };
-                Some(DecodedLocation {
-                    kind: l.kind as u8,
-                    slot,
-                    offset: l.offset,
-                })
-            };
-            let mut n = 0usize;
-            let mut need = 0u64;
-            // Roots that do not fit leave the roots undecoded (`num_roots`
-            // stays `u8::MAX`): the step is still kept.
-            let fit = try_roots(
-                layout,
-                locations,
-                constant,
-                |r: Root| -> Result<(), RootsError> {
-                    let fixed = (
-                        location(&r.base, &mut need),
-                        location(&r.derived, &mut need),
-                        d.roots.get_mut(n),
-                    );
-                    let (Some(base), Some(derived), Some(slot)) = fixed else {
-                        return Err(RootsError::NotAStatepoint);
-                    };
-                    *slot = DecodedRoot {
-                        base,
-                        derived,
-                        base_index: r.base_index,
-                        derived_index: r.derived_index,
-                        same: u8::from(r.derived == r.base),
-                    };
-                    n += 1;
-                    Ok(())
-                },
-            );
-            if fit.is_ok() {
-                d.num_roots = n as u8;
-                d.roots_need = need;
-            }
-        }
         Some(d)
     }
 
-    /// Whether the roots were decoded ([`DecodedFrame::new`] given them).
+    /// Keeps `roots` (a record's, as [`try_roots`] lists them) as the
+    /// frame's roots; false, and the roots stay undecoded, if they do not
+    /// fit (more than [`DECODED_ROOTS`], a ConstantIndex, a register
+    /// without a slot).
+    pub fn set_roots(&mut self, arch: Arch, roots: &[Root]) -> bool {
+        let location = |l: &Location, need: &mut u64| -> Option<DecodedLocation> {
+            let slot = match l.kind {
+                LocationKind::Constant => 0,
+                LocationKind::ConstantIndex => return None,
+                _ => {
+                    let s = arch.slot(l.dwarf_reg)?;
+                    *need |= 1 << s;
+                    s as u8
+                }
+            };
+            Some(DecodedLocation {
+                kind: l.kind as u8,
+                slot,
+                offset: l.offset,
+            })
+        };
+        self.num_roots = u8::MAX;
+        if roots.len() > DECODED_ROOTS {
+            return false;
+        }
+        let mut need = 0u64;
+        for (r, kept) in roots.iter().zip(&mut self.roots) {
+            let (Some(base), Some(derived)) = (
+                location(&r.base, &mut need),
+                location(&r.derived, &mut need),
+            ) else {
+                return false;
+            };
+            *kept = DecodedRoot {
+                base,
+                derived,
+                base_index: r.base_index,
+                derived_index: r.derived_index,
+                same: u8::from(r.derived == r.base),
+            };
+        }
+        self.num_roots = roots.len() as u8;
+        self.roots_need = need;
+        true
+    }
+
+    /// Whether the roots were decoded ([`DecodedFrame::set_roots`]).
     pub fn has_roots(&self) -> bool {
         self.num_roots != u8::MAX
     }
@@ -1251,11 +1238,11 @@ pub fn cache_find<E>(slots: &[CacheSlot<E>], pc: u64) -> Option<&CacheSlot<E>> {
 /// kept otherwise): in an empty slot of its two, else in the first, whose
 /// entry moves to the second (the one used least recently is dropped).
 #[inline]
-pub fn cache_insert<E: Copy>(
-    slots: &mut [CacheSlot<E>],
+pub fn cache_insert<'s, E: Copy>(
+    slots: &'s mut [CacheSlot<E>],
     pc: u64,
-    entry: E,
-) -> Option<&CacheSlot<E>> {
+    entry: &E,
+) -> Option<&'s CacheSlot<E>> {
     if pc == 0 || !slots.len().is_power_of_two() {
         return None;
     }
@@ -1266,10 +1253,12 @@ pub fn cache_insert<E: Copy>(
     } else if slots[j].pc == 0 {
         j
     } else {
-        slots[j] = slots[i];
+        // The first's entry to the second, and the second's (dropped) to
+        // the first, overwritten below.
+        slots.swap(i, j);
         i
     };
-    slots[at] = CacheSlot { pc, entry };
+    slots[at] = CacheSlot { pc, entry: *entry };
     Some(&slots[at])
 }
 
@@ -1335,16 +1324,13 @@ impl<T: UnwindTables, M: Memory> Cursor<'_, T, M> {
             None => {
                 let at = lookup(self.tables, &self.memory, self.arch, next.pc)?;
                 if let FrameAt::Record(function, record, state) = at {
-                    let none = None::<(RootLayout, core::iter::Empty<_>, &dyn Fn(u32) -> _)>;
-                    if let Some(frame) =
-                        DecodedFrame::new(self.tables, &record, self.arch, state, none)
-                    {
+                    if let Some(frame) = DecodedFrame::new(self.tables, &record, self.arch, state) {
                         let entry = CachedFrame {
                             function,
                             record,
                             frame,
                         };
-                        cache_insert(cache, next.pc, entry);
+                        cache_insert(cache, next.pc, &entry);
                     }
                 }
                 at

@@ -119,8 +119,7 @@ fn empty_slot() -> Cached {
         end: 2,
         records: vec![(1, cfa(7, 8), vec![])],
     }]);
-    let none = None::<(RootLayout, std::iter::Empty<_>, &dyn Fn(u32) -> _)>;
-    let frame = DecodedFrame::new(&r, &(0, 0), Arch::X86_64, cfa(7, 8), none).unwrap();
+    let frame = DecodedFrame::new(&r, &(0, 0), Arch::X86_64, cfa(7, 8)).unwrap();
     CacheSlot {
         pc: 0,
         entry: CachedFrame {
@@ -204,7 +203,8 @@ fn a_stale_cache_is_not_these_tables() {
 /// The decoded form of a record: a frame whose frame state does not fit
 /// (too many saved registers, a CFA expression, AArch64 without a saved
 /// x30, a register without a slot) is not kept; roots are decoded as
-/// `try_roots` + `decode` give them.
+/// `try_roots` + `decode` give them, and roots that do not fit are not
+/// kept.
 #[test]
 fn decoded_frames() {
     let one = |state, saved: Vec<(u16, i32)>| {
@@ -214,8 +214,7 @@ fn decoded_frames() {
             records: vec![(0x1010, state, saved)],
         }])
     };
-    let none = || None::<(RootLayout, std::iter::Empty<_>, &dyn Fn(u32) -> _)>;
-    let new = |t: &Tables, arch, state| DecodedFrame::new(t, &(0, 0), arch, state, none());
+    let new = |t: &Tables, arch, state| DecodedFrame::new(t, &(0, 0), arch, state);
     let x86 = Arch::X86_64;
     let t = one(cfa(7, 16), vec![(3, -16)]);
     assert!(new(&t, x86, cfa(7, 16)).is_some());
@@ -240,12 +239,18 @@ fn decoded_frames() {
         loc(LocationKind::Direct, 6, -16),
     ];
     let constant = |_: u32| Err(pcmap_reader::Error::Inconsistent("no constants"));
-    let given = (
+    let mut d = DecodedFrame::new(&t, &(0, 0), x86, cfa(7, 16)).unwrap();
+    assert!(!d.has_roots());
+    let mut listed = vec![];
+    roots(
         RootLayout::Statepoint,
         locs.iter().copied().map(Ok),
-        &constant as &dyn Fn(u32) -> _,
-    );
-    let d = DecodedFrame::new(&t, &(0, 0), x86, cfa(7, 16), Some(given)).unwrap();
+        constant,
+        |root: Root| listed.push(root),
+    )
+    .unwrap();
+    assert!(d.set_roots(x86, &listed));
+    assert!(d.has_roots());
     let mut r = regs(x86, 0x1010, &[(7, 0x7000), (6, 0x7100)]);
     r.set(x86, 3, 0x33, Some(0x7030));
     let mut want = vec![];
@@ -268,6 +273,12 @@ fn decoded_frames() {
     let mut visited = 0;
     let e = d.roots(&r, |_, _, _| visited += 1);
     assert_eq!((e, visited), (Err(DecodeError::RegisterUnknown(3)), 0));
+    // Too many roots, or one the fixed form cannot hold.
+    let nine = vec![listed[0]; 9];
+    assert!(!d.set_roots(x86, &nine) && !d.has_roots());
+    let mut big = listed[0];
+    big.base = loc(LocationKind::ConstantIndex, 0, 0);
+    assert!(!d.set_roots(x86, &[big]) && !d.has_roots());
 }
 
 /// x86-64: an SP-based frame (CFA = RSP + 24, RBX saved at CFA - 16) called
