@@ -8,7 +8,7 @@
 #     Berkeley `size` text of a program that takes the address of each
 #     function pcmap.h declares, minus that of the same program without
 #     them; "under 105 KB" or "OVER 105 KB" (100 KB before the stack walk's
-#     cache of decoded frames, which added 3.9 KB on PowerPC64 LE).
+#     cache of decoded frames, which added ~5 KB on PowerPC64 LE).
 #
 #   capi-lib.py BINDIR GNU-TRIPLE INCLUDE-DIR LIB-DIR WORK-DIR
 import os

@@ -691,8 +691,10 @@ fn decoded(w: &pcmap_walk, arch: Arch) -> Option<DecodedFrame> {
 }
 
 /// The roots of the walk's record (`walk::try_roots` over its locations),
-/// each passed to `f`: one copy of that loop for `pcmap_walk_roots` and
-/// the cache. `PCMAP_ERR_CORRUPT` for a record of unknown kind.
+/// each passed to `f`, for the cache (`pcmap_walk_roots` keeps its own
+/// copy of the loop, inlined: through this one, a call per root, its
+/// walk took twice the time). `PCMAP_ERR_CORRUPT` for a record of
+/// unknown kind.
 #[inline(never)]
 fn each_root(w: &pcmap_walk, f: &mut dyn FnMut(Root) -> Result<(), Status>) -> Result<(), Status> {
     let rec = &w.record;
@@ -1081,7 +1083,16 @@ unsafe fn roots_uncached(
     ctx: *mut core::ffi::c_void,
 ) -> pcmap_status {
     let rec = &w.record;
+    let layout = match rec.kind {
+        k if k == flat::RecordKind::StatePoint as u8 => RootLayout::Statepoint,
+        k if k == flat::RecordKind::StackMap as u8 || k == flat::RecordKind::PatchPoint as u8 => {
+            RootLayout::EveryLocation
+        }
+        _ => return PCMAP_ERR_CORRUPT,
+    };
+    let data = w.data();
     let regs = registers(&w.regs);
+    let constant = |i| rec.table.open().map_err(error)?.constant(i);
     // Decode every root (and check the layout) before visiting any: up to
     // ROOTS_AT_ONCE kept on the stack; past that, counted and checked, then
     // decoded again to visit. One loop for both passes (compiled once),
@@ -1089,31 +1100,37 @@ unsafe fn roots_uncached(
     let mut buffer = [const { MaybeUninit::<pcmap_root>::uninit() }; ROOTS_AT_ONCE];
     let mut n = 0usize;
     let pass = |visiting: bool, buffer: &mut [MaybeUninit<pcmap_root>], n: &mut usize| {
-        each_root(w, &mut |r: Root| -> Result<(), Status> {
-            let base = decode_with(rec, &r.base, regs)?;
-            // A statepoint's plain (not derived) pointer lists the same
-            // location twice: decoded once.
-            let derived = match r.derived == r.base {
-                true => base,
-                false => decode_with(rec, &r.derived, regs)?,
-            };
-            let root = pcmap_root {
-                base,
-                derived,
-                base_index: r.base_index,
-                derived_index: r.derived_index,
-            };
-            if visiting {
-                // SAFETY: the caller's callback and context.
-                unsafe { visit(ctx, &root) };
-            } else {
-                if let Some(slot) = buffer.get_mut(*n) {
-                    slot.write(root);
+        let locations = data.locations_at(rec.locations, rec.num_locations);
+        walk::try_roots(
+            layout,
+            locations,
+            constant,
+            |r: Root| -> Result<(), Status> {
+                let base = decode_with(rec, &r.base, regs)?;
+                // A statepoint's plain (not derived) pointer lists the same
+                // location twice: decoded once.
+                let derived = match r.derived == r.base {
+                    true => base,
+                    false => decode_with(rec, &r.derived, regs)?,
+                };
+                let root = pcmap_root {
+                    base,
+                    derived,
+                    base_index: r.base_index,
+                    derived_index: r.derived_index,
+                };
+                if visiting {
+                    // SAFETY: the caller's callback and context.
+                    unsafe { visit(ctx, &root) };
+                } else {
+                    if let Some(slot) = buffer.get_mut(*n) {
+                        slot.write(root);
+                    }
+                    *n += 1;
                 }
-                *n += 1;
-            }
-            Ok(())
-        })
+                Ok(())
+            },
+        )
     };
     if let Err(Status(e)) = pass(false, &mut buffer, &mut n) {
         return e;
