@@ -811,15 +811,11 @@ unsafe fn init(
         }
         bind(c, maps, flags);
     }
-    addr_of_mut!((*walk).cache).write(cache);
-    addr_of_mut!((*walk).cache_epoch).write(cache.as_ref().map_or(0, |c| c.epoch));
     // Field by field: `function` and `record` are written only where `at`
     // says they are valid (and zeroing the whole struct would make the
-    // library need memset).
-    let at = match look_up_cached(walk, cache, maps, flags, &memory, arch, regs.pc) {
-        Ok(at) => at,
-        Err(e) => return e,
-    };
+    // library need memset). Every other field before the lookup, which
+    // may read the walk (a record decoded for the cache).
+    let pc = regs.pc;
     addr_of_mut!((*walk).maps).write(maps);
     // `regs` may not be inside `*walk` (a copy, not a move).
     core::ptr::copy_nonoverlapping(regs, addr_of_mut!((*walk).regs), 1);
@@ -828,6 +824,14 @@ unsafe fn init(
     addr_of_mut!((*walk).flags).write(flags);
     addr_of_mut!((*walk).depth).write(0);
     addr_of_mut!((*walk).stop_register).write(0);
+    addr_of_mut!((*walk).at).write(PCMAP_WALK_AT_UNMANAGED);
+    addr_of_mut!((*walk).cache).write(cache);
+    addr_of_mut!((*walk).cache_epoch).write(cache.as_ref().map_or(0, |c| c.epoch));
+    addr_of_mut!((*walk).entry).write(core::ptr::null());
+    let at = match look_up_cached(walk, cache, maps, flags, &memory, arch, pc) {
+        Ok(at) => at,
+        Err(e) => return e,
+    };
     addr_of_mut!((*walk).at).write(at);
     PCMAP_OK
 }
