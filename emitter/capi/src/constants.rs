@@ -93,6 +93,9 @@ c_constants! {
     PCMAP_WALK_AT_NO_RECORD: u32 = 1;
     /// In `pcmap_walk.function`, at `pcmap_walk.record`.
     PCMAP_WALK_AT_RECORD: u32 = 2;
+    /// Bytes of one entry of a `pcmap_walk_cache` (`pcmap_walk_cache_init`
+    /// takes memory for a power of two of them).
+    PCMAP_WALK_CACHE_ENTRY_SIZE: usize = 448;
 }
 
 #[cfg(test)]

@@ -362,6 +362,11 @@ pub struct pcmap_registry_summary {
     pub last_rejection: i32,
 }
 
+/// The registry's generation (`pcmap_registry_summary::generation`).
+pub(crate) fn generation() -> u64 {
+    REGISTRY.generation.load(SeqCst)
+}
+
 fn info() -> pcmap_registry_summary {
     let r = &REGISTRY;
     let used = r.used.load(Acquire).min(PCMAP_REGISTRY_CAPACITY);

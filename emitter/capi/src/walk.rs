@@ -12,14 +12,14 @@ use core::ptr::addr_of_mut;
 
 use pcmap_reader::flat::{self, frame_state_flags, site_head, SiteData};
 use pcmap_reader::walk::{
-    self, Arch, CfaRule, FrameAt, FrameStates, Memory, Options, Registers, Root, RootLayout, State,
-    Stop,
+    self, Arch, CacheSlot, CfaRule, DecodedFrame, FrameAt, FrameStates, Memory, Options, Registers,
+    Root, RootLayout, State, Stop,
 };
 use pcmap_reader::{Location, LocationKind};
 
 use crate::constants::{
     PCMAP_WALK_AT_NO_RECORD, PCMAP_WALK_AT_RECORD, PCMAP_WALK_AT_UNMANAGED,
-    PCMAP_WALK_FRAME_POINTER_CHAIN, PCMAP_WALK_REGISTRY,
+    PCMAP_WALK_CACHE_ENTRY_SIZE, PCMAP_WALK_FRAME_POINTER_CHAIN, PCMAP_WALK_REGISTRY,
 };
 use crate::section::{Full, Match, Section};
 use crate::status::pcmap_status::{self, *};
@@ -57,6 +57,156 @@ pub struct pcmap_walk {
     /// The Data area of the record's table (for the library).
     pub data: *const u8,
     pub data_size: u32,
+    /// The cache of decoded frames (`pcmap_walk_init_cached`), or NULL.
+    pub cache: *mut pcmap_walk_cache,
+    /// For the library: the cache entry the frame was found in, or NULL,
+    /// and the cache's flush count when the walk started.
+    pub entry: *const core::ffi::c_void,
+    pub cache_epoch: u64,
+}
+
+/// A caller-owned cache of decoded frames for `pcmap_walk_init_cached`:
+/// entries keyed by return address, each the function and record there
+/// and, in fixed form, what a step and `pcmap_walk_roots` need (CFA rule,
+/// saved registers, where the return address is, the roots). Filled by
+/// walks (a frame not in it is looked up and decoded as without a cache,
+/// and kept if it fits); emptied when a walk finds it describes other
+/// tables (another section, or the registry at another generation). One
+/// cache per thread (or per collector, under its lock): walks sharing one
+/// must not run at once.
+#[allow(non_camel_case_types)]
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct pcmap_walk_cache {
+    /// The caller's memory for `capacity` entries (a power of two) of
+    /// `PCMAP_WALK_CACHE_ENTRY_SIZE` bytes.
+    pub entries: *mut core::ffi::c_void,
+    pub capacity: u32,
+    /// What the entries describe: the registered images (`registry` 1) at
+    /// registry generation `generation`, or the section at `maps_data`
+    /// (`maps_size`, `maps_address`); `bound` 0: nothing yet.
+    pub bound: u32,
+    pub registry: u32,
+    pub generation: u64,
+    pub maps_data: *const u8,
+    pub maps_size: usize,
+    pub maps_address: u64,
+    /// Flushes so far (a walk started before the last one stops using it).
+    pub epoch: u64,
+    /// Frames found in the cache; looked up and kept; looked up and not
+    /// kept (no record, or a record that does not fit the fixed form).
+    pub hits: u64,
+    pub misses: u64,
+    pub uncached: u64,
+}
+
+/// What a cache entry keeps: the lookup's answer and the record decoded.
+#[derive(Debug, Clone, Copy)]
+struct Entry {
+    frame: DecodedFrame,
+    found: Found,
+}
+
+/// The fields of `pcmap_walk` a lookup writes, laid out as they are there
+/// (asserted below): a hit copies them in one piece.
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+struct Found {
+    function: pcmap_function,
+    record: pcmap_record,
+    data: *const u8,
+    data_size: u32,
+}
+
+const _: () = {
+    use core::mem::offset_of;
+    let at = offset_of!(pcmap_walk, function);
+    assert!(at % 8 == 0);
+    assert!(offset_of!(pcmap_walk, record) - at == offset_of!(Found, record));
+    assert!(offset_of!(pcmap_walk, data) - at == offset_of!(Found, data));
+    assert!(offset_of!(pcmap_walk, data_size) - at == offset_of!(Found, data_size));
+    assert!(offset_of!(pcmap_walk, cache) - at >= core::mem::size_of::<Found>());
+};
+
+type Slot = CacheSlot<Entry>;
+
+const _: () = assert!(core::mem::size_of::<Slot>() == PCMAP_WALK_CACHE_ENTRY_SIZE);
+const _: () = assert!(core::mem::align_of::<Slot>() <= 8);
+
+impl pcmap_walk_cache {
+    /// The entries as slots.
+    ///
+    /// # Safety
+    /// The cache was set up by `pcmap_walk_cache_init`, whose memory is
+    /// still the caller's and not otherwise borrowed.
+    #[inline(always)]
+    unsafe fn slots(&mut self) -> &mut [Slot] {
+        core::slice::from_raw_parts_mut(self.entries.cast::<Slot>(), self.capacity as usize)
+    }
+    fn flush(&mut self) {
+        // SAFETY: as `slots`.
+        walk::cache_flush(unsafe { self.slots() });
+        self.bound = 0;
+        self.epoch = self.epoch.wrapping_add(1);
+    }
+}
+
+/// Sets up `cache` over the caller's `memory` (8-byte aligned, `bytes`
+/// long): as many entries of `PCMAP_WALK_CACHE_ENTRY_SIZE` bytes as fit,
+/// rounded down to a power of two (at least 2: `PCMAP_ERR_ARGUMENT`
+/// otherwise), all empty. The library never allocates: the memory stays
+/// the caller's, in use by the cache until the caller stops using it.
+///
+/// # Safety
+/// `cache` is writable; `memory` is writable for `bytes` bytes and not
+/// used otherwise while the cache is.
+#[no_mangle]
+pub unsafe extern "C" fn pcmap_walk_cache_init(
+    cache: *mut pcmap_walk_cache,
+    memory: *mut core::ffi::c_void,
+    bytes: usize,
+) -> pcmap_status {
+    let fit = bytes / PCMAP_WALK_CACHE_ENTRY_SIZE;
+    if cache.is_null() || memory.is_null() || (memory as usize).trailing_zeros() < 3 || fit < 2 {
+        return PCMAP_ERR_ARGUMENT;
+    }
+    let capacity = 1u32 << (usize::BITS - 1 - fit.leading_zeros()).min(31);
+    cache.write(pcmap_walk_cache {
+        entries: memory,
+        capacity,
+        bound: 0,
+        registry: 0,
+        generation: 0,
+        maps_data: core::ptr::null(),
+        maps_size: 0,
+        maps_address: 0,
+        epoch: 0,
+        hits: 0,
+        misses: 0,
+        uncached: 0,
+    });
+    let slots = memory.cast::<Slot>();
+    for i in 0..capacity as usize {
+        // SAFETY: inside the caller's memory (capacity entries fit).
+        addr_of_mut!((*slots.add(i)).pc).write(0);
+    }
+    PCMAP_OK
+}
+
+/// Empties `cache` (its counters stay): for a caller that changes a
+/// section it walks in place, which the cache cannot see.
+///
+/// # Safety
+/// `cache` was set up by `pcmap_walk_cache_init`.
+#[no_mangle]
+pub unsafe extern "C" fn pcmap_walk_cache_flush(cache: *mut pcmap_walk_cache) -> pcmap_status {
+    match cache.as_mut() {
+        Some(c) => {
+            c.flush();
+            PCMAP_OK
+        }
+        None => PCMAP_ERR_ARGUMENT,
+    }
 }
 
 /// A GC root of a frame: where the derived pointer and its base are (the
@@ -251,20 +401,24 @@ impl pcmap_walk {
     #[inline(always)]
     fn at(&self) -> FrameAt<(), WalkRecord> {
         match self.at {
-            PCMAP_WALK_AT_RECORD => {
-                let r = &self.record;
-                let record = WalkRecord {
-                    data: self.data,
-                    data_size: self.data_size,
-                    saved: r.frame_registers,
-                    num_saved: r.num_frame_registers,
-                    shift: r.frame_shift,
-                };
-                FrameAt::Record((), record, state(r))
-            }
+            PCMAP_WALK_AT_RECORD => self.at_record(),
             PCMAP_WALK_AT_NO_RECORD => FrameAt::NoRecord(()),
             _ => FrameAt::Unmanaged,
         }
+    }
+    /// `at` for a frame with a record (its fields written, whatever `at`
+    /// says yet).
+    #[inline(always)]
+    fn at_record(&self) -> FrameAt<(), WalkRecord> {
+        let r = &self.record;
+        let record = WalkRecord {
+            data: self.data,
+            data_size: self.data_size,
+            saved: r.frame_registers,
+            num_saved: r.num_frame_registers,
+            shift: r.frame_shift,
+        };
+        FrameAt::Record((), record, state(r))
     }
 }
 
@@ -386,6 +540,176 @@ unsafe fn look_up(
     found.unwrap_or(Ok(PCMAP_WALK_AT_UNMANAGED))
 }
 
+/// Binds `c` to the tables a walk with `maps` and `flags` reads, emptying
+/// it if it described others.
+fn bind(c: &mut pcmap_walk_cache, maps: *const pcmap_stackmaps, flags: u32) {
+    let registry = flags & PCMAP_WALK_REGISTRY != 0;
+    let (data, size, address, generation) = match registry {
+        true => (core::ptr::null(), 0, 0, crate::registry::generation()),
+        // SAFETY: `init` checked `maps` (non-NULL without the registry).
+        false => unsafe { ((*maps).data, (*maps).size, (*maps).address, 0) },
+    };
+    let same = c.bound != 0
+        && c.registry == registry as u32
+        && c.generation == generation
+        && c.maps_data == data
+        && c.maps_size == size
+        && c.maps_address == address;
+    if !same {
+        c.flush();
+        c.bound = 1;
+        c.registry = registry as u32;
+        c.generation = generation;
+        c.maps_data = data;
+        c.maps_size = size;
+        c.maps_address = address;
+    }
+}
+
+/// The cache entry of the walk's current frame, if the walk has one that
+/// still holds it (not flushed since the walk began, and the PC's).
+#[inline(always)]
+fn cached(w: &pcmap_walk) -> Option<&Entry> {
+    let entry = w.entry.cast::<Slot>();
+    // SAFETY: a non-NULL `entry` points into the walk's cache's memory,
+    // which the caller keeps while the walk is used; checked to be the
+    // frame's (a later insert may have moved another PC's entry there).
+    let slot = unsafe { entry.as_ref()? };
+    // SAFETY: the walk's cache, set up by the caller, or NULL.
+    let cache = unsafe { w.cache.as_ref()? };
+    (slot.pc == w.regs.pc && cache.epoch == w.cache_epoch && w.at == PCMAP_WALK_AT_RECORD)
+        .then_some(&slot.entry)
+}
+
+/// `look_up` through `cache` (NULL: none), writing `(*w).entry`.
+///
+/// # Safety
+/// As `look_up`; `cache` is NULL or the walk's.
+#[inline(always)]
+unsafe fn look_up_cached(
+    w: *mut pcmap_walk,
+    cache: *mut pcmap_walk_cache,
+    maps: *const pcmap_stackmaps,
+    flags: u32,
+    memory: &NativeMemory,
+    arch: Arch,
+    pc: u64,
+) -> Result<u32, pcmap_status> {
+    let entry = addr_of_mut!((*w).entry);
+    let Some(c) = cache
+        .as_mut()
+        .filter(|c| c.epoch == *addr_of_mut!((*w).cache_epoch))
+    else {
+        entry.write(core::ptr::null());
+        return look_up(w, maps, flags, memory, arch, pc);
+    };
+    if let Some(slot) = walk::cache_find(c.slots(), pc) {
+        let e = &slot.entry;
+        // SAFETY: `Found` is laid out as these fields of `pcmap_walk`
+        // (asserted above); the cache's memory is the caller's, not inside
+        // the walk (one memcpy, no memmove).
+        let to = addr_of_mut!((*w).function).cast::<Found>();
+        core::ptr::copy_nonoverlapping(&e.found, to, 1);
+        entry.write((slot as *const Slot).cast());
+        c.hits = c.hits.wrapping_add(1);
+        return Ok(PCMAP_WALK_AT_RECORD);
+    }
+    miss(w, c, maps, flags, memory, arch, pc)
+}
+
+/// `look_up_cached` for a PC not in the cache: looked up in the tables,
+/// and kept if it fits.
+///
+/// # Safety
+/// As `look_up_cached`.
+#[inline(never)]
+unsafe fn miss(
+    w: *mut pcmap_walk,
+    c: &mut pcmap_walk_cache,
+    maps: *const pcmap_stackmaps,
+    flags: u32,
+    memory: &NativeMemory,
+    arch: Arch,
+    pc: u64,
+) -> Result<u32, pcmap_status> {
+    let entry = addr_of_mut!((*w).entry);
+    entry.write(core::ptr::null());
+    let at = look_up(w, maps, flags, memory, arch, pc)?;
+    match at {
+        PCMAP_WALK_AT_RECORD => match decoded(&*w, arch) {
+            Some(frame) => {
+                // SAFETY: as for the copy of a hit, the other way.
+                let found = core::ptr::read(addr_of_mut!((*w).function).cast::<Found>());
+                let e = Entry { frame, found };
+                entry.write(keep(c.slots(), pc, &e));
+                c.misses = c.misses.wrapping_add(1);
+            }
+            None => c.uncached = c.uncached.wrapping_add(1),
+        },
+        _ => c.uncached = c.uncached.wrapping_add(1),
+    }
+    Ok(at)
+}
+
+/// Puts `e` into the cache; where it is (NULL: not kept). Out of line, with
+/// references: the copy is a memcpy (the walk and the cache do not
+/// overlap), not a memmove.
+#[inline(never)]
+fn keep(slots: &mut [Slot], pc: u64, e: &Entry) -> *const core::ffi::c_void {
+    match walk::cache_insert(slots, pc, e) {
+        Some(slot) => (slot as *const Slot).cast(),
+        None => core::ptr::null(),
+    }
+}
+
+/// The walk's current record (`PCMAP_WALK_AT_RECORD`, just looked up) in
+/// fixed form, if it fits: its step, and its roots as `pcmap_walk_roots`
+/// lists them.
+#[inline(never)]
+fn decoded(w: &pcmap_walk, arch: Arch) -> Option<DecodedFrame> {
+    let FrameAt::Record((), record, state) = w.at_record() else {
+        return None;
+    };
+    let mut d = DecodedFrame::new(&Saved, &record, arch, state)?;
+    let mut roots = [const { MaybeUninit::<Root>::uninit() }; walk::DECODED_ROOTS];
+    let mut n = 0usize;
+    let listed = each_root(w, &mut |r| match roots.get_mut(n) {
+        Some(slot) => {
+            slot.write(r);
+            n += 1;
+            Ok(())
+        }
+        None => Err(Status(PCMAP_ERR_OUT_OF_RANGE)),
+    });
+    if listed.is_ok() {
+        // SAFETY: the first `n` were written above (`n` never exceeds the
+        // array: `get_mut` failed past it); MaybeUninit<T> has T's layout.
+        let roots: &[Root] = unsafe { core::slice::from_raw_parts(roots.as_ptr().cast(), n) };
+        d.set_roots(arch, roots);
+    }
+    Some(d)
+}
+
+/// The roots of the walk's record (`walk::try_roots` over its locations),
+/// each passed to `f`, for the cache (`pcmap_walk_roots` keeps its own
+/// copy of the loop, inlined: through this one, a call per root, its
+/// walk took twice the time). `PCMAP_ERR_CORRUPT` for a record of
+/// unknown kind.
+#[inline(never)]
+fn each_root(w: &pcmap_walk, f: &mut dyn FnMut(Root) -> Result<(), Status>) -> Result<(), Status> {
+    let rec = &w.record;
+    let layout = match rec.kind {
+        k if k == flat::RecordKind::StatePoint as u8 => RootLayout::Statepoint,
+        k if k == flat::RecordKind::StackMap as u8 || k == flat::RecordKind::PatchPoint as u8 => {
+            RootLayout::EveryLocation
+        }
+        _ => return Err(Status(PCMAP_ERR_CORRUPT)),
+    };
+    let constant = |i| rec.table.open().map_err(error)?.constant(i);
+    let locations = w.data().locations_at(rec.locations, rec.num_locations);
+    walk::try_roots(layout, locations, constant, f)
+}
+
 /// Starts a walk at the frame whose registers are `regs` (from
 /// `pcmap_capture_call`: the managed caller at its safepoint), looking its
 /// PC up in `maps`, or with `PCMAP_WALK_REGISTRY` in the registered images
@@ -409,6 +733,60 @@ pub unsafe extern "C" fn pcmap_walk_init(
     stack_high: u64,
     flags: u32,
 ) -> pcmap_status {
+    init(
+        walk,
+        maps,
+        regs,
+        stack_low,
+        stack_high,
+        flags,
+        core::ptr::null_mut(),
+    )
+}
+
+/// `pcmap_walk_init` with a cache of decoded frames (`pcmap_walk_cache_init`;
+/// NULL: none). Each frame's PC is looked up in the cache first: found, the
+/// walk copies the function and record kept there and steps and visits
+/// roots by the decoded form; not found, it is looked up in the tables as
+/// without a cache, and a record that fits is decoded and kept. Every
+/// result (`at`, `function`, `record`, `regs`, statuses, roots, decoded
+/// locations) is the one the walk without a cache gives. A cache filled
+/// from other tables (another `maps`: its data, size or address differ; or
+/// the registry at another generation: an image was added or removed) is
+/// emptied first. The cache is the walk's until the walk ends: one walk
+/// at a time per cache (a second walk on it empties it or changes entries
+/// the first refers to; the first then goes on without it, or checks each
+/// entry's PC).
+///
+/// # Safety
+/// As `pcmap_walk_init`; `cache` is NULL or was set up by
+/// `pcmap_walk_cache_init` and is not used by another thread meanwhile.
+#[no_mangle]
+pub unsafe extern "C" fn pcmap_walk_init_cached(
+    walk: *mut pcmap_walk,
+    maps: *const pcmap_stackmaps,
+    regs: *const pcmap_registers,
+    stack_low: u64,
+    stack_high: u64,
+    flags: u32,
+    cache: *mut pcmap_walk_cache,
+) -> pcmap_status {
+    init(walk, maps, regs, stack_low, stack_high, flags, cache)
+}
+
+/// `pcmap_walk_init` and `pcmap_walk_init_cached`.
+///
+/// # Safety
+/// As `pcmap_walk_init_cached`.
+unsafe fn init(
+    walk: *mut pcmap_walk,
+    maps: *const pcmap_stackmaps,
+    regs: *const pcmap_registers,
+    stack_low: u64,
+    stack_high: u64,
+    flags: u32,
+    cache: *mut pcmap_walk_cache,
+) -> pcmap_status {
     let Some(regs) = regs.as_ref() else {
         return PCMAP_ERR_ARGUMENT;
     };
@@ -427,13 +805,17 @@ pub unsafe extern "C" fn pcmap_walk_init(
         low: stack_low,
         high: stack_high,
     };
+    if let Some(c) = cache.as_mut() {
+        if c.capacity < 2 || c.entries.is_null() {
+            return PCMAP_ERR_ARGUMENT;
+        }
+        bind(c, maps, flags);
+    }
     // Field by field: `function` and `record` are written only where `at`
     // says they are valid (and zeroing the whole struct would make the
-    // library need memset).
-    let at = match look_up(walk, maps, flags, &memory, arch, regs.pc) {
-        Ok(at) => at,
-        Err(e) => return e,
-    };
+    // library need memset). Every other field before the lookup, which
+    // may read the walk (a record decoded for the cache).
+    let pc = regs.pc;
     addr_of_mut!((*walk).maps).write(maps);
     // `regs` may not be inside `*walk` (a copy, not a move).
     core::ptr::copy_nonoverlapping(regs, addr_of_mut!((*walk).regs), 1);
@@ -442,6 +824,14 @@ pub unsafe extern "C" fn pcmap_walk_init(
     addr_of_mut!((*walk).flags).write(flags);
     addr_of_mut!((*walk).depth).write(0);
     addr_of_mut!((*walk).stop_register).write(0);
+    addr_of_mut!((*walk).at).write(PCMAP_WALK_AT_UNMANAGED);
+    addr_of_mut!((*walk).cache).write(cache);
+    addr_of_mut!((*walk).cache_epoch).write(cache.as_ref().map_or(0, |c| c.epoch));
+    addr_of_mut!((*walk).entry).write(core::ptr::null());
+    let at = match look_up_cached(walk, cache, maps, flags, &memory, arch, pc) {
+        Ok(at) => at,
+        Err(e) => return e,
+    };
     addr_of_mut!((*walk).at).write(at);
     PCMAP_OK
 }
@@ -467,18 +857,22 @@ pub unsafe extern "C" fn pcmap_walk_step(walk: *mut pcmap_walk) -> pcmap_status 
         return PCMAP_ERR_ARGUMENT;
     }
     let memory = w.memory();
-    let (at, options) = (w.at(), w.options());
-    // The caller's registers, in place (unchanged if the step fails).
-    let regs = registers_mut(&mut w.regs);
-    if let Err(stop) = walk::step_in_place(&Saved, &memory, arch, options, regs, &at) {
+    // The entry is in the cache's memory, not in `*w`.
+    let stepped = match cached(w).map(|e| e as *const Entry) {
+        // SAFETY: `cached` checked it is the frame's entry, in the caller's
+        // cache memory, which the step does not write.
+        Some(e) => walk::step_decoded(&memory, arch, registers_mut(&mut w.regs), &(*e).frame),
+        None => step_uncached(w, &memory, arch),
+    };
+    if let Err(stop) = stepped {
         if let Stop::RegisterUnknown(r) = stop {
             w.stop_register = r;
         }
         return stop.into();
     }
     w.depth = w.depth.saturating_add(1);
-    let (maps, flags, pc) = (w.maps, w.flags, w.regs.pc);
-    match look_up(w, maps, flags, &memory, arch, pc) {
+    let (maps, flags, pc, cache) = (w.maps, w.flags, w.regs.pc, w.cache);
+    match look_up_cached(w, cache, maps, flags, &memory, arch, pc) {
         Ok(at) => {
             w.at = at;
             PCMAP_OK
@@ -487,9 +881,25 @@ pub unsafe extern "C" fn pcmap_walk_step(walk: *mut pcmap_walk) -> pcmap_status 
             // A table the lookup could not read: the walk is at the caller,
             // whose frame nothing is known of.
             w.at = PCMAP_WALK_AT_UNMANAGED;
+            w.entry = core::ptr::null();
             e
         }
     }
+}
+
+/// A step by the record's frame state as the table gives it (the
+/// caller's registers in place, unchanged if the step fails).
+#[inline(never)]
+fn step_uncached(w: &mut pcmap_walk, memory: &NativeMemory, arch: Arch) -> Result<(), Stop> {
+    let (at, options) = (w.at(), w.options());
+    walk::step_in_place(
+        &Saved,
+        memory,
+        arch,
+        options,
+        registers_mut(&mut w.regs),
+        &at,
+    )
 }
 
 /// The current frame's CFA (its caller's stack pointer at the call), when
@@ -646,6 +1056,36 @@ pub unsafe extern "C" fn pcmap_walk_roots(
     if w.at != PCMAP_WALK_AT_RECORD {
         return PCMAP_NOT_FOUND;
     }
+    if let Some(e) = cached(w).filter(|e| e.frame.has_roots()) {
+        let visited = e.frame.roots(registers(&w.regs), |base, derived, r| {
+            let root = pcmap_root {
+                base: base.into(),
+                derived: derived.into(),
+                base_index: r.base_index,
+                derived_index: r.derived_index,
+            };
+            // SAFETY: the caller's callback and context.
+            unsafe { visit(ctx, &root) };
+        });
+        return match visited {
+            Ok(()) => PCMAP_OK,
+            Err(walk::DecodeError::RegisterUnknown(_)) => PCMAP_ERR_NO_REGISTER,
+            Err(walk::DecodeError::Table(e)) => e.into(),
+        };
+    }
+    roots_uncached(w, visit, ctx)
+}
+
+/// `pcmap_walk_roots` from the record as the table gives it.
+///
+/// # Safety
+/// As `pcmap_walk_roots`.
+#[inline(never)]
+unsafe fn roots_uncached(
+    w: &pcmap_walk,
+    visit: unsafe extern "C" fn(ctx: *mut core::ffi::c_void, root: *const pcmap_root),
+    ctx: *mut core::ffi::c_void,
+) -> pcmap_status {
     let rec = &w.record;
     let layout = match rec.kind {
         k if k == flat::RecordKind::StatePoint as u8 => RootLayout::Statepoint,
@@ -664,9 +1104,10 @@ pub unsafe extern "C" fn pcmap_walk_roots(
     let mut buffer = [const { MaybeUninit::<pcmap_root>::uninit() }; ROOTS_AT_ONCE];
     let mut n = 0usize;
     let pass = |visiting: bool, buffer: &mut [MaybeUninit<pcmap_root>], n: &mut usize| {
+        let locations = data.locations_at(rec.locations, rec.num_locations);
         walk::try_roots(
             layout,
-            data.locations_at(rec.locations, rec.num_locations),
+            locations,
             constant,
             |r: Root| -> Result<(), Status> {
                 let base = decode_with(rec, &r.base, regs)?;

@@ -878,3 +878,466 @@ where
         Ok(())
     })
 }
+
+/// Saved registers a [`DecodedFrame`] holds; a frame state with more is
+/// not cached.
+pub const DECODED_SAVED: usize = 12;
+/// Roots a [`DecodedFrame`] holds; a record with more is not cached.
+pub const DECODED_ROOTS: usize = 8;
+
+/// [`DecodedFrame::return_address`]: read at CFA + `ra_offset`, not one of
+/// the saved registers.
+const RA_FROM_CFA: u8 = u8::MAX;
+
+/// A location a [`DecodedFrame`] keeps: a root's, in a register slot.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct DecodedLocation {
+    /// [`LocationKind`] as its byte: Register, Direct, Indirect or
+    /// Constant (a ConstantIndex is not kept).
+    pub kind: u8,
+    /// The register's slot ([`Arch::slot`]; 0 for a constant).
+    pub slot: u8,
+    /// The offset, or the constant.
+    pub offset: i32,
+}
+
+/// A root a [`DecodedFrame`] keeps ([`Root`] in fixed form).
+#[repr(C)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct DecodedRoot {
+    /// The base pointer's location.
+    pub base: DecodedLocation,
+    /// The derived pointer's location (the base's for a plain root).
+    pub derived: DecodedLocation,
+    /// Their indices among the record's locations.
+    pub base_index: u16,
+    /// See `base_index`.
+    pub derived_index: u16,
+    /// 1: `derived` is `base`'s location (a plain pointer): decoded once.
+    pub same: u8,
+}
+
+/// What a step and the roots need of one record, decoded once into fixed
+/// form (no LEB128, no table): the CFA rule, where the saved registers and
+/// the return address are, and the roots. A record that does not fit
+/// (more than [`DECODED_SAVED`] tracked saved registers or
+/// [`DECODED_ROOTS`] roots, a CFA that is not register + offset, a
+/// register without a slot, a ConstantIndex root, AArch64 without a saved
+/// x30, a malformed statepoint) has none: [`DecodedFrame::new`] gives
+/// `None` and the walk takes the decoding path. Applied by
+/// [`step_decoded`] and [`DecodedFrame::roots`], it gives exactly what
+/// [`step_in_place`] and [`try_roots`] + [`decode`] give.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct DecodedFrame {
+    /// Slots whose values the roots need (checked once per frame).
+    pub roots_need: u64,
+    /// CFA = value of slot `cfa_slot` + `cfa_offset`.
+    pub cfa_offset: i32,
+    /// Where the return address is read when `ra_index` is `RA_FROM_CFA`.
+    pub ra_offset: i32,
+    /// The CFA register's DWARF number (for `Stop::RegisterUnknown`).
+    pub cfa_register: u16,
+    /// The CFA register's slot.
+    pub cfa_slot: u8,
+    /// Index among the saved registers of the return address column, or
+    /// `RA_FROM_CFA`.
+    pub ra_index: u8,
+    /// Saved registers kept.
+    pub num_saved: u8,
+    /// Roots, or `u8::MAX`: the roots are not decoded (only a step is).
+    pub num_roots: u8,
+    /// Saved registers in the frame state's order: slot, CFA offset.
+    pub saved_slot: [u8; DECODED_SAVED],
+    /// See `saved_slot`.
+    pub saved_offset: [i32; DECODED_SAVED],
+    /// The first `num_roots` roots.
+    pub roots: [DecodedRoot; DECODED_ROOTS],
+}
+
+impl DecodedFrame {
+    /// The fixed form of a record whose frame state is `state` and whose
+    /// saved registers `tables` lists; `None` if it does not fit. Its roots
+    /// are not decoded: [`DecodedFrame::set_roots`] adds them.
+    pub fn new<T: FrameStates>(
+        tables: &T,
+        record: &T::Record,
+        arch: Arch,
+        state: State,
+    ) -> Option<DecodedFrame> {
+        let State::Cfa(rule) = state else {
+            return None;
+        };
+        let mut d = DecodedFrame {
+            roots_need: 0,
+            cfa_offset: rule.offset,
+            ra_offset: 0,
+            cfa_register: rule.register,
+            cfa_slot: u8::try_from(arch.slot(rule.register)?).ok()?,
+            ra_index: RA_FROM_CFA,
+            num_saved: 0,
+            num_roots: u8::MAX,
+            saved_slot: [0; DECODED_SAVED],
+            saved_offset: [0; DECODED_SAVED],
+            roots: [DecodedRoot::default(); DECODED_ROOTS],
+        };
+        let ra_slot = arch.slot(arch.return_address());
+        let mut fits = true;
+        tables
+            .saved_registers(record, |dwarf, offset| {
+                // Untracked registers are not read by a step either.
+                let Some(s) = arch.slot(dwarf) else { return };
+                let n = d.num_saved as usize;
+                if n == DECODED_SAVED {
+                    fits = false;
+                    return;
+                }
+                if Some(s) == ra_slot && d.ra_index == RA_FROM_CFA {
+                    d.ra_index = n as u8;
+                }
+                d.saved_slot[n] = s as u8;
+                d.saved_offset[n] = offset;
+                d.num_saved += 1;
+            })
+            .ok()?;
+        if !fits {
+            return None;
+        }
+        if d.ra_index == RA_FROM_CFA {
+            d.ra_offset = match arch {
+                Arch::X86_64 => -8,
+                Arch::AArch64 => return None,
+                Arch::PowerPc64 => 16,
+            };
+        }
+        Some(d)
+    }
+
+    /// Keeps `roots` (a record's, as [`try_roots`] lists them) as the
+    /// frame's roots; false, and the roots stay undecoded, if they do not
+    /// fit (more than [`DECODED_ROOTS`], a ConstantIndex, a register
+    /// without a slot).
+    pub fn set_roots(&mut self, arch: Arch, roots: &[Root]) -> bool {
+        let location = |l: &Location, need: &mut u64| -> Option<DecodedLocation> {
+            let slot = match l.kind {
+                LocationKind::Constant => 0,
+                LocationKind::ConstantIndex => return None,
+                _ => {
+                    let s = arch.slot(l.dwarf_reg)?;
+                    *need |= 1 << s;
+                    s as u8
+                }
+            };
+            Some(DecodedLocation {
+                kind: l.kind as u8,
+                slot,
+                offset: l.offset,
+            })
+        };
+        self.num_roots = u8::MAX;
+        if roots.len() > DECODED_ROOTS {
+            return false;
+        }
+        let mut need = 0u64;
+        for (r, kept) in roots.iter().zip(&mut self.roots) {
+            let (Some(base), Some(derived)) = (
+                location(&r.base, &mut need),
+                location(&r.derived, &mut need),
+            ) else {
+                return false;
+            };
+            *kept = DecodedRoot {
+                base,
+                derived,
+                base_index: r.base_index,
+                derived_index: r.derived_index,
+                same: u8::from(r.derived == r.base),
+            };
+        }
+        self.num_roots = roots.len() as u8;
+        self.roots_need = need;
+        true
+    }
+
+    /// Whether the roots were decoded ([`DecodedFrame::set_roots`]).
+    pub fn has_roots(&self) -> bool {
+        self.num_roots != u8::MAX
+    }
+
+    /// The frame's roots, decoded with its registers `regs`, to `f` in
+    /// record order: what [`try_roots`] with [`decode`] gives. A register a
+    /// root needs that `regs` does not know: `Err(RegisterUnknown)` before
+    /// any root is passed (with the first such register of the record).
+    #[inline(always)]
+    pub fn roots(
+        &self,
+        regs: &Registers,
+        mut f: impl FnMut(Value, Value, &DecodedRoot),
+    ) -> Result<(), DecodeError> {
+        if regs.known & self.roots_need != self.roots_need {
+            return Err(self.first_unknown(regs));
+        }
+        let n = if self.has_roots() {
+            self.num_roots as usize
+        } else {
+            0
+        };
+        for r in &self.roots[..n.min(DECODED_ROOTS)] {
+            let base = decode_known(&r.base, regs);
+            let derived = if r.same != 0 {
+                base
+            } else {
+                decode_known(&r.derived, regs)
+            };
+            f(base, derived, r);
+        }
+        Ok(())
+    }
+
+    #[cold]
+    fn first_unknown(&self, regs: &Registers) -> DecodeError {
+        for r in &self.roots[..(self.num_roots as usize).min(DECODED_ROOTS)] {
+            for l in [&r.base, &r.derived] {
+                if l.kind != LocationKind::Constant as u8 && regs.known >> l.slot & 1 == 0 {
+                    // The slot's DWARF number: slots are DWARF numbers but
+                    // PowerPC64's LR (32 -> 65).
+                    let dwarf = if l.slot == 32 { 65 } else { l.slot as u16 };
+                    return DecodeError::RegisterUnknown(dwarf);
+                }
+            }
+        }
+        DecodeError::RegisterUnknown(0)
+    }
+}
+
+/// [`decode`] of a kept location whose register is known.
+#[inline(always)]
+fn decode_known(l: &DecodedLocation, regs: &Registers) -> Value {
+    let s = slot_index(l.slot);
+    let at = regs.value[s].wrapping_add(l.offset as i64 as u64);
+    match l.kind {
+        k if k == LocationKind::Indirect as u8 => Value {
+            value: None,
+            address: Some(at),
+        },
+        k if k == LocationKind::Direct as u8 => Value {
+            value: Some(at),
+            address: None,
+        },
+        k if k == LocationKind::Register as u8 => Value {
+            value: Some(regs.value[s]),
+            address: (regs.saved >> s & 1 != 0).then_some(regs.address[s]),
+        },
+        _ => Value {
+            value: Some(l.offset as i64 as u64),
+            address: None,
+        },
+    }
+}
+
+/// [`step_in_place`] for a frame whose record is `d`: the same checks in
+/// the same order, the same registers; on `Err` `regs` is unchanged.
+#[inline(always)]
+pub fn step_decoded<M: Memory>(
+    memory: &M,
+    arch: Arch,
+    regs: &mut Registers,
+    d: &DecodedFrame,
+) -> Result<(), Stop> {
+    let c = slot_index(d.cfa_slot);
+    if regs.known >> c & 1 == 0 {
+        return Err(Stop::RegisterUnknown(d.cfa_register));
+    }
+    let cfa = regs.value[c].wrapping_add(d.cfa_offset as i64 as u64);
+    let sp = arch.sp() as usize;
+    if regs.known >> sp & 1 != 0 && cfa <= regs.value[sp] {
+        return Err(Stop::BadStack);
+    }
+    let n = (d.num_saved as usize).min(DECODED_SAVED);
+    // Every read first (nothing changes if one fails); left uninitialised:
+    // only the first `n` are written and read.
+    let mut values = [const { core::mem::MaybeUninit::<u64>::uninit() }; DECODED_SAVED];
+    for (v, &offset) in values.iter_mut().zip(&d.saved_offset[..n]) {
+        let read = memory.read_u64(cfa.wrapping_add(offset as i64 as u64));
+        v.write(read.ok_or(Stop::BadStack)?);
+    }
+    // SAFETY: the first `n` were written above; MaybeUninit<u64> has
+    // u64's layout.
+    let values: &[u64] = unsafe { core::slice::from_raw_parts(values.as_ptr().cast(), n) };
+    let ra = match values.get(d.ra_index as usize) {
+        Some(&v) => v,
+        None => memory
+            .read_u64(cfa.wrapping_add(d.ra_offset as i64 as u64))
+            .ok_or(Stop::BadStack)?,
+    };
+    if ra == 0 {
+        return Err(Stop::EndOfStack);
+    }
+    let keep = arch.callee_saved();
+    let (mut known, mut saved) = (regs.known & keep, regs.saved & keep);
+    for ((&v, &s), &offset) in values.iter().zip(&d.saved_slot).zip(&d.saved_offset) {
+        let s = slot_index(s);
+        regs.value[s] = v;
+        regs.address[s] = cfa.wrapping_add(offset as i64 as u64);
+        known |= 1 << s;
+        saved |= 1 << s;
+    }
+    // The return address register's value in the caller is not its value
+    // at the caller's call site; the caller's SP is the CFA.
+    if let Some(ra_slot) = arch.slot(arch.return_address()) {
+        known &= !(1 << ra_slot);
+        saved &= !(1 << ra_slot);
+    }
+    regs.value[sp] = cfa;
+    regs.known = known | 1 << sp;
+    regs.saved = saved & !(1 << sp);
+    regs.pc = ra;
+    Ok(())
+}
+
+/// A kept slot number as an index of [`Registers`] (kept slots are valid;
+/// clamped so that no index is out of bounds whatever the entry holds).
+#[inline(always)]
+fn slot_index(s: u8) -> usize {
+    (s as usize).min(REGISTER_SLOTS - 1)
+}
+
+/// One entry of a decoded-frame cache: a return address (0: empty) and
+/// what was decoded there. A cache is a caller-owned slice of these whose
+/// length is a power of two; two-way set associative by the PC's hash.
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct CacheSlot<E> {
+    /// The frame's PC; 0 for an empty slot (no frame has PC 0).
+    pub pc: u64,
+    /// What was decoded at `pc`.
+    pub entry: E,
+}
+
+/// The first of the two slots `pc` may be in (the other is `^ 1`).
+#[inline(always)]
+fn cache_set(len: usize, pc: u64) -> usize {
+    ((pc.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 32) as usize) & len.wrapping_sub(1)
+}
+
+/// The slot holding `pc` in `slots` (length a power of two), if any.
+#[inline(always)]
+pub fn cache_find<E>(slots: &[CacheSlot<E>], pc: u64) -> Option<&CacheSlot<E>> {
+    if pc == 0 || !slots.len().is_power_of_two() {
+        return None;
+    }
+    let i = cache_set(slots.len(), pc);
+    [i, i ^ 1]
+        .into_iter()
+        .filter_map(|i| slots.get(i))
+        .find(|s| s.pc == pc)
+}
+
+/// Puts `entry` for `pc` into `slots` (length a power of two; nothing is
+/// kept otherwise): in an empty slot of its two, else in the first, whose
+/// entry moves to the second (the one used least recently is dropped).
+#[inline]
+pub fn cache_insert<'s, E: Copy>(
+    slots: &'s mut [CacheSlot<E>],
+    pc: u64,
+    entry: &E,
+) -> Option<&'s CacheSlot<E>> {
+    if pc == 0 || !slots.len().is_power_of_two() {
+        return None;
+    }
+    let i = cache_set(slots.len(), pc);
+    let j = i ^ 1;
+    let at = if slots[i].pc == 0 || slots.len() == 1 {
+        i
+    } else if slots[j].pc == 0 {
+        j
+    } else {
+        // The first's entry to the second, and the second's (dropped) to
+        // the first, overwritten below.
+        slots.swap(i, j);
+        i
+    };
+    slots[at] = CacheSlot { pc, entry: *entry };
+    Some(&slots[at])
+}
+
+/// Empties every slot.
+pub fn cache_flush<E>(slots: &mut [CacheSlot<E>]) {
+    for s in slots {
+        s.pc = 0;
+    }
+}
+
+/// What a cached step keeps per PC: the tables' function and record there
+/// and the record decoded for a step.
+#[derive(Debug, Clone, Copy)]
+pub struct CachedFrame<F, R> {
+    /// The function containing the PC.
+    pub function: F,
+    /// The record at the PC.
+    pub record: R,
+    /// The record decoded for a step.
+    pub frame: DecodedFrame,
+}
+
+impl<T: UnwindTables, M: Memory> Cursor<'_, T, M> {
+    /// [`Cursor::step`] with a caller-owned cache of decoded frames
+    /// ([`cache_find`]): a frame whose PC is in `cache` steps by its
+    /// [`DecodedFrame`]; the caller's PC is looked up in the cache first,
+    /// else in the tables, and a record that fits is kept. The same result
+    /// as `step`. The cache describes these tables only: flush it
+    /// ([`cache_flush`]) before walking other tables, or when the tables
+    /// change.
+    pub fn step_cached(
+        &mut self,
+        cache: &mut [CacheSlot<CachedFrame<T::Function, T::Record>>],
+    ) -> Result<(), Stop> {
+        if self.depth >= self.options.max_frames {
+            return Err(Stop::BadStack);
+        }
+        let mut next = self.regs;
+        let hit = match (&self.at, cache_find(cache, self.regs.pc)) {
+            (FrameAt::Record(..), Some(s)) => Some(s.entry.frame),
+            _ => None,
+        };
+        match hit {
+            Some(d) => step_decoded(&self.memory, self.arch, &mut next, &d)?,
+            None => step_in_place(
+                self.tables,
+                &self.memory,
+                self.arch,
+                self.options,
+                &mut next,
+                &self.at,
+            )?,
+        }
+        self.at = match cache_find(cache, next.pc) {
+            Some(s) => {
+                let d = &s.entry.frame;
+                let rule = CfaRule {
+                    register: d.cfa_register,
+                    offset: d.cfa_offset,
+                };
+                FrameAt::Record(s.entry.function, s.entry.record, State::Cfa(rule))
+            }
+            None => {
+                let at = lookup(self.tables, &self.memory, self.arch, next.pc)?;
+                if let FrameAt::Record(function, record, state) = at {
+                    if let Some(frame) = DecodedFrame::new(self.tables, &record, self.arch, state) {
+                        let entry = CachedFrame {
+                            function,
+                            record,
+                            frame,
+                        };
+                        cache_insert(cache, next.pc, &entry);
+                    }
+                }
+                at
+            }
+        };
+        self.regs = next;
+        self.depth += 1;
+        Ok(())
+    }
+}

@@ -6,8 +6,9 @@
 use std::collections::HashMap;
 
 use pcmap_reader::walk::{
-    self, decode, roots, Arch, CfaRule, Cursor, DecodeError, FrameAt, FrameStates, Memory, Options,
-    Registers, Root, RootLayout, RootsError, State, Stop, UnwindTables, Value,
+    self, decode, roots, Arch, CacheSlot, CachedFrame, CfaRule, Cursor, DecodeError, DecodedFrame,
+    FrameAt, FrameStates, Memory, Options, Registers, Root, RootLayout, RootsError, State, Stop,
+    UnwindTables, Value,
 };
 use pcmap_reader::{Location, LocationKind};
 
@@ -91,6 +92,8 @@ fn regs(arch: Arch, pc: u64, set: &[(u16, u64)]) -> Registers {
 }
 
 /// Steps until a stop; returns (pc, cfa) of each frame and the stop.
+/// The same walk with a cache of decoded frames, cold then warm, must give
+/// the same frames, registers and stop ([`cached_walk`]).
 fn walk(
     tables: &Tables,
     stack: &Stack,
@@ -98,14 +101,184 @@ fn walk(
     r: Registers,
     options: Options,
 ) -> (Vec<(u64, Option<u64>)>, Stop) {
+    let (frames, stop) = full_walk(tables, stack, arch, r, options, None);
+    let mut cache = vec![empty_slot(); 8];
+    for pass in ["cold", "warm"] {
+        let cached = full_walk(tables, stack, arch, r, options, Some(&mut cache));
+        assert_eq!(cached.0, frames, "{pass} cached walk: frames");
+        assert_eq!(cached.1, stop, "{pass} cached walk: stop");
+    }
+    (frames.iter().map(|f| (f.0.pc, f.1)).collect(), stop)
+}
+
+type Cached = CacheSlot<CachedFrame<u64, (usize, usize)>>;
+
+fn empty_slot() -> Cached {
+    let r = Tables(vec![Function {
+        start: 1,
+        end: 2,
+        records: vec![(1, cfa(7, 8), vec![])],
+    }]);
+    let frame = DecodedFrame::new(&r, &(0, 0), Arch::X86_64, cfa(7, 8)).unwrap();
+    CacheSlot {
+        pc: 0,
+        entry: CachedFrame {
+            function: 0,
+            record: (0, 0),
+            frame,
+        },
+    }
+}
+
+/// Each frame's registers (all of them: values and save slots, known or
+/// not), what the tables say of it and its CFA, and the stop; with a
+/// cache, `step_cached`.
+#[allow(clippy::type_complexity)]
+fn full_walk(
+    tables: &Tables,
+    stack: &Stack,
+    arch: Arch,
+    r: Registers,
+    options: Options,
+    mut cache: Option<&mut Vec<Cached>>,
+) -> (
+    Vec<(Registers, Option<u64>, FrameAt<u64, (usize, usize)>)>,
+    Stop,
+) {
     let mut c = Cursor::new(tables, stack, arch, r, options).unwrap();
     let mut frames = vec![];
     loop {
-        frames.push((c.registers().pc, c.cfa()));
-        if let Err(stop) = c.step() {
+        frames.push((*c.registers(), c.cfa(), *c.frame()));
+        let step = match cache.as_mut() {
+            Some(cache) => c.step_cached(cache),
+            None => c.step(),
+        };
+        if let Err(stop) = step {
             return (frames, stop);
         }
     }
+}
+
+/// A cache filled from other tables gives their frames, not these: a
+/// caller flushes it when the tables change (the C API does so itself).
+#[test]
+fn a_stale_cache_is_not_these_tables() {
+    let arch = Arch::X86_64;
+    let tables = |offset| {
+        Tables(vec![
+            Function {
+                start: 0x1000,
+                end: 0x1100,
+                records: vec![(0x1010, cfa(7, 24), vec![(3, -16)])],
+            },
+            Function {
+                start: 0x2000,
+                end: 0x2100,
+                records: vec![(0x2020, cfa(7, offset), vec![])],
+            },
+        ])
+    };
+    let mut s = Stack::default();
+    for (a, v) in [
+        (0x7008, 0xb1),
+        (0x7010, 0x2020),
+        (0x7018, 0x3000),
+        (0x7020, 0x3008),
+    ] {
+        s.put(a, v);
+    }
+    let r = regs(arch, 0x1010, &[(7, 0x7000)]);
+    let o = Options::default();
+    let (old, new) = (tables(8), tables(16));
+    let mut cache = vec![empty_slot(); 8];
+    full_walk(&old, &s, arch, r, o, Some(&mut cache));
+    let fresh = full_walk(&new, &s, arch, r, o, None);
+    let stale = full_walk(&new, &s, arch, r, o, Some(&mut cache));
+    assert_ne!(stale.0, fresh.0, "the stale entries were used");
+    walk::cache_flush(&mut cache);
+    assert_eq!(full_walk(&new, &s, arch, r, o, Some(&mut cache)), fresh);
+    assert_eq!(full_walk(&new, &s, arch, r, o, Some(&mut cache)), fresh);
+}
+
+/// The decoded form of a record: a frame whose frame state does not fit
+/// (too many saved registers, a CFA expression, AArch64 without a saved
+/// x30, a register without a slot) is not kept; roots are decoded as
+/// `try_roots` + `decode` give them, and roots that do not fit are not
+/// kept.
+#[test]
+fn decoded_frames() {
+    let one = |state, saved: Vec<(u16, i32)>| {
+        Tables(vec![Function {
+            start: 0x1000,
+            end: 0x1100,
+            records: vec![(0x1010, state, saved)],
+        }])
+    };
+    let new = |t: &Tables, arch, state| DecodedFrame::new(t, &(0, 0), arch, state);
+    let x86 = Arch::X86_64;
+    let t = one(cfa(7, 16), vec![(3, -16)]);
+    assert!(new(&t, x86, cfa(7, 16)).is_some());
+    assert!(new(&t, x86, State::NoCfaRule).is_none());
+    assert!(new(&t, x86, State::None).is_none());
+    assert!(new(&t, x86, cfa(17, 16)).is_none());
+    let many = one(cfa(7, 16), (0..13).map(|i| (3, -8 * i - 16)).collect());
+    assert!(new(&many, x86, cfa(7, 16)).is_none());
+    let a64 = one(cfa(31, 16), vec![(29, -16)]);
+    assert!(new(&a64, Arch::AArch64, cfa(31, 16)).is_none());
+    // Roots: a statepoint's pairs after its header, decoded with a frame's
+    // registers exactly as `decode` does.
+    let t = one(cfa(7, 16), vec![]);
+    let locs = [
+        loc(LocationKind::Constant, 0, 0),
+        loc(LocationKind::Constant, 0, 0),
+        loc(LocationKind::Constant, 0, 1),
+        loc(LocationKind::Register, 3, 0),
+        loc(LocationKind::Indirect, 7, 8),
+        loc(LocationKind::Indirect, 7, 8),
+        loc(LocationKind::Register, 3, 0),
+        loc(LocationKind::Direct, 6, -16),
+    ];
+    let constant = |_: u32| Err(pcmap_reader::Error::Inconsistent("no constants"));
+    let mut d = DecodedFrame::new(&t, &(0, 0), x86, cfa(7, 16)).unwrap();
+    assert!(!d.has_roots());
+    let mut listed = vec![];
+    roots(
+        RootLayout::Statepoint,
+        locs.iter().copied().map(Ok),
+        constant,
+        |root: Root| listed.push(root),
+    )
+    .unwrap();
+    assert!(d.set_roots(x86, &listed));
+    assert!(d.has_roots());
+    let mut r = regs(x86, 0x1010, &[(7, 0x7000), (6, 0x7100)]);
+    r.set(x86, 3, 0x33, Some(0x7030));
+    let mut want = vec![];
+    roots(
+        RootLayout::Statepoint,
+        locs.iter().copied().map(Ok),
+        constant,
+        |root: Root| {
+            let value = |l: &Location| decode(l, x86, &r, constant).unwrap();
+            want.push((value(&root.base), value(&root.derived)));
+        },
+    )
+    .unwrap();
+    let mut got = vec![];
+    d.roots(&r, |b, d, _| got.push((b, d))).unwrap();
+    assert_eq!(got, want);
+    assert_eq!(got.len(), 2);
+    // A root in a register the frame does not know: nothing is visited.
+    r.forget(x86, 3);
+    let mut visited = 0;
+    let e = d.roots(&r, |_, _, _| visited += 1);
+    assert_eq!((e, visited), (Err(DecodeError::RegisterUnknown(3)), 0));
+    // Too many roots, or one the fixed form cannot hold.
+    let nine = vec![listed[0]; 9];
+    assert!(!d.set_roots(x86, &nine) && !d.has_roots());
+    let mut big = listed[0];
+    big.base = loc(LocationKind::ConstantIndex, 0, 0);
+    assert!(!d.set_roots(x86, &[big]) && !d.has_roots());
 }
 
 /// x86-64: an SP-based frame (CFA = RSP + 24, RBX saved at CFA - 16) called

@@ -1,7 +1,9 @@
 /* scripts/bench-walk: walk a 64-frame managed stack and visit every root,
  * with the flat table of 1,000,000 records (this program's own
- * pcmap_stackmaps), three ways:
+ * pcmap_stackmaps), four ways:
  *
+ *   cached  the cursor with a cache of decoded frames (pcmap_walk_init_cached),
+ *           warm: filled by the first walk, hits afterwards;
  *   cursor  pcmap_walk_init / pcmap_walk_roots / pcmap_walk_step;
  *   libgcc  _Unwind_Backtrace, each return address looked up in a hash table
  *           built beforehand from every record (what runtimes that parse
@@ -10,7 +12,9 @@
  *   chain   the bare frame pointer chain, no lookup, no root (the floor).
  *
  * Prints ns per frame for each (the median of BATCHES batches, in thread CPU
- * time) and checks the cursor and libgcc visit the same roots. */
+ * time), the ratios and PASS/FAIL against the goals, and checks the cursor
+ * (with and without the cache) and libgcc visit the same roots, through
+ * the same callback. */
 #define _GNU_SOURCE
 #include <stdio.h>
 #include <stdlib.h>
@@ -138,15 +142,34 @@ static void visit_root(void *ctx, const pcmap_root *r) {
     *sum += r->derived.has_address ? *(const uint64_t *)(uintptr_t)r->derived.address : r->derived.value;
 }
 
-static int walk_cursor(const pcmap_registers *regs, uint64_t *sum) {
+/* The cache of decoded frames: 256 entries of caller memory. */
+static pcmap_walk_cache cache;
+static uint64_t cache_memory[256 * PCMAP_WALK_CACHE_ENTRY_SIZE / 8];
+
+static int walk_cursor(const pcmap_registers *regs, uint64_t *sum, pcmap_walk_cache *with) {
   pcmap_walk c;
   int frames = 0, s;
-  if (pcmap_walk_init(&c, &maps, regs, 0, 0, 0) != PCMAP_OK) abort();
+  if (pcmap_walk_init_cached(&c, &maps, regs, 0, 0, 0, with) != PCMAP_OK) abort();
   do {
     if (c.at != PCMAP_WALK_AT_RECORD || pcmap_walk_roots(&c, visit_root, sum) != PCMAP_OK) abort();
     frames++;
   } while ((s = pcmap_walk_step(&c)) == PCMAP_OK && c.at == PCMAP_WALK_AT_RECORD);
   return frames;
+}
+
+/* Each route in a function of its own, out of line: callgrind counts each
+ * (scripts/bench-walk with PCMAP_BENCH_CALLGRIND=1). */
+__attribute__((noinline)) static int walk_cached(const pcmap_registers *regs, uint64_t *sum) {
+  return walk_cursor(regs, sum, &cache);
+}
+__attribute__((noinline)) static int walk_uncached(const pcmap_registers *regs, uint64_t *sum) {
+  return walk_cursor(regs, sum, NULL);
+}
+__attribute__((noinline)) static int walk_libgcc(uint64_t *sum) {
+  unwind_state u = {0, 0, 0};
+  _Unwind_Backtrace(unwind_frame, &u);
+  *sum = u.sum;
+  return u.frames;
 }
 
 /* The frame pointer chain: frame record {caller's FP, return address} at
@@ -183,8 +206,9 @@ static int cmp(const void *a, const void *b) {
   return (x > y) - (x < y);
 }
 
-enum { CURSOR, LIBGCC, CHAIN, METHODS };
-static const char *names[METHODS] = {"cursor (pcmap_walk_*)", "_Unwind_Backtrace + hash table", "frame pointer chain"};
+enum { CACHED, CURSOR, LIBGCC, CHAIN, METHODS };
+static const char *names[METHODS] = {"cursor with cache (warm)", "cursor (pcmap_walk_*)", "_Unwind_Backtrace + hash table",
+                                     "frame pointer chain"};
 
 /* The sum of the return addresses the cursor steps to (frames 1 to 64:
  * the chain reads the return address of each of the 64 frames). */
@@ -209,13 +233,12 @@ uint64_t bench_safepoint(pcmap_registers *regs, uint64_t a1, uint64_t a2, uint64
       double t0 = now();
       for (r = 0; r < REPEAT; r++) {
         uint64_t sum = 0;
-        if (m == CURSOR) {
-          frames[m] = walk_cursor(regs, &sum);
+        if (m == CACHED) {
+          frames[m] = walk_cached(regs, &sum);
+        } else if (m == CURSOR) {
+          frames[m] = walk_uncached(regs, &sum);
         } else if (m == LIBGCC) {
-          unwind_state u = {0, 0, 0};
-          _Unwind_Backtrace(unwind_frame, &u);
-          frames[m] = u.frames;
-          sum = u.sum;
+          frames[m] = walk_libgcc(&sum);
         } else {
           frames[m] = walk_chain(regs, &sum);
         }
@@ -229,20 +252,25 @@ uint64_t bench_safepoint(pcmap_registers *regs, uint64_t a1, uint64_t a2, uint64
     printf("%-32s %3d frames  %8.1f ns/frame (median of %d batches of %d walks)\n", names[m], frames[m],
            ns[m][BATCHES / 2], BATCHES, REPEAT);
   }
-  {
-    double vs_libgcc = ns[LIBGCC][BATCHES / 2] / ns[CURSOR][BATCHES / 2];
-    printf("cursor vs libgcc: %.2fx %s; cursor vs frame pointer chain: %.2fx the time\n",
-           vs_libgcc >= 1 ? vs_libgcc : 1 / vs_libgcc, vs_libgcc >= 1 ? "faster" : "slower",
-           ns[CURSOR][BATCHES / 2] / ns[CHAIN][BATCHES / 2]);
+  for (m = CACHED; m <= CURSOR; m++) {
+    double vs_libgcc = ns[LIBGCC][BATCHES / 2] / ns[m][BATCHES / 2];
+    double vs_chain = ns[m][BATCHES / 2] / ns[CHAIN][BATCHES / 2];
+    printf("%s: vs libgcc %.2fx %s (goal >= 20x faster: %s); vs frame pointer chain %.2fx the time (goal <= 2x: %s)\n",
+           names[m], vs_libgcc >= 1 ? vs_libgcc : 1 / vs_libgcc, vs_libgcc >= 1 ? "faster" : "slower",
+           vs_libgcc >= 20 ? "PASS" : "FAIL", vs_chain, vs_chain <= 2 ? "PASS" : "FAIL");
   }
+  printf("cache: %llu hits, %llu misses, %llu not cached\n", (unsigned long long)cache.hits,
+         (unsigned long long)cache.misses, (unsigned long long)cache.uncached);
   if (sums[CHAIN] != cursor_return_addresses(regs)) {
     printf("FAIL: the frame pointer chain did not read the cursor's return addresses\n");
     exit(1);
   }
   if (frames[CURSOR] != FRAMES || frames[LIBGCC] != frames[CURSOR] || frames[CHAIN] != FRAMES ||
-      sums[CURSOR] != sums[LIBGCC]) {
-    printf("FAIL: frames %d/%d, root sums %llx/%llx\n", frames[CURSOR], frames[LIBGCC], (unsigned long long)sums[CURSOR],
-           (unsigned long long)sums[LIBGCC]);
+      frames[CACHED] != FRAMES || sums[CURSOR] != sums[LIBGCC] || sums[CACHED] != sums[LIBGCC] ||
+      cache.misses != FRAMES) {
+    printf("FAIL: frames %d/%d/%d, root sums %llx/%llx/%llx, cache misses %llu\n", frames[CACHED], frames[CURSOR],
+           frames[LIBGCC], (unsigned long long)sums[CACHED], (unsigned long long)sums[CURSOR],
+           (unsigned long long)sums[LIBGCC], (unsigned long long)cache.misses);
     exit(1);
   }
   return 0;
@@ -253,6 +281,7 @@ int main(void) {
   printf("table: %llu records, %u functions, %u tables\n", (unsigned long long)maps.num_records, maps.num_functions,
          maps.num_tables);
   build_table();
+  if (pcmap_walk_cache_init(&cache, cache_memory, sizeof cache_memory) != PCMAP_OK) return 2;
   bench_f0(FRAMES - 1, 1000);
   return 0;
 }

@@ -120,13 +120,19 @@ static void move_root(void *ctx, const pcmap_root *r) {
          c->record.id, names[i], names[i + 2]);
 }
 
+/* The walker's cache of decoded frames (pcmap_walk_init_cached): filled
+ * while libmanaged.so is loaded, it must not answer for its PCs after
+ * dlclose (the registry's generation changed: the cache is emptied). */
+static pcmap_walk_cache cache;
+static uint64_t cache_memory[16 * PCMAP_WALK_CACHE_ENTRY_SIZE / 8];
+
 static uint64_t walk_and_collect(pcmap_registers *regs, uint64_t a1, uint64_t a2, uint64_t a3, uint64_t a4,
                                  uint64_t a5) {
   (void)a1, (void)a2, (void)a3, (void)a4, (void)a5;
   pcmap_walk c;
   int managed = 0;
-  pcmap_status s = pcmap_walk_init(&c, NULL, regs, regs->value[SP_SLOT], stack_top,
-                                   PCMAP_WALK_REGISTRY | PCMAP_WALK_FRAME_POINTER_CHAIN);
+  pcmap_status s = pcmap_walk_init_cached(&c, NULL, regs, regs->value[SP_SLOT], stack_top,
+                                          PCMAP_WALK_REGISTRY | PCMAP_WALK_FRAME_POINTER_CHAIN, &cache);
   while (s == PCMAP_OK) {
     if (c.at == PCMAP_WALK_AT_RECORD) {
       s = pcmap_walk_roots(&c, move_root, &c);
@@ -161,18 +167,28 @@ static void collect(void) {
   printf("collected: %d managed frames\n", managed);
 }
 
-/* What a walk through the registry finds at the shared object's record. */
-static void walk_at_so_record(void) {
+/* What a walk through the registry (with the cache, or without) finds at
+ * the shared object's record. */
+static void found_at_so_record(pcmap_walk_cache *with, char *out, size_t size) {
   pcmap_registers regs = {0};
   pcmap_walk c;
   regs.pc = so_record_pc;
-  pcmap_status s = pcmap_walk_init(&c, NULL, &regs, 0, 0, PCMAP_WALK_REGISTRY);
+  pcmap_status s = pcmap_walk_init_cached(&c, NULL, &regs, 0, 0, PCMAP_WALK_REGISTRY, with);
   if (s != PCMAP_OK) fail("walk init", s);
   if (c.at == PCMAP_WALK_AT_RECORD)
-    printf("walk at the shared object's record: record %" PRIu64 " in %s\n", c.record.id,
-           image_of(c.function.address));
+    snprintf(out, size, "record %" PRIu64 " in %s", c.record.id, image_of(c.function.address));
   else
-    printf("walk at the shared object's record: %s\n", c.at == PCMAP_WALK_AT_UNMANAGED ? "unmanaged" : "no record");
+    snprintf(out, size, "%s", c.at == PCMAP_WALK_AT_UNMANAGED ? "unmanaged" : "no record");
+}
+
+static void walk_at_so_record(void) {
+  char plain[128], cached[128];
+  found_at_so_record(NULL, plain, sizeof plain);
+  found_at_so_record(&cache, cached, sizeof cached);
+  if (strcmp(plain, cached) == 0)
+    printf("walk at the shared object's record: %s (the same with the cache)\n", plain);
+  else
+    printf("walk at the shared object's record: %s (with the cache: %s)\n", plain, cached);
 }
 
 static void call_so(void) { so_result = so_frame(heap[1], collect); }
@@ -188,6 +204,7 @@ int main(int argc, char **argv) {
   volatile char top = 0;
   stack_top = (uintptr_t)&top;
   if (argc != 2) return 2;
+  if (pcmap_walk_cache_init(&cache, cache_memory, sizeof cache_memory) != PCMAP_OK) return 2;
   report("start");
   void *so = dlopen(argv[1], RTLD_NOW | RTLD_LOCAL);
   if (!so) {

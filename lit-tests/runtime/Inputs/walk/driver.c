@@ -132,11 +132,26 @@ static void move_roots(void) {
   roots_moved += (unsigned long)roots.n;
 }
 
-/* Walks with the cursor from `regs`: the frames, and the status that ended
- * the walk. Records what each frame's locations hold if `record`. */
-static int walk_cursor(const pcmap_registers *regs, frame *out, long *n, int record) {
+static frame ours[MAX_FRAMES];
+
+/* A cache of decoded frames (pcmap_walk_init_cached), small enough that
+ * the corpus's records evict each other. */
+static pcmap_walk_cache cache;
+static u64 cache_memory[64 * PCMAP_WALK_CACHE_ENTRY_SIZE / 8];
+/* What a cached walk saw: compared with the walk without the cache. */
+static u64 seen_cached[MAX_FRAMES][MAX_LOCATIONS];
+static unsigned seen_count_cached[MAX_FRAMES];
+static pending roots_cached;
+static frame ours_cached[MAX_FRAMES];
+
+/* Walks with the cursor from `regs` (with the cache `with`, or NULL): the
+ * frames, and the status that ended the walk. Records what each frame's
+ * locations hold (into `into`, `counts`) and its roots (into `p`) if
+ * `record`. */
+static int walk_with(const pcmap_registers *regs, frame *out, long *n, int record, pcmap_walk_cache *with,
+                     pending *p, u64 (*into)[MAX_LOCATIONS], unsigned *counts) {
   pcmap_walk c;
-  int s = pcmap_walk_init(&c, &maps, regs, stack_low, stack_high, 0);
+  int s = pcmap_walk_init_cached(&c, &maps, regs, stack_low, stack_high, 0, with);
   *n = 0;
   if (s != PCMAP_OK) return s;
   for (;;) {
@@ -146,21 +161,21 @@ static int walk_cursor(const pcmap_registers *regs, frame *out, long *n, int rec
     f->has_cfa = pcmap_walk_cfa(&c, &f->cfa) == PCMAP_OK;
     if (!f->has_cfa) f->cfa = 0;
     if (record && c.at == PCMAP_WALK_AT_RECORD && c.record.kind == PCMAP_KIND_STATEPOINT) {
-      long before = roots.n, i;
-      int r = pcmap_walk_roots(&c, collect_root, &roots);
+      long before = p->n, i;
+      int r = pcmap_walk_roots(&c, collect_root, p);
       if (r != PCMAP_OK) fail(pcmap_strerror(r), *n, c.regs.pc, 0);
-      for (i = before; i < roots.n; i++) roots.frame[i] = *n;
+      for (i = before; i < p->n; i++) p->frame[i] = *n;
     } else if (record && c.at == PCMAP_WALK_AT_RECORD && *n < MAX_FRAMES) {
       unsigned i, count = c.record.num_locations;
-      seen_count[*n] = count;
+      counts[*n] = count;
       for (i = 0; i < count && i < MAX_LOCATIONS; i++) {
         pcmap_value v;
         int d = pcmap_walk_decode(&c, i, &v);
         if (d != PCMAP_OK) {
           fail(pcmap_strerror(d), *n, i, 0);
-          seen[*n][i] = 0xdeadbeef;
+          into[*n][i] = 0xdeadbeef;
         } else {
-          seen[*n][i] = v.has_value ? v.value : *(const u64 *)(uintptr_t)v.address;
+          into[*n][i] = v.has_value ? v.value : *(const u64 *)(uintptr_t)v.address;
         }
       }
     }
@@ -168,6 +183,49 @@ static int walk_cursor(const pcmap_registers *regs, frame *out, long *n, int rec
     if (*n == MAX_FRAMES) return PCMAP_ERR_BAD_STACK;
     s = pcmap_walk_step(&c);
     if (s != PCMAP_OK) return s;
+  }
+}
+
+static int walk_cursor(const pcmap_registers *regs, frame *out, long *n, int record) {
+  return walk_with(regs, out, n, record, NULL, &roots, seen, seen_count);
+}
+
+static int same_value(const pcmap_value *a, const pcmap_value *b) {
+  return a->value == b->value && a->address == b->address && a->has_value == b->has_value &&
+         a->has_address == b->has_address;
+}
+
+/* The walk with the cache must see what the walk without it saw (`s`, `n`
+ * frames in `ours`, the roots, the decoded values). */
+static void compare_cached(const pcmap_registers *regs, int s, long n, const char *pass) {
+  long m, i;
+  unsigned k;
+  int t;
+  roots_cached.n = 0;
+  t = walk_with(regs, ours_cached, &m, !frames_only, &cache, &roots_cached, seen_cached, seen_count_cached);
+  if (t != s || m != n) {
+    fprintf(stderr, "walk: chain %ld: %s cached walk: status %d, %ld frames; without the cache %d, %ld\n", chain,
+            pass, t, m, s, n);
+    failures++;
+    return;
+  }
+  for (i = 0; i < n; i++)
+    if (ours_cached[i].pc != ours[i].pc || ours_cached[i].sp != ours[i].sp || ours_cached[i].cfa != ours[i].cfa ||
+        ours_cached[i].has_cfa != ours[i].has_cfa)
+      fail(pass[0] == 'c' ? "cold cached walk: frame" : "warm cached walk: frame", i, ours_cached[i].cfa, ours[i].cfa);
+  if (frames_only) return;
+  if (roots_cached.n != roots.n) fail("cached walk: roots", 0, (u64)roots_cached.n, (u64)roots.n);
+  for (i = 0; i < roots.n && i < roots_cached.n; i++) {
+    const pcmap_root *a = &roots_cached.roots[i], *b = &roots.roots[i];
+    if (!same_value(&a->base, &b->base) || !same_value(&a->derived, &b->derived) || a->base_index != b->base_index ||
+        a->derived_index != b->derived_index || roots_cached.frame[i] != roots.frame[i])
+      fail("cached walk: root", i, a->base.address, b->base.address);
+  }
+  for (i = 0; i < n && i < MAX_FRAMES; i++) {
+    if (seen_count[i] == 0xffffffffu) continue;
+    if (seen_count_cached[i] != seen_count[i]) fail("cached walk: locations", i, seen_count_cached[i], seen_count[i]);
+    for (k = 0; k < seen_count[i] && k < MAX_LOCATIONS; k++)
+      if (seen_cached[i][k] != seen[i][k]) fail("cached walk: decoded value", i, seen_cached[i][k], seen[i][k]);
   }
 }
 
@@ -186,7 +244,6 @@ static _Unwind_Reason_Code gcc_frame(struct _Unwind_Context *ctx, void *arg) {
   return _URC_NO_REASON;
 }
 
-static frame ours[MAX_FRAMES];
 static gcc_walk theirs;
 static const pcmap_registers *signal_regs;
 static volatile int in_walk;
@@ -212,6 +269,10 @@ u64 corpus_safepoint(pcmap_registers *regs, u64 path, u64 a2, u64 a3, u64 a4, u6
   if (s != PCMAP_STOP_UNMANAGED) fail(pcmap_strerror(s), n - 1, n ? ours[n - 1].pc : 0, PCMAP_STOP_UNMANAGED);
   /* The managed frames, then the driver's frame, where the walk stops. */
   if (n != managed + 1) fail("frames walked (got: the last PC)", n, n ? ours[n - 1].pc : 0, (u64)managed + 1);
+  /* Twice with the cache: its entries of this chain's frames are filled
+   * by the first (or earlier chains), used by the second. */
+  compare_cached(regs, s, n, "cold");
+  compare_cached(regs, s, n, "warm");
   theirs.n = 0;
   _Unwind_Backtrace(gcc_frame, &theirs);
   for (j = 0; j < theirs.n && theirs.frames[j].pc != regs->pc; j++) {
@@ -300,6 +361,7 @@ int main(int argc, char **argv) {
   memset(&sa, 0, sizeof sa);
   sa.sa_handler = on_signal;
   sigaction(SIGUSR1, &sa, NULL);
+  if (pcmap_walk_cache_init(&cache, cache_memory, sizeof cache_memory) != PCMAP_OK) return 2;
   for (chain = 0; chain < chains; chain++) {
     unsigned entry = (unsigned)(chain % (corpus_entries + 1));
     u64 r = next_random(&rng);
@@ -311,6 +373,14 @@ int main(int argc, char **argv) {
   }
   printf("walk: %ld chains, %lu frames compared with libgcc, %lu roots moved, %lu values checked, %lu walks in a signal handler, %lu failures\n",
          chains, frames_compared, roots_moved, values_checked, signal_walks, failures);
+  /* The cached walks used the cache (to stderr: the count depends on the
+   * corpus). */
+  fprintf(stderr, "walk: cache: %llu hits, %llu misses, %llu not cached\n", (unsigned long long)cache.hits,
+          (unsigned long long)cache.misses, (unsigned long long)cache.uncached);
+  if (cache.hits == 0 || cache.misses == 0) {
+    printf("FAIL: the cache was not used\n");
+    return 1;
+  }
   if (failures) {
     printf("FAIL\n");
     return 1;
