@@ -24,6 +24,7 @@ pub mod ffi;
 pub mod pctable;
 pub mod registry;
 pub mod section;
+mod sort;
 pub mod status;
 pub mod types;
 pub mod walk;

@@ -366,7 +366,7 @@ pub unsafe extern "C" fn pcmap_pctable_index(
             *out.get_mut(n).ok_or(PCMAP_ERR_OUT_OF_RANGE)? = e;
             n += 1;
         }
-        out[..n].sort_unstable_by_key(|e| e.pc);
+        crate::sort::heapsort_by(&mut out[..n], |a, b| a.pc < b.pc);
         Ok(n)
     })();
     match r {

@@ -567,7 +567,7 @@ impl<'a> Section<'a> {
         if overflow || n != out.len() {
             return Err(pcmap_status::PCMAP_ERR_ARGUMENT);
         }
-        out.sort_unstable();
+        crate::sort::heapsort_by(out, |a, b| a < b);
         Ok(())
     }
 
