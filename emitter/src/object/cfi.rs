@@ -34,16 +34,18 @@ struct Fde {
     end: u64,
     /// Its offset in `.eh_frame`.
     offset: usize,
-    /// FDEs with the same CIE and the same bytes after their initial
-    /// address (range, augmentation data, instructions) have the same rows
-    /// relative to their start: one class, evaluated once (many small
-    /// functions share a few prologues). [`NO_CLASS`]: evaluated alone.
+    /// FDEs with the same CIE and the same bytes after their address range
+    /// (augmentation data, instructions) have the same rows relative to
+    /// their start but for the last row's end, which is the FDE's end: one
+    /// class, evaluated once (many small functions of different sizes
+    /// share a few prologues). [`NO_CLASS`]: evaluated alone.
     class: u32,
 }
 
 const NO_CLASS: u32 = u32::MAX;
 
-/// Rows relative to their FDE's start: start, end, facts.
+/// Rows relative to their FDE's start: start, end (the last one's is the
+/// first FDE's of the class: see [`Fde::class`]), facts.
 type Row = (u64, u64, Rc<FrameInfo>);
 
 /// The rows of a class of FDEs.
@@ -302,10 +304,13 @@ impl Cfi {
                             i = end;
                             break;
                         };
-                        let (start, stop) = (
-                            fde.start.wrapping_add(*start),
-                            fde.start.wrapping_add(*stop),
-                        );
+                        // The last row ends where this FDE does (the
+                        // class's rows were evaluated with another's range).
+                        let start = fde.start.wrapping_add(*start);
+                        let stop = match rows.len() {
+                            0 => fde.end,
+                            _ => fde.start.wrapping_add(*stop),
+                        };
                         while i < end {
                             let pc = base.wrapping_add(offsets[i]);
                             if stop <= pc {
@@ -426,8 +431,9 @@ impl Cfi {
 }
 
 /// The bytes of an FDE that, with its CIE, decide its rows relative to its
-/// start: all after its initial address. `None` when that address's size
-/// is not fixed, or the addresses are not 64-bit (rows then wrap).
+/// start but for the last row's end: all after its initial address and
+/// address range (same size). `None` when that size is not fixed, or the
+/// addresses are not 64-bit (rows then wrap).
 fn class_bytes<'d>(
     data: &'d [u8],
     fde: &gimli::FrameDescriptionEntry<gimli::EndianSlice<'d, RunTimeEndian>>,
@@ -449,7 +455,7 @@ fn class_bytes<'d>(
     let length = u32::try_from(fde.entry_len())
         .ok()
         .filter(|&l| l < 0xffff_fff0)?;
-    let start = fde.offset().checked_add(8 + size)?;
+    let start = fde.offset().checked_add(8 + 2 * size)?;
     let end = fde.offset().checked_add(4 + length as usize)?;
     data.get(start..end)
 }
