@@ -5,7 +5,7 @@
 //! addresses, apply `.eh_frame`'s PC-relative relocations for that layout,
 //! and map FDE addresses back to (section, offset).
 
-use std::rc::Rc;
+use std::cell::{Ref, RefCell};
 
 use gimli::{
     BaseAddresses, CfaRule, EhFrame, RegisterRule, RunTimeEndian, UnwindContext, UnwindSection,
@@ -17,7 +17,7 @@ use crate::error::{Error, Result};
 
 /// What the CFI says about a function at one of its instructions: the row
 /// in force there.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct FrameInfo {
     /// The CFA rule: register (DWARF) + offset. `None` when the CFA is a
     /// DWARF expression (SVE frames, realigned stacks on some targets).
@@ -27,6 +27,37 @@ pub struct FrameInfo {
     pub saved: Vec<(u16, i64)>,
 }
 
+/// Names one distinct [`FrameInfo`] of a [`Cfi`] ([`Cfi::facts`]): rows
+/// with equal facts, in any FDE, have one id, so a caller converts and
+/// stores each once. Ids are dense from 0.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FrameId(u32);
+
+impl FrameId {
+    pub fn index(self) -> usize {
+        self.0 as usize
+    }
+}
+
+/// The distinct facts of the rows evaluated so far: one copy each, not an
+/// allocation per row (the rows of tens of thousands of functions).
+#[derive(Default)]
+struct Facts {
+    by_id: Vec<FrameInfo>,
+    ids: hashbrown::HashMap<FrameInfo, FrameId>,
+}
+
+impl Facts {
+    fn intern(&mut self, info: FrameInfo) -> FrameId {
+        let next = FrameId(self.by_id.len() as u32);
+        let by_id = &mut self.by_id;
+        *self.ids.entry(info).or_insert_with_key(|info| {
+            by_id.push(info.clone());
+            next
+        })
+    }
+}
+
 /// One FDE of the index.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 struct Fde {
@@ -34,24 +65,26 @@ struct Fde {
     end: u64,
     /// Its offset in `.eh_frame`.
     offset: usize,
-    /// FDEs with the same CIE and the same bytes after their initial
-    /// address (range, augmentation data, instructions) have the same rows
-    /// relative to their start: one class, evaluated once (many small
-    /// functions share a few prologues). [`NO_CLASS`]: evaluated alone.
+    /// FDEs with the same CIE and the same bytes after their address range
+    /// (augmentation data, instructions) have the same rows relative to
+    /// their start but for the last row's end, which is the FDE's end: one
+    /// class, evaluated once (many small functions of different sizes
+    /// share a few prologues). [`NO_CLASS`]: evaluated alone.
     class: u32,
 }
 
 const NO_CLASS: u32 = u32::MAX;
 
-/// Rows relative to their FDE's start: start, end, facts.
-type Row = (u64, u64, Rc<FrameInfo>);
+/// Rows relative to their FDE's start: start, end (the last one's is the
+/// first FDE's of the class: see [`Fde::class`]), facts.
+type Row = (u64, u64, FrameId);
 
 /// The rows of a class of FDEs.
 enum Class {
     /// Not evaluated yet.
     Pending,
     /// Each row's start and end relative to the FDE's start, and its facts.
-    Rows(Rc<[Row]>),
+    Rows(Box<[Row]>),
     /// Evaluated FDE by FDE: its rows depend on its address
     /// (`DW_CFA_set_loc`), or evaluating all of them failed (an error
     /// past the rows asked for is not an error, as when alone).
@@ -72,10 +105,12 @@ pub struct Cfi {
     fdes: Vec<Fde>,
     /// The rows of each class of FDEs (see [`Fde::class`]), evaluated the
     /// first time an FDE of the class is asked about.
-    classes: std::cell::RefCell<Vec<Class>>,
+    classes: RefCell<Vec<Class>>,
+    /// The facts of every row evaluated, by [`FrameId`].
+    facts: RefCell<Facts>,
     /// gimli's evaluation state, allocated once (it is kilobytes) and
     /// reused for every FDE.
-    ctx: std::cell::RefCell<Box<UnwindContext<usize>>>,
+    ctx: RefCell<Box<UnwindContext<usize>>>,
     /// The FDE found last: tables list functions in code order, so the
     /// next one is most often the FDE after it (no search).
     hint: std::cell::Cell<usize>,
@@ -218,8 +253,9 @@ impl Cfi {
             layout,
             relocatable,
             fdes,
-            classes: std::cell::RefCell::new((0..classes).map(|_| Class::Pending).collect()),
-            ctx: std::cell::RefCell::new(Box::new(UnwindContext::new())),
+            classes: RefCell::new((0..classes).map(|_| Class::Pending).collect()),
+            facts: RefCell::default(),
+            ctx: RefCell::new(Box::new(UnwindContext::new())),
             hint: std::cell::Cell::new(0),
         })
     }
@@ -236,13 +272,13 @@ impl Cfi {
     /// The CFI row in force at each of `offsets` (ascending) from the
     /// function at `function`, or `None` where no FDE covers it, onto `out`. Each FDE
     /// is parsed and evaluated once for all the offsets it covers; offsets
-    /// in one row share its facts (one `Rc`: callers can tell).
+    /// with equal facts share their [`FrameId`].
     pub fn frames_at(
         &self,
         o: &ObjectFile<'_>,
         function: CodeLoc,
         offsets: &[u64],
-        out: &mut Vec<Option<Rc<FrameInfo>>>,
+        out: &mut Vec<Option<FrameId>>,
     ) -> Result<()> {
         self.frames_at_address(self.address(function, &o.file), offsets, out)
     }
@@ -253,7 +289,7 @@ impl Cfi {
         &self,
         base: Option<u64>,
         offsets: &[u64],
-        out: &mut Vec<Option<Rc<FrameInfo>>>,
+        out: &mut Vec<Option<FrameId>>,
     ) -> Result<()> {
         let Some(base) = base else {
             out.resize(out.len() + offsets.len(), None);
@@ -292,7 +328,7 @@ impl Cfi {
                 })
                 .count();
             let end = i + covered;
-            match self.class_rows(fde)? {
+            match self.class_rows(fde) {
                 Some(rows) => {
                     // As `rows_of` does with gimli's rows, on the class's.
                     let mut rows = rows.iter();
@@ -302,16 +338,19 @@ impl Cfi {
                             i = end;
                             break;
                         };
-                        let (start, stop) = (
-                            fde.start.wrapping_add(*start),
-                            fde.start.wrapping_add(*stop),
-                        );
+                        // The last row ends where this FDE does (the
+                        // class's rows were evaluated with another's range).
+                        let start = fde.start.wrapping_add(*start);
+                        let stop = match rows.len() {
+                            0 => fde.end,
+                            _ => fde.start.wrapping_add(*stop),
+                        };
                         while i < end {
                             let pc = base.wrapping_add(offsets[i]);
                             if stop <= pc {
                                 break;
                             }
-                            out.push((start <= pc).then(|| facts.clone()));
+                            out.push((start <= pc).then_some(*facts));
                             i += 1;
                         }
                     }
@@ -325,18 +364,30 @@ impl Cfi {
         Ok(())
     }
 
+    /// The facts of the rows with id `id` (from this `Cfi`).
+    pub fn facts(&self, id: FrameId) -> Ref<'_, FrameInfo> {
+        Ref::map(self.facts.borrow(), |f| &f.by_id[id.index()])
+    }
+
     /// The rows of `fde`'s class relative to its start, evaluated once per
     /// class; `None`: evaluate the FDE alone.
-    fn class_rows(&self, fde: Fde) -> Result<Option<Rc<[Row]>>> {
+    fn class_rows(&self, fde: Fde) -> Option<Ref<'_, [Row]>> {
+        self.evaluate_class(fde);
+        Ref::filter_map(self.classes.borrow(), |classes| {
+            match classes.get(fde.class as usize) {
+                Some(Class::Rows(rows)) => Some(&rows[..]),
+                _ => None,
+            }
+        })
+        .ok()
+    }
+
+    /// Evaluates the rows of `fde`'s class if pending.
+    fn evaluate_class(&self, fde: Fde) {
         let mut classes = self.classes.borrow_mut();
-        let Some(class) = classes.get_mut(fde.class as usize) else {
-            return Ok(None);
+        let Some(class @ Class::Pending) = classes.get_mut(fde.class as usize) else {
+            return;
         };
-        match class {
-            Class::Rows(rows) => return Ok(Some(rows.clone())),
-            Class::Alone => return Ok(None),
-            Class::Pending => {}
-        }
         let eh = EhFrame::new(&self.data, self.endian);
         let bases = BaseAddresses::default().set_eh_frame(self.eh_frame_address);
         let all = (|| -> gimli::Result<Option<Vec<Row>>> {
@@ -365,7 +416,7 @@ impl Cfi {
                 all.push((
                     row.start_address().wrapping_sub(start),
                     row.end_address().wrapping_sub(start),
-                    Rc::new(info(row)),
+                    self.facts.borrow_mut().intern(info(row)),
                 ));
             }
             Ok(Some(all))
@@ -374,10 +425,6 @@ impl Cfi {
             Ok(Some(rows)) => Class::Rows(rows.into()),
             Ok(None) | Err(_) => Class::Alone,
         };
-        Ok(match class {
-            Class::Rows(rows) => Some(rows.clone()),
-            _ => None,
-        })
     }
 
     /// The CFI rows of `fde` (all of whose `offsets` from `base` it
@@ -388,7 +435,7 @@ impl Cfi {
         fde: Fde,
         base: u64,
         offsets: &[u64],
-        out: &mut Vec<Option<Rc<FrameInfo>>>,
+        out: &mut Vec<Option<FrameId>>,
     ) -> Result<()> {
         let eh = EhFrame::new(&self.data, self.endian);
         let bases = BaseAddresses::default().set_eh_frame(self.eh_frame_address);
@@ -408,16 +455,15 @@ impl Cfi {
                 out.resize(out.len() + (end - i), None);
                 break;
             };
-            let mut facts: Option<Rc<FrameInfo>> = None;
+            let mut facts: Option<FrameId> = None;
             while i < end {
                 let pc = base.wrapping_add(offsets[i]);
                 if row.end_address() <= pc {
                     break;
                 }
-                out.push(
-                    row.contains(pc)
-                        .then(|| facts.get_or_insert_with(|| Rc::new(info(row))).clone()),
-                );
+                out.push(row.contains(pc).then(|| {
+                    *facts.get_or_insert_with(|| self.facts.borrow_mut().intern(info(row)))
+                }));
                 i += 1;
             }
         }
@@ -426,8 +472,9 @@ impl Cfi {
 }
 
 /// The bytes of an FDE that, with its CIE, decide its rows relative to its
-/// start: all after its initial address. `None` when that address's size
-/// is not fixed, or the addresses are not 64-bit (rows then wrap).
+/// start but for the last row's end: all after its initial address and
+/// address range (same size). `None` when that size is not fixed, or the
+/// addresses are not 64-bit (rows then wrap).
 fn class_bytes<'d>(
     data: &'d [u8],
     fde: &gimli::FrameDescriptionEntry<gimli::EndianSlice<'d, RunTimeEndian>>,
@@ -449,7 +496,7 @@ fn class_bytes<'d>(
     let length = u32::try_from(fde.entry_len())
         .ok()
         .filter(|&l| l < 0xffff_fff0)?;
-    let start = fde.offset().checked_add(8 + size)?;
+    let start = fde.offset().checked_add(8 + 2 * size)?;
     let end = fde.offset().checked_add(4 + length as usize)?;
     data.get(start..end)
 }

@@ -9,7 +9,7 @@ use object::elf;
 use object::{Object, ObjectSection};
 use pcmap_reader::flat::{
     self, Cfa, FlatTable, FlatWriter, FrameHead, FrameRegister, FrameStateRef, RecordHead,
-    RecordKind,
+    RecordKind, StoredFrameState,
 };
 use pcmap_reader::llvm::{LlvmRecord, LlvmStackMap};
 use pcmap_reader::RunTimeEndian;
@@ -20,7 +20,7 @@ use pcmap_reader::sites::{self, Match, SiteIndex, SiteKind};
 use super::ir::IrInput;
 use super::{function_place, AddressField, LLVM_STACKMAPS};
 use crate::error::{Error, Result};
-use crate::object::cfi::{Cfi, FrameInfo};
+use crate::object::cfi::{Cfi, FrameId, FrameInfo};
 use crate::object::rewrite::Rewrite;
 use crate::object::{instructions, is_named_contents, CodeLoc, ObjectFile, Relocations, Target};
 
@@ -369,8 +369,8 @@ impl<'a> TableInput<'a, '_, '_> {
         let mut locs = Vec::with_capacity(nfun as usize);
         let mut calls_at: Vec<Option<u32>> = Vec::new();
         let mut probes: Vec<u64> = Vec::new();
-        let mut frames: Vec<Option<std::rc::Rc<FrameInfo>>> = Vec::new();
-        let mut saved: Vec<FrameRegister> = Vec::new();
+        let mut frames: Vec<Option<FrameId>> = Vec::new();
+        let mut stored = StoredStates::default();
         for i in 0..nfun {
             let f = map.function(i).map_err(err)?;
             let Resolved {
@@ -447,9 +447,6 @@ impl<'a> TableInput<'a, '_, '_> {
                 _ => frames.resize(batch.len(), None),
             };
             let realigned = calls.realigns_stack();
-            // The last frame state converted, by its CFI row: records in
-            // one row share it.
-            let mut converted: Option<(std::rc::Rc<FrameInfo>, Option<Cfa>)> = None;
             // The function's sites, looked up once for all its records.
             let sites = self
                 .describer
@@ -482,39 +479,27 @@ impl<'a> TableInput<'a, '_, '_> {
                     kind,
                     has_live_out_info: kind == RecordKind::PatchPoint || r.num_live_outs() > 0,
                 };
-                let state = match &frames[j] {
-                    Some(info) => match &converted {
-                        Some((row, cfa)) if std::rc::Rc::ptr_eq(row, info) => Some(*cfa),
-                        _ => {
-                            let at = || {
-                                format!(
-                                    "function {name}, record ID {} at offset {:#x}",
-                                    r.id, r.instruction_offset
-                                )
-                            };
-                            let cfa = self.frame_state(info, &mut saved, at)?;
-                            converted = Some((info.clone(), cfa));
-                            Some(cfa)
-                        }
-                    },
-                    None => {
+                let state = match (frames[j], self.cfi) {
+                    (Some(id), Some(cfi)) => {
+                        let at = || {
+                            format!(
+                                "function {name}, record ID {} at offset {:#x}",
+                                r.id, r.instruction_offset
+                            )
+                        };
+                        let (state, expression) = stored.get(&mut w, id, realigned, |saved| {
+                            self.frame_state(cfi, id, saved, at)
+                        })?;
+                        counts.cfa_expression += usize::from(expression);
+                        Some(state)
+                    }
+                    _ => {
                         counts.no_frame_state += 1;
                         None
                     }
                 };
-                if state == Some(None) {
-                    counts.cfa_expression += 1;
-                }
-                let state = state.map(|cfa| FrameStateRef {
-                    cfa,
-                    stack_realigned: realigned,
-                    saved: &saved,
-                });
-                w.record(&head, r.locations(), r.live_outs(), state.as_ref())
-                    .map_err(|source| Error::StackMap {
-                        section: flat::SECTION_NAME.into(),
-                        problem: source,
-                    })?;
+                w.record_stored(&head, r.locations(), r.live_outs(), state)
+                    .map_err(flat_error)?;
             }
 
             // In an object the relocation's addend carries the code offset;
@@ -530,10 +515,7 @@ impl<'a> TableInput<'a, '_, '_> {
                 stack_size: f.stack_size,
                 code: Some(code_pos),
             })
-            .map_err(|source| Error::StackMap {
-                section: flat::SECTION_NAME.into(),
-                problem: source,
-            })?;
+            .map_err(flat_error)?;
             if let Either::Object(loc) = at {
                 locs.push(loc);
             }
@@ -544,10 +526,7 @@ impl<'a> TableInput<'a, '_, '_> {
                 map.num_records()
             )));
         }
-        let out = w.finish().map_err(|source| Error::StackMap {
-            section: flat::SECTION_NAME.into(),
-            problem: source,
-        })?;
+        let out = w.finish().map_err(flat_error)?;
         Ok((out, locs, counts))
     }
 
@@ -620,16 +599,18 @@ impl<'a> TableInput<'a, '_, '_> {
         })
     }
 
-    /// A record's frame state from the CFI row at it: the CFA rule (`None`
-    /// for an expression), and the saved registers into `saved`. A value
-    /// the layout cannot hold (an offset beyond an i32) is an error naming
-    /// the record (`at`).
+    /// A record's frame state from the CFI row at it (`id` of `cfi`): the
+    /// CFA rule (`None` for an expression), and the saved registers into
+    /// `saved`. A value the layout cannot hold (an offset beyond an i32) is
+    /// an error naming the record (`at`).
     fn frame_state(
         &self,
-        info: &FrameInfo,
+        cfi: &Cfi,
+        id: FrameId,
         saved: &mut Vec<FrameRegister>,
         at: impl Fn() -> String,
     ) -> Result<Option<Cfa>> {
+        let info: &FrameInfo = &cfi.facts(id);
         let cfa = match info.cfa {
             Some((register, offset)) => Some(Cfa {
                 register,
@@ -653,6 +634,60 @@ impl<'a> TableInput<'a, '_, '_> {
             });
         }
         Ok(cfa)
+    }
+}
+
+/// An error of the flat table being written.
+fn flat_error(source: pcmap_reader::Error) -> Error {
+    Error::StackMap {
+        section: flat::SECTION_NAME.into(),
+        problem: source,
+    }
+}
+
+/// The frame states one flat table's writer has stored, by CFI row facts
+/// and stack realignment: each converted and encoded once for all the
+/// records that share it (tens of thousands of functions share a few
+/// prologues), not once per function.
+#[derive(Default)]
+struct StoredStates {
+    /// By [`FrameId`], not realigned and realigned: the state stored and
+    /// whether its CFA is an expression.
+    by_id: Vec<[Option<(StoredFrameState, bool)>; 2]>,
+    /// The saved registers of the state being converted.
+    saved: Vec<FrameRegister>,
+}
+
+impl StoredStates {
+    /// The frame state of the CFI row `id` in a function that realigns its
+    /// stack or not, stored in `w` the first time it is asked for, as
+    /// `convert` makes it (the CFA rule, the saved registers into the
+    /// buffer given); and whether its CFA is an expression.
+    fn get(
+        &mut self,
+        w: &mut FlatWriter<RunTimeEndian>,
+        id: FrameId,
+        realigned: bool,
+        convert: impl FnOnce(&mut Vec<FrameRegister>) -> Result<Option<Cfa>>,
+    ) -> Result<(StoredFrameState, bool)> {
+        let i = id.index();
+        if self.by_id.len() <= i {
+            self.by_id.resize(i + 1, [None; 2]);
+        }
+        if let Some(known) = self.by_id[i][usize::from(realigned)] {
+            return Ok(known);
+        }
+        let cfa = convert(&mut self.saved)?;
+        let state = w
+            .frame_state(&FrameStateRef {
+                cfa,
+                stack_realigned: realigned,
+                saved: &self.saved,
+            })
+            .map_err(flat_error)?;
+        let known = (state, cfa.is_none());
+        self.by_id[i][usize::from(realigned)] = Some(known);
+        Ok(known)
     }
 }
 

@@ -83,7 +83,7 @@ pub use table::{
     Tables,
 };
 #[cfg(feature = "write")]
-pub use writer::{FlatTable, FlatWriter, FrameHead, FrameStateRef, RecordHead};
+pub use writer::{FlatTable, FlatWriter, FrameHead, FrameStateRef, RecordHead, StoredFrameState};
 
 /// A linked section of one table for this crate's documentation examples:
 /// two functions at 0x40_1000 (records at +0x10, ID 7, and +0x24) and

@@ -149,6 +149,11 @@ pub struct FrameStateRef<'a> {
     pub saved: &'a [FrameRegister],
 }
 
+/// A frame state stored by one [`FlatWriter`] (its offset in the Data
+/// area), for that writer's [`FlatWriter::record_stored`] only.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct StoredFrameState(u32);
+
 /// A function's frame record fields, for [`FlatWriter::function`].
 #[derive(Debug, Clone, Copy)]
 pub struct FrameHead {
@@ -255,21 +260,31 @@ impl<E: Endian> FlatWriter<E> {
         L: IntoIterator<Item = Result<Location>>,
         O: IntoIterator<Item = Result<LiveOut>>,
     {
-        if self
-            .last_offset
-            .is_some_and(|last| r.instruction_offset < last)
-        {
-            return Err(Error::NotSorted {
-                function: (self.frames.len() / flat::FRAME_RECORD_SIZE) as u32,
-                record: self.nrecords,
-            });
-        }
-        self.last_offset = Some(r.instruction_offset);
-        // The frame state first: the Site holds its offset.
+        // The order first: nothing is stored for a record out of order.
+        self.check_order(r.instruction_offset)?;
         let fs = match frame_state {
             Some(fs) => Some(self.frame_state(fs)?),
             None => None,
         };
+        self.record_stored(r, locations, live_outs, fs)
+    }
+
+    /// [`record`](Self::record) with a frame state already stored by
+    /// [`frame_state`](Self::frame_state): a writer that meets the same
+    /// frame state again and again stores it once and passes its handle.
+    pub fn record_stored<L, O>(
+        &mut self,
+        r: &RecordHead,
+        locations: L,
+        live_outs: O,
+        frame_state: Option<StoredFrameState>,
+    ) -> Result<()>
+    where
+        L: IntoIterator<Item = Result<Location>>,
+        O: IntoIterator<Item = Result<LiveOut>>,
+    {
+        self.check_order(r.instruction_offset)?;
+        let fs = frame_state.map(|fs| fs.0);
         let start = self.data.open();
         let s = &mut self.data.bytes;
         uleb(s, r.id);
@@ -318,13 +333,27 @@ impl<E: Endian> FlatWriter<E> {
         Ok(())
     }
 
-    /// Stores a frame state; its offset in the Data area. The same state
-    /// as the record before's (records of a function mostly share a CFI
-    /// row) takes its offset without being encoded again.
-    fn frame_state(&mut self, fs: &FrameStateRef<'_>) -> Result<u32> {
+    /// `Error::NotSorted` if a record at `offset` comes after one at a
+    /// larger offset in the current function.
+    fn check_order(&mut self, offset: u32) -> Result<()> {
+        if self.last_offset.is_some_and(|last| offset < last) {
+            return Err(Error::NotSorted {
+                function: (self.frames.len() / flat::FRAME_RECORD_SIZE) as u32,
+                record: self.nrecords,
+            });
+        }
+        self.last_offset = Some(offset);
+        Ok(())
+    }
+
+    /// Stores a frame state (once: the uniquing rule), for
+    /// [`record_stored`](Self::record_stored). The same state as the one
+    /// stored last (records of a function mostly share a CFI row) takes
+    /// its place without being encoded again.
+    pub fn frame_state(&mut self, fs: &FrameStateRef<'_>) -> Result<StoredFrameState> {
         if let Some((cfa, realigned, saved, offset)) = &self.last_frame_state {
             if *cfa == fs.cfa && *realigned == fs.stack_realigned && saved[..] == *fs.saved {
-                return Ok(*offset);
+                return Ok(StoredFrameState(*offset));
             }
         }
         let offset = self.encode_frame_state(fs)?;
@@ -336,7 +365,7 @@ impl<E: Endian> FlatWriter<E> {
         last.2.clear();
         last.2.extend_from_slice(fs.saved);
         last.3 = offset;
-        Ok(offset)
+        Ok(StoredFrameState(offset))
     }
 
     fn encode_frame_state(&mut self, fs: &FrameStateRef<'_>) -> Result<u32> {
