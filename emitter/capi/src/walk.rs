@@ -1150,6 +1150,9 @@ pub unsafe extern "C" fn pcmap_walk_collect(
     let memory = w.memory();
     let mut buffer = [const { MaybeUninit::<pcmap_root>::uninit() }; walk::DECODED_ROOTS];
     loop {
+        // The frame's entry, checked once for its roots and its step (the
+        // cache's memory, which neither writes).
+        let hit = cached(w).map(|e| e as *const Entry);
         if w.at == PCMAP_WALK_AT_RECORD {
             let mut frame = pcmap_walk_frame {
                 regs: &w.regs,
@@ -1157,7 +1160,8 @@ pub unsafe extern "C" fn pcmap_walk_collect(
                 num_roots: 0,
                 depth: w.depth,
             };
-            match cached(w).filter(|e| e.frame.has_roots()) {
+            // SAFETY: as above.
+            match hit.map(|e| &*e).filter(|e| e.frame.has_roots()) {
                 Some(e) => {
                     let mut n = 0usize;
                     let decoded = e.frame.roots(registers(&w.regs), |base, derived, r| {
@@ -1188,7 +1192,7 @@ pub unsafe extern "C" fn pcmap_walk_collect(
                 }
             }
         }
-        let stepped = match cached(w).map(|e| e as *const Entry) {
+        let stepped = match hit {
             // SAFETY: as in `pcmap_walk_step`.
             Some(e) => walk::step_decoded(&memory, arch, registers_mut(&mut w.regs), &(*e).frame),
             None => step_uncached(w, &memory, arch),
