@@ -1076,6 +1076,176 @@ pub unsafe extern "C" fn pcmap_walk_roots(
     roots_uncached(w, visit, ctx)
 }
 
+/// A frame `pcmap_walk_collect` visits: its registers and its roots.
+#[allow(non_camel_case_types)]
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct pcmap_walk_frame {
+    /// The frame's registers (`regs->pc` is its PC), valid during the call.
+    pub regs: *const pcmap_registers,
+    /// `num_roots` roots, as `pcmap_walk_roots` gives them, in its order,
+    /// valid during the call.
+    pub roots: *const pcmap_root,
+    pub num_roots: u32,
+    /// Steps from the first frame (the cursor's `depth` there).
+    pub depth: u32,
+}
+
+/// Called by `pcmap_walk_collect` for each frame with a record (NULL is
+/// rejected).
+#[allow(non_camel_case_types)]
+pub type pcmap_frame_fn =
+    Option<unsafe extern "C" fn(ctx: *mut core::ffi::c_void, frame: *const pcmap_walk_frame)>;
+
+/// Walks the whole stack from `regs` in one call: what a cursor from
+/// `pcmap_walk_init_cached(.., maps, regs, stack_low, stack_high, flags,
+/// cache)` does, calling `pcmap_walk_roots` at every frame with a record
+/// and `pcmap_walk_step` until it fails, but with one call of `visit` per
+/// such frame with all its roots (a frame with more than 32 roots: several
+/// calls, each with the next ones; one with none: one call, no roots).
+/// Frames without a record (passed through with
+/// `PCMAP_WALK_FRAME_POINTER_CHAIN`) are not visited. A frame found in the
+/// cache is stepped and its roots decoded from the cache entry alone (no
+/// function or record copied); any other goes the cursor's exact way (and
+/// is kept in the cache if it fits). Returns what ended the walk, the
+/// status the cursor gives: the failed step's `PCMAP_STOP_*` (the end of
+/// the managed stack: `PCMAP_STOP_UNMANAGED`) or error, or the error of a
+/// frame's roots (not visited; the walk stops there), or of the start.
+/// `cache` may be NULL (every frame the exact way).
+///
+/// # Safety
+/// As `pcmap_walk_init_cached`; `visit` is callable with `ctx`.
+#[no_mangle]
+#[allow(clippy::too_many_arguments)]
+pub unsafe extern "C" fn pcmap_walk_collect(
+    cache: *mut pcmap_walk_cache,
+    maps: *const pcmap_stackmaps,
+    regs: *const pcmap_registers,
+    stack_low: u64,
+    stack_high: u64,
+    flags: u32,
+    visit: pcmap_frame_fn,
+    ctx: *mut core::ffi::c_void,
+) -> pcmap_status {
+    let (Some(visit), Some(arch)) = (visit, ARCH) else {
+        return PCMAP_ERR_ARGUMENT;
+    };
+    let mut walk = MaybeUninit::<pcmap_walk>::uninit();
+    let s = init(
+        walk.as_mut_ptr(),
+        maps,
+        regs,
+        stack_low,
+        stack_high,
+        flags,
+        cache,
+    );
+    if s != PCMAP_OK {
+        return s;
+    }
+    // SAFETY: `init` wrote every field but `function`, `record`, `data`
+    // and `data_size`, which are read only where `at` (or a cache entry
+    // copied into them) makes them valid, as in a cursor.
+    let w = walk.assume_init_mut();
+    let memory = w.memory();
+    let mut buffer = [const { MaybeUninit::<pcmap_root>::uninit() }; walk::DECODED_ROOTS];
+    loop {
+        // The frame's entry, checked once for its roots and its step (the
+        // cache's memory, which neither writes).
+        let hit = cached(w).map(|e| e as *const Entry);
+        if w.at == PCMAP_WALK_AT_RECORD {
+            let mut frame = pcmap_walk_frame {
+                regs: &w.regs,
+                roots: buffer.as_ptr().cast(),
+                num_roots: 0,
+                depth: w.depth,
+            };
+            // SAFETY: as above.
+            match hit.map(|e| &*e).filter(|e| e.frame.has_roots()) {
+                Some(e) => {
+                    let mut n = 0usize;
+                    let decoded = e.frame.roots(registers(&w.regs), |base, derived, r| {
+                        if let Some(slot) = buffer.get_mut(n) {
+                            slot.write(pcmap_root {
+                                base: base.into(),
+                                derived: derived.into(),
+                                base_index: r.base_index,
+                                derived_index: r.derived_index,
+                            });
+                            n += 1;
+                        }
+                    });
+                    if let Err(e) = decoded {
+                        return match e {
+                            walk::DecodeError::RegisterUnknown(_) => PCMAP_ERR_NO_REGISTER,
+                            walk::DecodeError::Table(e) => e.into(),
+                        };
+                    }
+                    frame.num_roots = n as u32;
+                    visit(ctx, &frame);
+                }
+                None => {
+                    let s = collect_uncached(w, &mut frame, visit, ctx);
+                    if s != PCMAP_OK {
+                        return s;
+                    }
+                }
+            }
+        }
+        let stepped = match hit {
+            // SAFETY: as in `pcmap_walk_step`.
+            Some(e) => walk::step_decoded(&memory, arch, registers_mut(&mut w.regs), &(*e).frame),
+            None => step_uncached(w, &memory, arch),
+        };
+        if let Err(stop) = stepped {
+            return stop.into();
+        }
+        w.depth = w.depth.saturating_add(1);
+        let pc = w.regs.pc;
+        // A hit: only the entry (its function and record are not copied:
+        // nothing here reads them but through the entry).
+        if let Some(c) = w.cache.as_mut().filter(|c| c.epoch == w.cache_epoch) {
+            if let Some(slot) = walk::cache_find(c.slots(), pc) {
+                w.entry = (slot as *const Slot).cast();
+                w.at = PCMAP_WALK_AT_RECORD;
+                c.hits = c.hits.wrapping_add(1);
+                continue;
+            }
+        }
+        let (maps, flags, cache) = (w.maps, w.flags, w.cache);
+        match look_up_cached(w, cache, maps, flags, &memory, arch, pc) {
+            Ok(at) => w.at = at,
+            Err(e) => return e,
+        }
+    }
+}
+
+/// `pcmap_walk_collect`'s visit of a frame that is not in the cache (or
+/// whose entry has no roots): its function and record as the table gives
+/// them, copied from the entry if the lookup did not write them.
+///
+/// # Safety
+/// As `pcmap_walk_collect`; `w` is at a record.
+#[inline(never)]
+unsafe fn collect_uncached(
+    w: &mut pcmap_walk,
+    frame: &mut pcmap_walk_frame,
+    visit: unsafe extern "C" fn(ctx: *mut core::ffi::c_void, frame: *const pcmap_walk_frame),
+    ctx: *mut core::ffi::c_void,
+) -> pcmap_status {
+    if let Some(e) = cached(w).map(|e| &e.found as *const Found) {
+        // SAFETY: `Found` is laid out as these fields (asserted above); the
+        // entry is in the cache's memory, not in the walk (a memcpy).
+        core::ptr::copy_nonoverlapping(e, addr_of_mut!(w.function).cast::<Found>(), 1);
+    }
+    roots_in_batches(w, &mut |roots| {
+        frame.roots = roots.as_ptr();
+        frame.num_roots = roots.len() as u32;
+        // SAFETY: the caller's callback and context.
+        unsafe { visit(ctx, frame) };
+    })
+}
+
 /// `pcmap_walk_roots` from the record as the table gives it.
 ///
 /// # Safety
@@ -1086,6 +1256,23 @@ unsafe fn roots_uncached(
     visit: unsafe extern "C" fn(ctx: *mut core::ffi::c_void, root: *const pcmap_root),
     ctx: *mut core::ffi::c_void,
 ) -> pcmap_status {
+    roots_in_batches(w, &mut |roots| {
+        for root in roots {
+            // SAFETY: the caller's callback and context.
+            unsafe { visit(ctx, root) };
+        }
+    })
+}
+
+/// The roots of the walk's record as the table gives it, decoded with the
+/// frame's registers, to `batch` in record order in slices of at most
+/// `ROOTS_AT_ONCE` (one slice, possibly empty, for a record with no more):
+/// the whole layout and every root checked before the first slice.
+///
+/// # Safety
+/// As `pcmap_walk_roots`.
+#[inline(never)]
+unsafe fn roots_in_batches(w: &pcmap_walk, batch: &mut dyn FnMut(&[pcmap_root])) -> pcmap_status {
     let rec = &w.record;
     let layout = match rec.kind {
         k if k == flat::RecordKind::StatePoint as u8 => RootLayout::Statepoint,
@@ -1103,7 +1290,7 @@ unsafe fn roots_uncached(
     // straight over the record's locations.
     let mut buffer = [const { MaybeUninit::<pcmap_root>::uninit() }; ROOTS_AT_ONCE];
     let mut n = 0usize;
-    let pass = |visiting: bool, buffer: &mut [MaybeUninit<pcmap_root>], n: &mut usize| {
+    let mut pass = |visiting: bool, buffer: &mut [MaybeUninit<pcmap_root>], n: &mut usize| {
         let locations = data.locations_at(rec.locations, rec.num_locations);
         walk::try_roots(
             layout,
@@ -1123,15 +1310,14 @@ unsafe fn roots_uncached(
                     base_index: r.base_index,
                     derived_index: r.derived_index,
                 };
-                if visiting {
-                    // SAFETY: the caller's callback and context.
-                    unsafe { visit(ctx, &root) };
-                } else {
-                    if let Some(slot) = buffer.get_mut(*n) {
-                        slot.write(root);
-                    }
-                    *n += 1;
+                if visiting && *n == ROOTS_AT_ONCE {
+                    batch(filled(buffer, *n));
+                    *n = 0;
                 }
+                if let Some(slot) = buffer.get_mut(*n) {
+                    slot.write(root);
+                }
+                *n += 1;
                 Ok(())
             },
         )
@@ -1140,14 +1326,20 @@ unsafe fn roots_uncached(
         return e;
     }
     if n > ROOTS_AT_ONCE {
+        n = 0;
         let _ = pass(true, &mut buffer, &mut n);
-        return PCMAP_OK;
     }
-    for root in &buffer[..n] {
-        // SAFETY: the first `n` were written above.
-        visit(ctx, root.as_ptr());
-    }
+    batch(filled(&buffer, n));
     PCMAP_OK
+}
+
+/// The first `n` roots of `buffer`, written.
+#[inline(always)]
+fn filled(buffer: &[MaybeUninit<pcmap_root>], n: usize) -> &[pcmap_root] {
+    let n = n.min(buffer.len());
+    // SAFETY: the callers wrote the first `n` (at most the buffer's
+    // length); MaybeUninit<T> has T's layout.
+    unsafe { core::slice::from_raw_parts(buffer.as_ptr().cast(), n) }
 }
 
 /// A status as the error of `walk::try_roots`.

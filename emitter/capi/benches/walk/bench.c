@@ -1,14 +1,17 @@
 /* scripts/bench-walk: walk a 64-frame managed stack and visit every root,
  * with the flat table of 1,000,000 records (this program's own
- * pcmap_stackmaps), four ways:
+ * pcmap_stackmaps), five ways:
  *
+ *   collect one call, pcmap_walk_collect, with its own cache of decoded frames,
+ *           warm: one callback per frame with all its roots;
  *   cached  the cursor with a cache of decoded frames (pcmap_walk_init_cached),
  *           warm: filled by the first walk, hits afterwards;
  *   cursor  pcmap_walk_init / pcmap_walk_roots / pcmap_walk_step;
  *   libgcc  _Unwind_Backtrace, each return address looked up in a hash table
  *           built beforehand from every record (what runtimes that parse
  *           LLVM's stack maps into a hash table do), roots decoded with
- *           _Unwind_GetCFA (the frame's SP) and _Unwind_GetGR;
+ *           _Unwind_GetCFA (the frame's SP) and _Unwind_GetGR and passed,
+ *           frame by frame, to the callback pcmap_walk_collect calls;
  *   chain   the bare frame pointer chain, no lookup, no root (the floor).
  *
  * Prints ns per frame for each (the median of BATCHES batches, in thread CPU
@@ -103,10 +106,31 @@ static const site *lookup(uint64_t pc) {
   return NULL;
 }
 
+/* What the per-frame callback of the collect and libgcc routes sums. */
+typedef struct frame_sum {
+  uint64_t sum;
+  int frames;
+} frame_sum;
+
+/* The roots of a frame, passed through a pointer (never inlined): the
+ * collect and libgcc routes visit roots the same way. */
+static void visit_frame(void *ctx, const pcmap_walk_frame *f) {
+  frame_sum *s = (frame_sum *)ctx;
+  uint32_t i;
+  s->frames++;
+  for (i = 0; i < f->num_roots; i++) {
+    const pcmap_root *r = &f->roots[i];
+    s->sum += r->base.has_address ? *(const uint64_t *)(uintptr_t)r->base.address : r->base.value;
+    if (r->derived_index != r->base_index)
+      s->sum += r->derived.has_address ? *(const uint64_t *)(uintptr_t)r->derived.address : r->derived.value;
+  }
+}
+static pcmap_frame_fn volatile frame_callback = visit_frame;
+
 /* libgcc's route. */
 typedef struct unwind_state {
-  int frames, started;
-  uint64_t sum;
+  int started;
+  frame_sum s;
 } unwind_state;
 
 #if defined(__x86_64__)
@@ -120,18 +144,27 @@ typedef struct unwind_state {
 static _Unwind_Reason_Code unwind_frame(struct _Unwind_Context *ctx, void *arg) {
   unwind_state *u = (unwind_state *)arg;
   const site *s = lookup(_Unwind_GetIP(ctx));
+  pcmap_root roots[MAX_ROOTS];
+  pcmap_walk_frame f;
   uint16_t i;
   if (!s) return u->started ? _URC_END_OF_STACK : _URC_NO_REASON;
   u->started = 1;
-  u->frames++;
   for (i = 0; i < s->num_roots; i++) {
     /* libgcc's CFA here is the frame's SP (the CFA of the frame below). */
     uint64_t base = s->roots[i].reg == SP_DWARF ? _Unwind_GetCFA(ctx) : _Unwind_GetGR(ctx, s->roots[i].reg);
-    if (s->roots[i].kind == PCMAP_LOCATION_INDIRECT)
-      u->sum += *(const uint64_t *)(uintptr_t)(base + (uint64_t)(int64_t)s->roots[i].offset);
-    else if (s->roots[i].kind == PCMAP_LOCATION_REGISTER)
-      u->sum += base;
+    pcmap_root *r = &roots[i];
+    r->base.has_address = s->roots[i].kind == PCMAP_LOCATION_INDIRECT;
+    r->base.address = r->base.has_address ? base + (uint64_t)(int64_t)s->roots[i].offset : 0;
+    r->base.has_value = s->roots[i].kind == PCMAP_LOCATION_REGISTER;
+    r->base.value = r->base.has_value ? base : 0;
+    r->derived = r->base;
+    r->base_index = r->derived_index = i;
   }
+  f.regs = NULL;
+  f.roots = roots;
+  f.num_roots = s->num_roots;
+  f.depth = (uint32_t)u->s.frames;
+  frame_callback(&u->s, &f);
   return _URC_NO_REASON;
 }
 
@@ -142,9 +175,10 @@ static void visit_root(void *ctx, const pcmap_root *r) {
     *sum += r->derived.has_address ? *(const uint64_t *)(uintptr_t)r->derived.address : r->derived.value;
 }
 
-/* The cache of decoded frames: 256 entries of caller memory. */
-static pcmap_walk_cache cache;
+/* The caches of decoded frames: 256 entries of caller memory each. */
+static pcmap_walk_cache cache, collect_cache;
 static uint64_t cache_memory[256 * PCMAP_WALK_CACHE_ENTRY_SIZE / 8];
+static uint64_t collect_cache_memory[256 * PCMAP_WALK_CACHE_ENTRY_SIZE / 8];
 
 static int walk_cursor(const pcmap_registers *regs, uint64_t *sum, pcmap_walk_cache *with) {
   pcmap_walk c;
@@ -166,10 +200,17 @@ __attribute__((noinline)) static int walk_uncached(const pcmap_registers *regs, 
   return walk_cursor(regs, sum, NULL);
 }
 __attribute__((noinline)) static int walk_libgcc(uint64_t *sum) {
-  unwind_state u = {0, 0, 0};
+  unwind_state u = {0, {0, 0}};
   _Unwind_Backtrace(unwind_frame, &u);
-  *sum = u.sum;
-  return u.frames;
+  *sum = u.s.sum;
+  return u.s.frames;
+}
+/* The walk ends at main's frame, not managed: PCMAP_STOP_UNMANAGED. */
+__attribute__((noinline)) static int walk_collect(const pcmap_registers *regs, uint64_t *sum) {
+  frame_sum s = {0, 0};
+  if (pcmap_walk_collect(&collect_cache, &maps, regs, 0, 0, 0, frame_callback, &s) != PCMAP_STOP_UNMANAGED) abort();
+  *sum = s.sum;
+  return s.frames;
 }
 
 /* The frame pointer chain: frame record {caller's FP, return address} at
@@ -206,9 +247,9 @@ static int cmp(const void *a, const void *b) {
   return (x > y) - (x < y);
 }
 
-enum { CACHED, CURSOR, LIBGCC, CHAIN, METHODS };
-static const char *names[METHODS] = {"cursor with cache (warm)", "cursor (pcmap_walk_*)", "_Unwind_Backtrace + hash table",
-                                     "frame pointer chain"};
+enum { COLLECT, CACHED, CURSOR, LIBGCC, CHAIN, METHODS };
+static const char *names[METHODS] = {"pcmap_walk_collect (warm cache)", "cursor with cache (warm)",
+                                     "cursor (pcmap_walk_*)", "_Unwind_Backtrace + hash table", "frame pointer chain"};
 
 /* The sum of the return addresses the cursor steps to (frames 1 to 64:
  * the chain reads the return address of each of the 64 frames). */
@@ -233,7 +274,9 @@ uint64_t bench_safepoint(pcmap_registers *regs, uint64_t a1, uint64_t a2, uint64
       double t0 = now();
       for (r = 0; r < REPEAT; r++) {
         uint64_t sum = 0;
-        if (m == CACHED) {
+        if (m == COLLECT) {
+          frames[m] = walk_collect(regs, &sum);
+        } else if (m == CACHED) {
           frames[m] = walk_cached(regs, &sum);
         } else if (m == CURSOR) {
           frames[m] = walk_uncached(regs, &sum);
@@ -252,25 +295,29 @@ uint64_t bench_safepoint(pcmap_registers *regs, uint64_t a1, uint64_t a2, uint64
     printf("%-32s %3d frames  %8.1f ns/frame (median of %d batches of %d walks)\n", names[m], frames[m],
            ns[m][BATCHES / 2], BATCHES, REPEAT);
   }
-  for (m = CACHED; m <= CURSOR; m++) {
+  for (m = COLLECT; m <= CURSOR; m++) {
     double vs_libgcc = ns[LIBGCC][BATCHES / 2] / ns[m][BATCHES / 2];
     double vs_chain = ns[m][BATCHES / 2] / ns[CHAIN][BATCHES / 2];
     printf("%s: vs libgcc %.2fx %s (goal >= 20x faster: %s); vs frame pointer chain %.2fx the time (goal <= 2x: %s)\n",
            names[m], vs_libgcc >= 1 ? vs_libgcc : 1 / vs_libgcc, vs_libgcc >= 1 ? "faster" : "slower",
            vs_libgcc >= 20 ? "PASS" : "FAIL", vs_chain, vs_chain <= 2 ? "PASS" : "FAIL");
   }
-  printf("cache: %llu hits, %llu misses, %llu not cached\n", (unsigned long long)cache.hits,
-         (unsigned long long)cache.misses, (unsigned long long)cache.uncached);
+  printf("cache: %llu hits, %llu misses, %llu not cached; collect's: %llu, %llu, %llu\n",
+         (unsigned long long)cache.hits, (unsigned long long)cache.misses, (unsigned long long)cache.uncached,
+         (unsigned long long)collect_cache.hits, (unsigned long long)collect_cache.misses,
+         (unsigned long long)collect_cache.uncached);
   if (sums[CHAIN] != cursor_return_addresses(regs)) {
     printf("FAIL: the frame pointer chain did not read the cursor's return addresses\n");
     exit(1);
   }
   if (frames[CURSOR] != FRAMES || frames[LIBGCC] != frames[CURSOR] || frames[CHAIN] != FRAMES ||
-      frames[CACHED] != FRAMES || sums[CURSOR] != sums[LIBGCC] || sums[CACHED] != sums[LIBGCC] ||
-      cache.misses != FRAMES) {
-    printf("FAIL: frames %d/%d/%d, root sums %llx/%llx/%llx, cache misses %llu\n", frames[CACHED], frames[CURSOR],
-           frames[LIBGCC], (unsigned long long)sums[CACHED], (unsigned long long)sums[CURSOR],
-           (unsigned long long)sums[LIBGCC], (unsigned long long)cache.misses);
+      frames[CACHED] != FRAMES || frames[COLLECT] != FRAMES || sums[CURSOR] != sums[LIBGCC] ||
+      sums[CACHED] != sums[LIBGCC] || sums[COLLECT] != sums[LIBGCC] || cache.misses != FRAMES ||
+      collect_cache.misses != FRAMES) {
+    printf("FAIL: frames %d/%d/%d/%d, root sums %llx/%llx/%llx/%llx, cache misses %llu/%llu\n", frames[COLLECT],
+           frames[CACHED], frames[CURSOR], frames[LIBGCC], (unsigned long long)sums[COLLECT],
+           (unsigned long long)sums[CACHED], (unsigned long long)sums[CURSOR], (unsigned long long)sums[LIBGCC],
+           (unsigned long long)collect_cache.misses, (unsigned long long)cache.misses);
     exit(1);
   }
   return 0;
@@ -282,6 +329,7 @@ int main(void) {
          maps.num_tables);
   build_table();
   if (pcmap_walk_cache_init(&cache, cache_memory, sizeof cache_memory) != PCMAP_OK) return 2;
+  if (pcmap_walk_cache_init(&collect_cache, collect_cache_memory, sizeof collect_cache_memory) != PCMAP_OK) return 2;
   bench_f0(FRAMES - 1, 1000);
   return 0;
 }

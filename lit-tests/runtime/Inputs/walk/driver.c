@@ -229,6 +229,120 @@ static void compare_cached(const pcmap_registers *regs, int s, long n, const cha
   }
 }
 
+/* What a walk visits, root by root and frame by frame: the one-call
+ * collector (pcmap_walk_collect) must visit what the cursor does. */
+typedef struct visited {
+  pcmap_root roots[MAX_ROOTS];
+  u64 pc[MAX_ROOTS];
+  unsigned depth[MAX_ROOTS];
+  long n;
+  u64 frame_pc[MAX_FRAMES], frame_sp[MAX_FRAMES];
+  unsigned frame_depth[MAX_FRAMES], frame_roots[MAX_FRAMES];
+  long frames;
+} visited;
+static visited visits_ref, visits_got;
+static pcmap_walk_cache collect_cache;
+static u64 collect_cache_memory[64 * PCMAP_WALK_CACHE_ENTRY_SIZE / 8];
+static visited *visiting;
+
+static void add_frame(visited *v, const pcmap_registers *r, unsigned depth, unsigned n) {
+  if (v->frames && v->frame_depth[v->frames - 1] == depth) {
+    /* A frame's roots in several calls (more than 32). */
+    v->frame_roots[v->frames - 1] += n;
+  } else if (v->frames < MAX_FRAMES) {
+    v->frame_pc[v->frames] = r->pc;
+    v->frame_sp[v->frames] = r->value[PCMAP_SP_SLOT];
+    v->frame_depth[v->frames] = depth;
+    v->frame_roots[v->frames++] = n;
+  }
+}
+
+static void add_root(visited *v, const pcmap_root *r, u64 pc, unsigned depth) {
+  if (v->n >= MAX_ROOTS) return;
+  v->roots[v->n] = *r;
+  v->pc[v->n] = pc;
+  v->depth[v->n++] = depth;
+}
+
+static void cursor_root(void *ctx, const pcmap_root *r) {
+  const pcmap_walk *c = (const pcmap_walk *)ctx;
+  add_root(visiting, r, c->regs.pc, c->depth);
+}
+
+/* The cursor's roots at every frame with a record, until a step (or a
+ * frame's roots) fails: that status. */
+static int cursor_visits(const pcmap_registers *regs, pcmap_walk_cache *with, visited *v) {
+  pcmap_walk c;
+  int s = pcmap_walk_init_cached(&c, &maps, regs, stack_low, stack_high, 0, with);
+  v->n = v->frames = 0;
+  visiting = v;
+  if (s != PCMAP_OK) return s;
+  for (;;) {
+    if (c.at == PCMAP_WALK_AT_RECORD) {
+      long before = v->n;
+      s = pcmap_walk_roots(&c, cursor_root, &c);
+      if (s != PCMAP_OK) return s;
+      add_frame(v, &c.regs, c.depth, (unsigned)(v->n - before));
+    }
+    s = pcmap_walk_step(&c);
+    if (s != PCMAP_OK) return s;
+  }
+}
+
+static void collect_frame(void *ctx, const pcmap_walk_frame *f) {
+  visited *v = (visited *)ctx;
+  unsigned i;
+  for (i = 0; i < f->num_roots; i++) add_root(v, &f->roots[i], f->regs->pc, f->depth);
+  add_frame(v, f->regs, f->depth, f->num_roots);
+}
+
+static int collect_visits(const pcmap_registers *regs, pcmap_walk_cache *with, visited *v) {
+  v->n = v->frames = 0;
+  return pcmap_walk_collect(with, &maps, regs, stack_low, stack_high, 0, collect_frame, v);
+}
+
+static void compare_visits(const char *what, int want, int got) {
+  const visited *a = &visits_got, *b = &visits_ref;
+  long i;
+  if (got != want || a->frames != b->frames || a->n != b->n) {
+    fprintf(stderr, "walk: chain %ld: %s: status %d, %ld frames, %ld roots; the cursor's %d, %ld, %ld\n", chain, what,
+            got, a->frames, a->n, want, b->frames, b->n);
+    failures++;
+    return;
+  }
+  for (i = 0; i < a->frames; i++)
+    if (a->frame_pc[i] != b->frame_pc[i] || a->frame_sp[i] != b->frame_sp[i] ||
+        a->frame_depth[i] != b->frame_depth[i] || a->frame_roots[i] != b->frame_roots[i]) {
+      fprintf(stderr, "walk: chain %ld: %s: frame %ld: pc %llx sp %llx depth %u, %u roots; the cursor's %llx %llx %u, %u\n",
+              chain, what, i, (unsigned long long)a->frame_pc[i], (unsigned long long)a->frame_sp[i],
+              a->frame_depth[i], a->frame_roots[i], (unsigned long long)b->frame_pc[i],
+              (unsigned long long)b->frame_sp[i], b->frame_depth[i], b->frame_roots[i]);
+      failures++;
+      return;
+    }
+  for (i = 0; i < a->n; i++) {
+    const pcmap_root *x = &a->roots[i], *y = &b->roots[i];
+    if (!same_value(&x->base, &y->base) || !same_value(&x->derived, &y->derived) || x->base_index != y->base_index ||
+        x->derived_index != y->derived_index || a->pc[i] != b->pc[i] || a->depth[i] != b->depth[i]) {
+      fprintf(stderr, "walk: chain %ld: %s: root %ld (frame %u): slot %llx; the cursor's %llx (frame %u)\n", chain, what,
+              i, a->depth[i], (unsigned long long)x->base.address, (unsigned long long)y->base.address, b->depth[i]);
+      failures++;
+      return;
+    }
+  }
+}
+
+/* The collector, without a cache, cold and warm, against the cursor
+ * without the cache; and the cursor with the cache, against it too. */
+static void compare_collect(const pcmap_registers *regs) {
+  int want = cursor_visits(regs, NULL, &visits_ref);
+  compare_visits("cursor with the cache", want, cursor_visits(regs, &cache, &visits_got));
+  compare_visits("collect without a cache", want, collect_visits(regs, NULL, &visits_got));
+  if (pcmap_walk_cache_flush(&collect_cache) != PCMAP_OK) fail("pcmap_walk_cache_flush", 0, 0, 0);
+  compare_visits("cold collect", want, collect_visits(regs, &collect_cache, &visits_got));
+  compare_visits("warm collect", want, collect_visits(regs, &collect_cache, &visits_got));
+}
+
 /* libgcc's view. */
 typedef struct gcc_walk {
   frame frames[MAX_FRAMES + 16];
@@ -273,6 +387,7 @@ u64 corpus_safepoint(pcmap_registers *regs, u64 path, u64 a2, u64 a3, u64 a4, u6
    * by the first (or earlier chains), used by the second. */
   compare_cached(regs, s, n, "cold");
   compare_cached(regs, s, n, "warm");
+  if (!frames_only) compare_collect(regs);
   theirs.n = 0;
   _Unwind_Backtrace(gcc_frame, &theirs);
   for (j = 0; j < theirs.n && theirs.frames[j].pc != regs->pc; j++) {
@@ -362,6 +477,7 @@ int main(int argc, char **argv) {
   sa.sa_handler = on_signal;
   sigaction(SIGUSR1, &sa, NULL);
   if (pcmap_walk_cache_init(&cache, cache_memory, sizeof cache_memory) != PCMAP_OK) return 2;
+  if (pcmap_walk_cache_init(&collect_cache, collect_cache_memory, sizeof collect_cache_memory) != PCMAP_OK) return 2;
   for (chain = 0; chain < chains; chain++) {
     unsigned entry = (unsigned)(chain % (corpus_entries + 1));
     u64 r = next_random(&rng);
@@ -377,7 +493,10 @@ int main(int argc, char **argv) {
    * corpus). */
   fprintf(stderr, "walk: cache: %llu hits, %llu misses, %llu not cached\n", (unsigned long long)cache.hits,
           (unsigned long long)cache.misses, (unsigned long long)cache.uncached);
-  if (cache.hits == 0 || cache.misses == 0) {
+  fprintf(stderr, "walk: collect cache: %llu hits, %llu misses, %llu not cached\n",
+          (unsigned long long)collect_cache.hits, (unsigned long long)collect_cache.misses,
+          (unsigned long long)collect_cache.uncached);
+  if (cache.hits == 0 || cache.misses == 0 || (!frames_only && (collect_cache.hits == 0 || collect_cache.misses == 0))) {
     printf("FAIL: the cache was not used\n");
     return 1;
   }
