@@ -243,5 +243,25 @@ int main(int argc, char **argv) {
   use_walker = true;
   main_result = main_frame(heap[0], collect);
   printf("main_frame returned %s\n", name_of(main_result));
+
+  /* Loaded again: registered again at a new generation (the cache, filled
+   * before, is flushed), and both images' frames are found once more. */
+  so = dlopen(argv[1], RTLD_NOW | RTLD_LOCAL);
+  if (!so) {
+    printf("FAIL: dlopen again: %s\n", dlerror());
+    return 1;
+  }
+  so_frame = (frame_fn)(uintptr_t)dlsym(so, "so_frame");
+  pcmap_registry_summary again = report("after dlopen again");
+  printf("generation changed: %s\n", again.generation != closed.generation ? "yes" : "no");
+  use_walker = false;
+  main_result = main_frame(heap[0], call_so);
+  printf("main_frame returned %s, so_frame returned %s\n", name_of(main_result),
+         name_of(so_result));
+  use_walker = true;
+  main_result = main_frame(heap[0], call_so);
+  printf("main_frame returned %s, so_frame returned %s\n", name_of(main_result),
+         name_of(so_result));
+  walk_at_so_record();
   return 0;
 }
