@@ -200,28 +200,42 @@ static pcmap_registry_summary report(const char *when) {
   return r;
 }
 
+/* dlopen()s the shared object and finds its entry; NULL (said) if not. */
+static void *open_so(const char *path, const char *what) {
+  void *so = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+  if (!so) {
+    printf("FAIL: %s: %s\n", what, dlerror());
+    return NULL;
+  }
+  so_frame = (frame_fn)(uintptr_t)dlsym(so, "so_frame");
+  return so;
+}
+
+/* A collection through frames of both images, by libgcc's route and then
+ * by the library's walker through the registry, and a walk at the shared
+ * object's record. */
+static void collect_across_images(void) {
+  use_walker = false;
+  void *main_result = main_frame(heap[0], call_so);
+  printf("main_frame returned %s, so_frame returned %s\n", name_of(main_result),
+         name_of(so_result));
+  use_walker = true;
+  main_result = main_frame(heap[0], call_so);
+  printf("main_frame returned %s, so_frame returned %s\n", name_of(main_result),
+         name_of(so_result));
+  walk_at_so_record();
+}
+
 int main(int argc, char **argv) {
   volatile char top = 0;
   stack_top = (uintptr_t)&top;
   if (argc != 2) return 2;
   if (pcmap_walk_cache_init(&cache, cache_memory, sizeof cache_memory) != PCMAP_OK) return 2;
   report("start");
-  void *so = dlopen(argv[1], RTLD_NOW | RTLD_LOCAL);
-  if (!so) {
-    printf("FAIL: dlopen: %s\n", dlerror());
-    return 1;
-  }
-  so_frame = (frame_fn)(uintptr_t)dlsym(so, "so_frame");
+  void *so = open_so(argv[1], "dlopen");
+  if (!so) return 1;
   pcmap_registry_summary loaded = report("after dlopen");
-  void *main_result = main_frame(heap[0], call_so);
-  printf("main_frame returned %s, so_frame returned %s\n", name_of(main_result),
-         name_of(so_result));
-  /* Again, collected by the library's walker through the registry. */
-  use_walker = true;
-  main_result = main_frame(heap[0], call_so);
-  printf("main_frame returned %s, so_frame returned %s\n", name_of(main_result),
-         name_of(so_result));
-  walk_at_so_record();
+  collect_across_images();
 
   if (dlclose(so) != 0) {
     printf("FAIL: dlclose: %s\n", dlerror());
@@ -238,7 +252,7 @@ int main(int argc, char **argv) {
   /* The program's own tables are still there, for libgcc's route and
    * for the walker. */
   use_walker = false;
-  main_result = main_frame(heap[0], collect);
+  void *main_result = main_frame(heap[0], collect);
   printf("main_frame returned %s\n", name_of(main_result));
   use_walker = true;
   main_result = main_frame(heap[0], collect);
@@ -246,22 +260,9 @@ int main(int argc, char **argv) {
 
   /* Loaded again: registered again at a new generation (the cache, filled
    * before, is flushed), and both images' frames are found once more. */
-  so = dlopen(argv[1], RTLD_NOW | RTLD_LOCAL);
-  if (!so) {
-    printf("FAIL: dlopen again: %s\n", dlerror());
-    return 1;
-  }
-  so_frame = (frame_fn)(uintptr_t)dlsym(so, "so_frame");
+  if (!open_so(argv[1], "dlopen again")) return 1;
   pcmap_registry_summary again = report("after dlopen again");
   printf("generation changed: %s\n", again.generation != closed.generation ? "yes" : "no");
-  use_walker = false;
-  main_result = main_frame(heap[0], call_so);
-  printf("main_frame returned %s, so_frame returned %s\n", name_of(main_result),
-         name_of(so_result));
-  use_walker = true;
-  main_result = main_frame(heap[0], call_so);
-  printf("main_frame returned %s, so_frame returned %s\n", name_of(main_result),
-         name_of(so_result));
-  walk_at_so_record();
+  collect_across_images();
   return 0;
 }
