@@ -418,18 +418,26 @@ impl<'t, T: UnwindTables, M: Memory> Cursor<'t, T, M> {
             return Err(Stop::BadStack);
         }
         let mut next = self.regs;
+        self.step_exact(&mut next)?;
+        self.at = lookup(self.tables, &self.memory, self.arch, next.pc)?;
+        self.regs = next;
+        self.depth += 1;
+        Ok(())
+    }
+
+    /// The caller's registers into `next` (the frame's own on entry) by
+    /// the tables, as [`step_in_place`] with this cursor's frame: the step
+    /// of [`step`](Self::step), and of [`step_cached`](Self::step_cached)
+    /// on a miss.
+    fn step_exact(&self, next: &mut Registers) -> Result<(), Stop> {
         step_in_place(
             self.tables,
             &self.memory,
             self.arch,
             self.options,
-            &mut next,
+            next,
             &self.at,
-        )?;
-        self.at = lookup(self.tables, &self.memory, self.arch, next.pc)?;
-        self.regs = next;
-        self.depth += 1;
-        Ok(())
+        )
     }
 }
 
@@ -1305,14 +1313,7 @@ impl<T: UnwindTables, M: Memory> Cursor<'_, T, M> {
         };
         match hit {
             Some(d) => step_decoded(&self.memory, self.arch, &mut next, &d)?,
-            None => step_in_place(
-                self.tables,
-                &self.memory,
-                self.arch,
-                self.options,
-                &mut next,
-                &self.at,
-            )?,
+            None => self.step_exact(&mut next)?,
         }
         self.at = match cache_find(cache, next.pc) {
             Some(s) => {
