@@ -266,7 +266,7 @@ impl<E: Endian> FlatWriter<E> {
             Some(fs) => Some(self.frame_state(fs)?),
             None => None,
         };
-        self.record_stored(r, locations, live_outs, fs)
+        self.write_record(r, locations, live_outs, fs)
     }
 
     /// [`record`](Self::record) with a frame state already stored by
@@ -284,6 +284,23 @@ impl<E: Endian> FlatWriter<E> {
         O: IntoIterator<Item = Result<LiveOut>>,
     {
         self.check_order(r.instruction_offset)?;
+        self.write_record(r, locations, live_outs, frame_state)
+    }
+
+    /// The Site and the Records entry of a record whose order
+    /// ([`check_order`](Self::check_order)) is checked, for both entry
+    /// points.
+    fn write_record<L, O>(
+        &mut self,
+        r: &RecordHead,
+        locations: L,
+        live_outs: O,
+        frame_state: Option<StoredFrameState>,
+    ) -> Result<()>
+    where
+        L: IntoIterator<Item = Result<Location>>,
+        O: IntoIterator<Item = Result<LiveOut>>,
+    {
         let fs = frame_state.map(|fs| fs.0);
         let start = self.data.open();
         let s = &mut self.data.bytes;
