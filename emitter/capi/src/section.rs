@@ -307,6 +307,7 @@ impl<'a> Section<'a> {
         Ok(false)
     }
 
+    #[inline(always)]
     fn table_address(&self, offset: usize) -> u64 {
         self.address.wrapping_add(offset as u64)
     }
@@ -412,21 +413,19 @@ pub(crate) unsafe fn search_mapped<O: Output>(
     // SAFETY: the caller's contract: `m.data` points to the `m.size`
     // bytes of a mapped section.
     let bytes = unsafe { core::slice::from_raw_parts(m.data, m.size) };
+    let s = Section {
+        bytes,
+        address: m.address,
+        cached: core::slice::from_ref(h),
+        all_cached: true,
+    };
     let offset = h.offset as usize;
     let table = bytes.get(offset..)?;
-    let address = m.address.wrapping_add(h.offset);
+    let address = s.table_address(offset);
     let endian = NativeEndian::default();
     match FlatStackMap::lookup_mapped(table, endian, h.kept(), pc, address, how)? {
         None => Some(Ok(false)),
-        Some(hit) => {
-            let s = Section {
-                bytes,
-                address: m.address,
-                cached: core::slice::from_ref(h),
-                all_cached: true,
-            };
-            Some(out.write(&s, offset, h.kept(), hit).map(|()| true))
-        }
+        Some(hit) => Some(out.write(&s, offset, h.kept(), hit).map(|()| true)),
     }
 }
 

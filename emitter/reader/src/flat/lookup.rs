@@ -317,6 +317,15 @@ struct Lookup<'a, E: Endian> {
     shift: u8,
 }
 
+/// A function's address from its frame record's self-relative address
+/// field: the field's own address (the record at `base` + `at`) plus the
+/// signed value `stored` in it.
+#[inline(always)]
+fn self_relative(base: u64, at: usize, stored: i32) -> u64 {
+    base.wrapping_add((at + frame_record::ADDRESS) as u64)
+        .wrapping_add(stored as i64 as u64)
+}
+
 /// A read a lookup could not make: the table is corrupt.
 const LOOKUP_CORRUPT: Error = Error::Inconsistent("lookup read outside its arrays");
 
@@ -375,9 +384,7 @@ impl<'a, E: Endian> Lookup<'a, E> {
     /// Function `i`'s address given its self-relative field.
     #[inline(always)]
     fn relative_address(&self, i: u32, stored: i32) -> u64 {
-        self.frames_address
-            .wrapping_add(u64::from(i) * FRAME_RECORD_SIZE as u64)
-            .wrapping_add(stored as i64 as u64)
+        self_relative(self.frames_address, i as usize * FRAME_RECORD_SIZE, stored)
     }
     #[inline(always)]
     fn function_address(&self, i: u32) -> Option<u64> {
@@ -793,11 +800,11 @@ impl<'a, E: Endian> View<'a, '_, E> {
             let v = self.data.get(at..at + ADDRESS_SIZE)?;
             Some(self.endian.u64_from(v.try_into().ok()?))
         } else {
-            Some(
-                self.table_address
-                    .wrapping_add(self.frame_at(i) as u64)
-                    .wrapping_add(field as i32 as i64 as u64),
-            )
+            Some(self_relative(
+                self.table_address,
+                self.frame_at(i),
+                field as i32,
+            ))
         }
     }
     /// Function `i`'s address.
