@@ -193,6 +193,25 @@ pub trait Memory {
         let _ = address;
         None
     }
+    /// Whether [`read_u64`](Self::read_u64) would give a value for every
+    /// 8-aligned address in `[low, high)` (`low` itself 8-aligned): one
+    /// check for all of a frame's reads, which then go through
+    /// [`read_u64_unchecked`](Self::read_u64_unchecked). `false` (the
+    /// default) is always correct: the reads are then checked one by one.
+    fn can_read(&self, low: u64, high: u64) -> bool {
+        let _ = (low, high);
+        false
+    }
+    /// The word at `address`, 8-aligned, in a span
+    /// [`can_read`](Self::can_read) allowed: what `read_u64` gives there,
+    /// without its checks.
+    ///
+    /// # Safety
+    /// `can_read` returned true for a span holding `address`, which is
+    /// 8-aligned.
+    unsafe fn read_u64_unchecked(&self, address: u64) -> u64 {
+        self.read_u64(address).unwrap_or(0)
+    }
 }
 
 /// PowerPC64 instructions that may follow a call to another function's
@@ -943,7 +962,8 @@ pub struct DecodedFrame {
     pub roots_need: u64,
     /// CFA = value of slot `cfa_slot` + `cfa_offset`.
     pub cfa_offset: i32,
-    /// Where the return address is read when `ra_index` is `RA_FROM_CFA`.
+    /// Where the return address is read, from the CFA: the save slot of
+    /// the return address column (`ra_index`), else the ABI's place.
     pub ra_offset: i32,
     /// The CFA register's DWARF number (for `Stop::RegisterUnknown`).
     pub cfa_register: u16,
@@ -962,6 +982,13 @@ pub struct DecodedFrame {
     pub saved_offset: [i32; DECODED_SAVED],
     /// The first `num_roots` roots.
     pub roots: [DecodedRoot; DECODED_ROOTS],
+    /// Every read of a step is an 8-aligned word at CFA + o, with
+    /// `8 * reads_low <= o` and `o + 8 <= 8 * reads_high`, o a multiple of
+    /// 8: one [`Memory::can_read`] for the frame. `reads_low >
+    /// reads_high`: not so (reads checked one by one).
+    pub reads_low: i16,
+    /// See `reads_low`.
+    pub reads_high: i16,
 }
 
 impl DecodedFrame {
@@ -989,13 +1016,20 @@ impl DecodedFrame {
             saved_slot: [0; DECODED_SAVED],
             saved_offset: [0; DECODED_SAVED],
             roots: [DecodedRoot::default(); DECODED_ROOTS],
+            reads_low: 1,
+            reads_high: 0,
         };
         let ra_slot = arch.slot(arch.return_address());
         let mut fits = true;
+        // The span of the saved registers' slots (`reads_low`).
+        let (mut low, mut high, mut aligned) = (i32::MAX, i32::MIN, true);
         tables
             .saved_registers(record, |dwarf, offset| {
                 // Untracked registers are not read by a step either.
                 let Some(s) = arch.slot(dwarf) else { return };
+                low = low.min(offset);
+                high = high.max(offset);
+                aligned &= offset % 8 == 0;
                 let n = d.num_saved as usize;
                 if n == DECODED_SAVED {
                     fits = false;
@@ -1012,12 +1046,20 @@ impl DecodedFrame {
         if !fits {
             return None;
         }
-        if d.ra_index == RA_FROM_CFA {
-            d.ra_offset = match arch {
-                Arch::X86_64 => -8,
-                Arch::AArch64 => return None,
-                Arch::PowerPc64 => 16,
-            };
+        d.ra_offset = match arch {
+            _ if d.ra_index != RA_FROM_CFA => d.saved_offset[d.ra_index as usize],
+            Arch::X86_64 => -8,
+            Arch::AArch64 => return None,
+            Arch::PowerPc64 => 16,
+        };
+        // The span of the step's reads, in words, if every one is an
+        // aligned word whose offset fits.
+        let o = d.ra_offset;
+        let (low, high, aligned) = (low.min(o), high.max(o), aligned & (o % 8 == 0));
+        let (low, high) = (low / 8, high / 8 + 1);
+        if let (true, Ok(l), Ok(h)) = (aligned, i16::try_from(low), i16::try_from(high)) {
+            d.reads_low = l;
+            d.reads_high = h;
         }
         Some(d)
     }
@@ -1103,6 +1145,50 @@ impl DecodedFrame {
         Ok(())
     }
 
+    /// Where the frame's roots are, with its registers `regs`: for each
+    /// root in record order, the address of its base's slot and of its
+    /// derived pointer's (the same for a plain root), written to the
+    /// front of `out`; how many. The slot of an `Indirect` location is its
+    /// address; of a `Register` location, the slot the register is saved
+    /// in (a callee's save slot, or the capture's). Errors, before any
+    /// root counts (`out` may have been written): a register a root needs
+    /// that `regs` does not know ([`RootSlotError::RegisterUnknown`], the
+    /// first such, as [`DecodedFrame::roots`] gives it); a root with no
+    /// slot ([`RootSlotError::NoSlot`]: a `Direct` or `Constant`
+    /// location, a register saved nowhere); roots not kept
+    /// ([`RootSlotError::NotKept`]); more roots than `out` holds
+    /// ([`RootSlotError::Full`]).
+    #[inline(always)]
+    pub fn root_slots(&self, regs: &Registers, out: &mut [RootSlot]) -> Result<usize, RootSlotError> {
+        if regs.known & self.roots_need != self.roots_need {
+            return Err(match self.first_unknown(regs) {
+                DecodeError::RegisterUnknown(r) => RootSlotError::RegisterUnknown(r),
+                DecodeError::Table(_) => RootSlotError::NotKept,
+            });
+        }
+        if !self.has_roots() {
+            return Err(RootSlotError::NotKept);
+        }
+        let n = (self.num_roots as usize).min(DECODED_ROOTS);
+        let Some(out) = out.get_mut(..n) else {
+            return Err(RootSlotError::Full);
+        };
+        let mut all = true;
+        for (r, o) in self.roots[..n].iter().zip(out) {
+            let base = slot_of(&r.base, regs);
+            let derived = if r.same != 0 { base } else { slot_of(&r.derived, regs) };
+            all &= base.is_some() & derived.is_some();
+            *o = RootSlot {
+                base: base.unwrap_or(0),
+                derived: derived.unwrap_or(0),
+            };
+        }
+        if !all {
+            return Err(RootSlotError::NoSlot);
+        }
+        Ok(n)
+    }
+
     #[cold]
     fn first_unknown(&self, regs: &Registers) -> DecodeError {
         for r in &self.roots[..(self.num_roots as usize).min(DECODED_ROOTS)] {
@@ -1116,6 +1202,49 @@ impl DecodedFrame {
             }
         }
         DecodeError::RegisterUnknown(0)
+    }
+}
+
+/// Where a root is: the address of its base's slot and of its derived
+/// pointer's ([`DecodedFrame::root_slots`]); the C API's
+/// `pcmap_root_slot`.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct RootSlot {
+    /// The base pointer's slot.
+    pub base: u64,
+    /// The derived pointer's slot (the base's for a plain root).
+    pub derived: u64,
+}
+
+/// Why [`DecodedFrame::root_slots`] gave no slots.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RootSlotError {
+    /// A root names this DWARF register, not known in the frame.
+    RegisterUnknown(u16),
+    /// A root is not in memory: a `Direct` location (its value is an
+    /// address, not a slot holding the pointer), a `Constant`, or a
+    /// register whose save slot is not known.
+    NoSlot,
+    /// The frame's roots are not kept in the entry.
+    NotKept,
+    /// More roots than the output holds.
+    Full,
+}
+
+/// The slot of a kept location whose register is known: an `Indirect`
+/// location's address, a `Register`'s save slot; `None` for anything else.
+#[inline(always)]
+fn slot_of(l: &DecodedLocation, regs: &Registers) -> Option<u64> {
+    let s = slot_index(l.slot);
+    match l.kind {
+        k if k == LocationKind::Indirect as u8 => {
+            Some(regs.value[s].wrapping_add(l.offset as i64 as u64))
+        }
+        k if k == LocationKind::Register as u8 => {
+            (regs.saved >> s & 1 != 0).then_some(regs.address[s])
+        }
+        _ => None,
     }
 }
 
@@ -1145,9 +1274,56 @@ fn decode_known(l: &DecodedLocation, regs: &Registers) -> Value {
 }
 
 /// [`step_in_place`] for a frame whose record is `d`: the same checks in
-/// the same order, the same registers; on `Err` `regs` is unchanged.
+/// the same order, the same registers; on `Err` `regs` is unchanged. When
+/// `memory` allows every read of the step at once ([`Memory::can_read`]
+/// over the entry's span), they go unchecked (no read can then fail);
+/// otherwise, and for every error, [`step_decoded_checked`] (out of line:
+/// one copy however many callers inline this).
 #[inline(always)]
 pub fn step_decoded<M: Memory>(
+    memory: &M,
+    arch: Arch,
+    regs: &mut Registers,
+    d: &DecodedFrame,
+) -> Result<(), Stop> {
+    let c = slot_index(d.cfa_slot);
+    let cfa = regs.value[c].wrapping_add(d.cfa_offset as i64 as u64);
+    let sp = arch.sp() as usize;
+    let words = |w: i16| cfa.wrapping_add((w as i64 * 8) as u64);
+    let (low, high) = (words(d.reads_low), words(d.reads_high));
+    let at = |offset: i32| cfa.wrapping_add(offset as i64 as u64);
+    // SAFETY (of the reads below): each is an aligned word in [low, high)
+    // (`reads_low`, `reads_high`), which `can_read` allowed.
+    let read = |offset: i32| unsafe { memory.read_u64_unchecked(at(offset)) };
+    let fast = regs.known >> c & 1 != 0
+        && !(regs.known >> sp & 1 != 0 && cfa <= regs.value[sp])
+        && d.reads_low <= d.reads_high
+        && low <= high
+        && memory.can_read(low, high);
+    let ra = match fast {
+        true => read(d.ra_offset),
+        false => 0,
+    };
+    if ra == 0 {
+        return step_decoded_checked(memory, arch, regs, d);
+    }
+    let keep = arch.callee_saved();
+    let (mut known, mut saved) = (regs.known & keep, regs.saved & keep);
+    let n = (d.num_saved as usize).min(DECODED_SAVED);
+    for (&s, &offset) in d.saved_slot[..n].iter().zip(&d.saved_offset) {
+        let s = slot_index(s);
+        regs.value[s] = read(offset);
+        regs.address[s] = at(offset);
+        known |= 1 << s;
+        saved |= 1 << s;
+    }
+    finish_step(arch, regs, known, saved, cfa, ra);
+    Ok(())
+}
+
+/// [`step_decoded`] with every read checked by [`Memory::read_u64`].
+#[inline(never)]
+pub fn step_decoded_checked<M: Memory>(
     memory: &M,
     arch: Arch,
     regs: &mut Registers,
@@ -1163,21 +1339,19 @@ pub fn step_decoded<M: Memory>(
         return Err(Stop::BadStack);
     }
     let n = (d.num_saved as usize).min(DECODED_SAVED);
+    let at = |offset: i32| cfa.wrapping_add(offset as i64 as u64);
     // Every read first (nothing changes if one fails); left uninitialised:
     // only the first `n` are written and read.
     let mut values = [const { core::mem::MaybeUninit::<u64>::uninit() }; DECODED_SAVED];
     for (v, &offset) in values.iter_mut().zip(&d.saved_offset[..n]) {
-        let read = memory.read_u64(cfa.wrapping_add(offset as i64 as u64));
-        v.write(read.ok_or(Stop::BadStack)?);
+        v.write(memory.read_u64(at(offset)).ok_or(Stop::BadStack)?);
     }
     // SAFETY: the first `n` were written above; MaybeUninit<u64> has
     // u64's layout.
     let values: &[u64] = unsafe { core::slice::from_raw_parts(values.as_ptr().cast(), n) };
     let ra = match values.get(d.ra_index as usize) {
         Some(&v) => v,
-        None => memory
-            .read_u64(cfa.wrapping_add(d.ra_offset as i64 as u64))
-            .ok_or(Stop::BadStack)?,
+        None => memory.read_u64(at(d.ra_offset)).ok_or(Stop::BadStack)?,
     };
     if ra == 0 {
         return Err(Stop::EndOfStack);
@@ -1187,21 +1361,28 @@ pub fn step_decoded<M: Memory>(
     for ((&v, &s), &offset) in values.iter().zip(&d.saved_slot).zip(&d.saved_offset) {
         let s = slot_index(s);
         regs.value[s] = v;
-        regs.address[s] = cfa.wrapping_add(offset as i64 as u64);
+        regs.address[s] = at(offset);
         known |= 1 << s;
         saved |= 1 << s;
     }
-    // The return address register's value in the caller is not its value
-    // at the caller's call site; the caller's SP is the CFA.
+    finish_step(arch, regs, known, saved, cfa, ra);
+    Ok(())
+}
+
+/// The end of [`step_decoded`]: the return address register's value in
+/// the caller is not its value at the caller's call site; the caller's SP
+/// is the CFA.
+#[inline(always)]
+fn finish_step(arch: Arch, regs: &mut Registers, mut known: u64, mut saved: u64, cfa: u64, ra: u64) {
     if let Some(ra_slot) = arch.slot(arch.return_address()) {
         known &= !(1 << ra_slot);
         saved &= !(1 << ra_slot);
     }
+    let sp = arch.sp() as usize;
     regs.value[sp] = cfa;
     regs.known = known | 1 << sp;
     regs.saved = saved & !(1 << sp);
     regs.pc = ra;
-    Ok(())
 }
 
 /// A kept slot number as an index of [`Registers`] (kept slots are valid;
