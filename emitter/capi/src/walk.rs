@@ -279,7 +279,10 @@ impl Memory for NativeMemory {
     #[inline(always)]
     fn can_read(&self, low: u64, high: u64) -> bool {
         let bounded = self.low != 0 || self.high != 0;
-        low & 7 == 0 && low != 0 && low <= high && !(bounded && (low < self.low || high > self.high))
+        low & 7 == 0
+            && low != 0
+            && low <= high
+            && !(bounded && (low < self.low || high > self.high))
     }
     #[inline(always)]
     unsafe fn read_u64_unchecked(&self, address: u64) -> u64 {
@@ -1432,7 +1435,11 @@ unsafe fn visit_frame(
 /// # Safety
 /// As `collect`.
 #[inline(always)]
-unsafe fn give_slots(w: &mut pcmap_walk, e: Option<&Entry>, b: &mut pcmap_slot_buffer) -> pcmap_status {
+unsafe fn give_slots(
+    w: &mut pcmap_walk,
+    e: Option<&Entry>,
+    b: &mut pcmap_slot_buffer,
+) -> pcmap_status {
     let s = match e {
         Some(e) => match b.room(e.frame.num_roots as usize) {
             Ok(()) => match e.frame.root_slots(registers(&w.regs), b.rest()) {

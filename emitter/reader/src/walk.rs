@@ -1159,7 +1159,11 @@ impl DecodedFrame {
     /// ([`RootSlotError::NotKept`]); more roots than `out` holds
     /// ([`RootSlotError::Full`]).
     #[inline(always)]
-    pub fn root_slots(&self, regs: &Registers, out: &mut [RootSlot]) -> Result<usize, RootSlotError> {
+    pub fn root_slots(
+        &self,
+        regs: &Registers,
+        out: &mut [RootSlot],
+    ) -> Result<usize, RootSlotError> {
         if regs.known & self.roots_need != self.roots_need {
             return Err(match self.first_unknown(regs) {
                 DecodeError::RegisterUnknown(r) => RootSlotError::RegisterUnknown(r),
@@ -1176,7 +1180,11 @@ impl DecodedFrame {
         let mut all = true;
         for (r, o) in self.roots[..n].iter().zip(out) {
             let base = slot_of(&r.base, regs);
-            let derived = if r.same != 0 { base } else { slot_of(&r.derived, regs) };
+            let derived = if r.same != 0 {
+                base
+            } else {
+                slot_of(&r.derived, regs)
+            };
             all &= base.is_some() & derived.is_some();
             *o = RootSlot {
                 base: base.unwrap_or(0),
@@ -1276,9 +1284,10 @@ fn decode_known(l: &DecodedLocation, regs: &Registers) -> Value {
 /// [`step_in_place`] for a frame whose record is `d`: the same checks in
 /// the same order, the same registers; on `Err` `regs` is unchanged. When
 /// `memory` allows every read of the step at once ([`Memory::can_read`]
-/// over the entry's span), they go unchecked (no read can then fail);
-/// otherwise, and for every error, [`step_decoded_checked`] (out of line:
-/// one copy however many callers inline this).
+/// over the entry's span), they go unchecked (no read can then fail:
+/// [`DecodedFrame::fast_step`]); otherwise, and for every error,
+/// [`step_decoded_checked`] (out of line: one copy however many callers
+/// inline this).
 #[inline(always)]
 pub fn step_decoded<M: Memory>(
     memory: &M,
@@ -1286,39 +1295,85 @@ pub fn step_decoded<M: Memory>(
     regs: &mut Registers,
     d: &DecodedFrame,
 ) -> Result<(), Stop> {
-    let c = slot_index(d.cfa_slot);
-    let cfa = regs.value[c].wrapping_add(d.cfa_offset as i64 as u64);
-    let sp = arch.sp() as usize;
-    let words = |w: i16| cfa.wrapping_add((w as i64 * 8) as u64);
-    let (low, high) = (words(d.reads_low), words(d.reads_high));
-    let at = |offset: i32| cfa.wrapping_add(offset as i64 as u64);
-    // SAFETY (of the reads below): each is an aligned word in [low, high)
-    // (`reads_low`, `reads_high`), which `can_read` allowed.
-    let read = |offset: i32| unsafe { memory.read_u64_unchecked(at(offset)) };
-    let fast = regs.known >> c & 1 != 0
-        && !(regs.known >> sp & 1 != 0 && cfa <= regs.value[sp])
-        && d.reads_low <= d.reads_high
-        && low <= high
-        && memory.can_read(low, high);
-    let ra = match fast {
-        true => read(d.ra_offset),
-        false => 0,
-    };
-    if ra == 0 {
-        return step_decoded_checked(memory, arch, regs, d);
+    match d.fast_step(memory, arch, regs) {
+        // SAFETY: `fast_step` of this frame, memory and registers.
+        Some(f) => unsafe { d.apply_fast_step(memory, arch, regs, f) },
+        None => return step_decoded_checked(memory, arch, regs, d),
     }
-    let keep = arch.callee_saved();
-    let (mut known, mut saved) = (regs.known & keep, regs.saved & keep);
-    let n = (d.num_saved as usize).min(DECODED_SAVED);
-    for (&s, &offset) in d.saved_slot[..n].iter().zip(&d.saved_offset) {
-        let s = slot_index(s);
-        regs.value[s] = read(offset);
-        regs.address[s] = at(offset);
-        known |= 1 << s;
-        saved |= 1 << s;
-    }
-    finish_step(arch, regs, known, saved, cfa, ra);
     Ok(())
+}
+
+/// A step [`DecodedFrame::fast_step`] found possible: the CFA and the
+/// return address.
+#[derive(Debug, Clone, Copy)]
+pub struct FastStep {
+    cfa: u64,
+    ra: u64,
+}
+
+impl DecodedFrame {
+    /// Whether the step of this frame with registers `regs` succeeds with
+    /// its reads unchecked: the CFA register known, the CFA above SP, every
+    /// read inside one span `memory` allows, the return address not 0.
+    /// Changes nothing; `None`: [`step_decoded_checked`] gives the step (or
+    /// its error).
+    #[inline(always)]
+    pub fn fast_step<M: Memory>(
+        &self,
+        memory: &M,
+        arch: Arch,
+        regs: &Registers,
+    ) -> Option<FastStep> {
+        let d = self;
+        let c = slot_index(d.cfa_slot);
+        let cfa = regs.value[c].wrapping_add(d.cfa_offset as i64 as u64);
+        let sp = arch.sp() as usize;
+        let words = |w: i16| cfa.wrapping_add((w as i64 * 8) as u64);
+        let (low, high) = (words(d.reads_low), words(d.reads_high));
+        let fast = regs.known >> c & 1 != 0
+            && !(regs.known >> sp & 1 != 0 && cfa <= regs.value[sp])
+            && d.reads_low <= d.reads_high
+            && low <= high
+            && memory.can_read(low, high);
+        if !fast {
+            return None;
+        }
+        // SAFETY: an aligned word in [low, high) (`reads_low`,
+        // `reads_high`), which `can_read` allowed.
+        let ra = unsafe { memory.read_u64_unchecked(cfa.wrapping_add(d.ra_offset as i64 as u64)) };
+        (ra != 0).then_some(FastStep { cfa, ra })
+    }
+
+    /// The step [`fast_step`](Self::fast_step) found possible: `regs`
+    /// become the caller's, as [`step_decoded`] gives them.
+    ///
+    /// # Safety
+    /// `step` is what `fast_step` gave for this frame, `memory` and `regs`,
+    /// unchanged since.
+    #[inline(always)]
+    pub unsafe fn apply_fast_step<M: Memory>(
+        &self,
+        memory: &M,
+        arch: Arch,
+        regs: &mut Registers,
+        step: FastStep,
+    ) {
+        let d = self;
+        let cfa = step.cfa;
+        let keep = arch.callee_saved();
+        let (mut known, mut saved) = (regs.known & keep, regs.saved & keep);
+        let n = (d.num_saved as usize).min(DECODED_SAVED);
+        for (&s, &offset) in d.saved_slot[..n].iter().zip(&d.saved_offset) {
+            let s = slot_index(s);
+            let at = cfa.wrapping_add(offset as i64 as u64);
+            // SAFETY: in the span `fast_step` checked (the caller's promise).
+            regs.value[s] = unsafe { memory.read_u64_unchecked(at) };
+            regs.address[s] = at;
+            known |= 1 << s;
+            saved |= 1 << s;
+        }
+        finish_step(arch, regs, known, saved, cfa, step.ra);
+    }
 }
 
 /// [`step_decoded`] with every read checked by [`Memory::read_u64`].
@@ -1373,7 +1428,14 @@ pub fn step_decoded_checked<M: Memory>(
 /// the caller is not its value at the caller's call site; the caller's SP
 /// is the CFA.
 #[inline(always)]
-fn finish_step(arch: Arch, regs: &mut Registers, mut known: u64, mut saved: u64, cfa: u64, ra: u64) {
+fn finish_step(
+    arch: Arch,
+    regs: &mut Registers,
+    mut known: u64,
+    mut saved: u64,
+    cfa: u64,
+    ra: u64,
+) {
     if let Some(ra_slot) = arch.slot(arch.return_address()) {
         known &= !(1 << ra_slot);
         saved &= !(1 << ra_slot);
