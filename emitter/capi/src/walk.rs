@@ -1447,6 +1447,8 @@ unsafe fn give_slots(
                     b.count += n as u32;
                     PCMAP_OK
                 }
+                // Roots the entry cannot check: the exact way.
+                Err(walk::RootSlotError::NotKept) => slots_uncached(w, b),
                 Err(e) => slot_error(e),
             },
             Err(e) => e,

@@ -140,7 +140,25 @@ impl Default for Registers {
     }
 }
 
+/// Words of a [`Registers`] ([`Registers::words`]): pc, known, saved,
+/// the values, the save slot addresses.
+pub const WORDS: usize = 3 + 2 * REGISTER_SLOTS;
+/// The word of `value[0]` in [`Registers::words`].
+const VALUE_WORD: u8 = 3;
+/// The word of `address[0]`.
+const ADDRESS_WORD: u8 = 3 + REGISTER_SLOTS as u8;
+
+const _: () = assert!(core::mem::size_of::<Registers>() == WORDS * 8);
+
 impl Registers {
+    /// The registers as words, in field order (pc, known, saved, `value`,
+    /// `address`): one indexed load for any of them.
+    #[inline(always)]
+    pub fn words(&self) -> &[u64; WORDS] {
+        // SAFETY: repr(C), every field a u64 or an array of them: no
+        // padding (size asserted above), alignment that of u64.
+        unsafe { &*(self as *const Registers).cast::<[u64; WORDS]>() }
+    }
     /// The value of DWARF register `dwarf`, if known.
     #[inline(always)]
     pub fn get(&self, arch: Arch, dwarf: u16) -> Option<u64> {
@@ -925,7 +943,13 @@ pub struct DecodedLocation {
     pub kind: u8,
     /// The register's slot ([`Arch::slot`]; 0 for a constant).
     pub slot: u8,
-    /// The offset, or the constant.
+    /// Where the location's slot is ([`DecodedFrame::root_slots`]): the
+    /// word of [`Registers::words`] that `offset` is added to (an Indirect
+    /// location's register value, a Register location's save slot
+    /// address; 0 for the others).
+    pub word: u8,
+    /// The offset (0 for a Register location, which has none), or the
+    /// constant.
     pub offset: i32,
 }
 
@@ -978,18 +1002,29 @@ pub struct DecodedFrame {
     pub num_roots: u8,
     /// Saved registers in the frame state's order: slot, CFA offset.
     pub saved_slot: [u8; DECODED_SAVED],
-    /// See `saved_slot`.
-    pub saved_offset: [i32; DECODED_SAVED],
-    /// The first `num_roots` roots.
-    pub roots: [DecodedRoot; DECODED_ROOTS],
     /// Every read of a step is an 8-aligned word at CFA + o, with
     /// `8 * reads_low <= o` and `o + 8 <= 8 * reads_high`, o a multiple of
     /// 8: one [`Memory::can_read`] for the frame. `reads_low >
     /// reads_high`: not so (reads checked one by one).
-    pub reads_low: i16,
+    pub reads_low: i8,
     /// See `reads_low`.
-    pub reads_high: i16,
+    pub reads_high: i8,
+    /// See `saved_slot`.
+    pub saved_offset: [i32; DECODED_SAVED],
+    /// The first `num_roots` roots.
+    pub roots: [DecodedRoot; DECODED_ROOTS],
+    /// What the roots' slots need ([`DecodedFrame::root_slots`]): bit `s`
+    /// (below 30), a Register root in slot `s`, whose save slot must be
+    /// known; [`SLOTS_NONE`], a Direct or Constant root (no slot);
+    /// [`SLOTS_EXACT`], a Register root in a higher slot (not checked
+    /// here).
+    pub slot_need: u32,
 }
+
+/// [`DecodedFrame::slot_need`]: a root is not in memory.
+pub const SLOTS_NONE: u32 = 1 << 31;
+/// [`DecodedFrame::slot_need`]: a Register root in slot 30 or above.
+pub const SLOTS_EXACT: u32 = 1 << 30;
 
 impl DecodedFrame {
     /// The fixed form of a record whose frame state is `state` and whose
@@ -1014,10 +1049,11 @@ impl DecodedFrame {
             num_saved: 0,
             num_roots: u8::MAX,
             saved_slot: [0; DECODED_SAVED],
-            saved_offset: [0; DECODED_SAVED],
-            roots: [DecodedRoot::default(); DECODED_ROOTS],
             reads_low: 1,
             reads_high: 0,
+            saved_offset: [0; DECODED_SAVED],
+            roots: [DecodedRoot::default(); DECODED_ROOTS],
+            slot_need: SLOTS_NONE,
         };
         let ra_slot = arch.slot(arch.return_address());
         let mut fits = true;
@@ -1057,7 +1093,7 @@ impl DecodedFrame {
         let o = d.ra_offset;
         let (low, high, aligned) = (low.min(o), high.max(o), aligned & (o % 8 == 0));
         let (low, high) = (low / 8, high / 8 + 1);
-        if let (true, Ok(l), Ok(h)) = (aligned, i16::try_from(low), i16::try_from(high)) {
+        if let (true, Ok(l), Ok(h)) = (aligned, i8::try_from(low), i8::try_from(high)) {
             d.reads_low = l;
             d.reads_high = h;
         }
@@ -1069,7 +1105,8 @@ impl DecodedFrame {
     /// fit (more than [`DECODED_ROOTS`], a ConstantIndex, a register
     /// without a slot).
     pub fn set_roots(&mut self, arch: Arch, roots: &[Root]) -> bool {
-        let location = |l: &Location, need: &mut u64| -> Option<DecodedLocation> {
+        let mut slot_need = 0u32;
+        let mut location = |l: &Location, need: &mut u64| -> Option<DecodedLocation> {
             let slot = match l.kind {
                 LocationKind::Constant => 0,
                 LocationKind::ConstantIndex => return None,
@@ -1079,13 +1116,32 @@ impl DecodedFrame {
                     s as u8
                 }
             };
+            // Where its slot is (`root_slots`): a register's value plus
+            // the offset, or a register's save slot (offset 0: a Register
+            // location has none; `decode_known` ignores it).
+            let (word, offset) = match l.kind {
+                LocationKind::Indirect => (VALUE_WORD + slot, l.offset),
+                LocationKind::Register => {
+                    slot_need |= 1u32
+                        .checked_shl(slot.into())
+                        .filter(|&b| b < SLOTS_EXACT)
+                        .unwrap_or(SLOTS_EXACT);
+                    (ADDRESS_WORD + slot, 0)
+                }
+                _ => {
+                    slot_need |= SLOTS_NONE;
+                    (0, l.offset)
+                }
+            };
             Some(DecodedLocation {
                 kind: l.kind as u8,
                 slot,
-                offset: l.offset,
+                word,
+                offset,
             })
         };
         self.num_roots = u8::MAX;
+        self.slot_need = SLOTS_NONE;
         if roots.len() > DECODED_ROOTS {
             return false;
         }
@@ -1107,6 +1163,7 @@ impl DecodedFrame {
         }
         self.num_roots = roots.len() as u8;
         self.roots_need = need;
+        self.slot_need = slot_need;
         true
     }
 
@@ -1155,9 +1212,12 @@ impl DecodedFrame {
     /// that `regs` does not know ([`RootSlotError::RegisterUnknown`], the
     /// first such, as [`DecodedFrame::roots`] gives it); a root with no
     /// slot ([`RootSlotError::NoSlot`]: a `Direct` or `Constant`
-    /// location, a register saved nowhere); roots not kept
-    /// ([`RootSlotError::NotKept`]); more roots than `out` holds
-    /// ([`RootSlotError::Full`]).
+    /// location, a register saved nowhere); roots not kept, or a root in a
+    /// register this form does not check (slot 30 and above:
+    /// [`RootSlotError::NotKept`]; the record's roots decoded as
+    /// [`try_roots`] and [`decode`] give them say); more roots than `out`
+    /// holds ([`RootSlotError::Full`]). Every root's two slots come from
+    /// the entry's words and offsets, with one check for the frame.
     #[inline(always)]
     pub fn root_slots(
         &self,
@@ -1177,22 +1237,28 @@ impl DecodedFrame {
         let Some(out) = out.get_mut(..n) else {
             return Err(RootSlotError::Full);
         };
-        let mut all = true;
-        for (r, o) in self.roots[..n].iter().zip(out) {
-            let base = slot_of(&r.base, regs);
-            let derived = if r.same != 0 {
-                base
-            } else {
-                slot_of(&r.derived, regs)
-            };
-            all &= base.is_some() & derived.is_some();
-            *o = RootSlot {
-                base: base.unwrap_or(0),
-                derived: derived.unwrap_or(0),
-            };
-        }
-        if !all {
+        // Checked once for the frame: every root in memory, and the save
+        // slot of every register holding one known.
+        let need = u64::from(self.slot_need);
+        if need & u64::from(SLOTS_NONE) != 0 {
             return Err(RootSlotError::NoSlot);
+        }
+        if need & u64::from(SLOTS_EXACT) != 0 {
+            return Err(RootSlotError::NotKept);
+        }
+        if regs.saved & need != need {
+            return Err(RootSlotError::NoSlot);
+        }
+        let words = regs.words();
+        let slot = |l: &DecodedLocation| {
+            let w = words.get(l.word as usize).copied().unwrap_or(0);
+            w.wrapping_add(l.offset as i64 as u64)
+        };
+        for (r, o) in self.roots[..n].iter().zip(out) {
+            *o = RootSlot {
+                base: slot(&r.base),
+                derived: slot(&r.derived),
+            };
         }
         Ok(n)
     }
@@ -1234,26 +1300,11 @@ pub enum RootSlotError {
     /// address, not a slot holding the pointer), a `Constant`, or a
     /// register whose save slot is not known.
     NoSlot,
-    /// The frame's roots are not kept in the entry.
+    /// The frame's roots are not kept in the entry, or not in a form
+    /// this checks: take them from the record.
     NotKept,
     /// More roots than the output holds.
     Full,
-}
-
-/// The slot of a kept location whose register is known: an `Indirect`
-/// location's address, a `Register`'s save slot; `None` for anything else.
-#[inline(always)]
-fn slot_of(l: &DecodedLocation, regs: &Registers) -> Option<u64> {
-    let s = slot_index(l.slot);
-    match l.kind {
-        k if k == LocationKind::Indirect as u8 => {
-            Some(regs.value[s].wrapping_add(l.offset as i64 as u64))
-        }
-        k if k == LocationKind::Register as u8 => {
-            (regs.saved >> s & 1 != 0).then_some(regs.address[s])
-        }
-        _ => None,
-    }
 }
 
 /// [`decode`] of a kept location whose register is known.
@@ -1328,7 +1379,7 @@ impl DecodedFrame {
         let c = slot_index(d.cfa_slot);
         let cfa = regs.value[c].wrapping_add(d.cfa_offset as i64 as u64);
         let sp = arch.sp() as usize;
-        let words = |w: i16| cfa.wrapping_add((w as i64 * 8) as u64);
+        let words = |w: i8| cfa.wrapping_add((w as i64 * 8) as u64);
         let (low, high) = (words(d.reads_low), words(d.reads_high));
         let fast = regs.known >> c & 1 != 0
             && !(regs.known >> sp & 1 != 0 && cfa <= regs.value[sp])
