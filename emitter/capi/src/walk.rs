@@ -1197,9 +1197,11 @@ pub struct pcmap_slot_buffer {
     /// Out: frames with a record whose roots were all given (the frame
     /// where a walk stopped with `PCMAP_STOP_NO_SLOT` is not counted).
     pub frames: u32,
-    /// Called when the next frame's slots do not fit, with the buffer's
-    /// `count` slots (then reused from its start); NULL: the walk stops
-    /// with `PCMAP_ERR_OUT_OF_RANGE` instead.
+    /// Called when slots do not fit in what is left of the buffer (a
+    /// cached frame's all together; a frame decoded from the table's one
+    /// by one), with the buffer's `count` slots (then reused from its
+    /// start); NULL: the walk stops with `PCMAP_ERR_OUT_OF_RANGE` instead
+    /// (the slots so far, possibly part of a frame's, in the buffer).
     pub full: pcmap_slots_fn,
     pub ctx: *mut core::ffi::c_void,
 }
