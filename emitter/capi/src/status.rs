@@ -54,6 +54,10 @@ pub enum pcmap_status {
     /// The CFA is not above the stack pointer, a stack read fell outside
     /// the bounds given (or was misaligned), or the frame limit was hit.
     PCMAP_ERR_BAD_STACK = -9,
+    /// `pcmap_walk_collect_slots`: a root of the frame is not in memory
+    /// (a `Direct` location, a constant, a register saved nowhere), so it
+    /// has no slot to give.
+    PCMAP_STOP_NO_SLOT = 9,
 }
 
 use pcmap_status::*;
@@ -104,6 +108,7 @@ pub extern "C" fn pcmap_strerror(status: c_int) -> *const c_char {
         6 => b"stack walk: the CFA register is not known in this frame\0",
         7 => b"stack walk: the return address was not saved\0",
         8 => b"stack walk: end of the stack\0",
+        9 => b"stack walk: a root of the frame has no slot (not in memory)\0",
         _ => b"unknown pcmap status\0",
     };
     msg.as_ptr().cast()
@@ -136,6 +141,7 @@ mod tests {
             PCMAP_STOP_REGISTER_UNKNOWN,
             PCMAP_STOP_RETURN_ADDRESS_NOT_SAVED,
             PCMAP_STOP_END_OF_STACK,
+            PCMAP_STOP_NO_SLOT,
         ];
         // SAFETY: pcmap_strerror returns a static NUL-terminated string.
         let unknown = unsafe { core::ffi::CStr::from_ptr(pcmap_strerror(99)) };

@@ -13,7 +13,7 @@ use core::ptr::addr_of_mut;
 use pcmap_reader::flat::{self, frame_state_flags, site_head, SiteData};
 use pcmap_reader::walk::{
     self, Arch, CacheSlot, CfaRule, DecodedFrame, FrameAt, FrameStates, Memory, Options, Registers,
-    Root, RootLayout, State, Stop,
+    Root, RootLayout, RootSlot, State, Stop,
 };
 use pcmap_reader::{Location, LocationKind};
 
@@ -275,6 +275,20 @@ impl Memory for NativeMemory {
         // for (docs/runtime.md): the walk reads only slots its CFI rules
         // name, above the captured stack pointer.
         Some(unsafe { (address as usize as *const u64).read_volatile() })
+    }
+    #[inline(always)]
+    fn can_read(&self, low: u64, high: u64) -> bool {
+        let bounded = self.low != 0 || self.high != 0;
+        low & 7 == 0
+            && low != 0
+            && low <= high
+            && !(bounded && (low < self.low || high > self.high))
+    }
+    #[inline(always)]
+    unsafe fn read_u64_unchecked(&self, address: u64) -> u64 {
+        // SAFETY: the caller's `can_read` span holds `address`: as
+        // `read_u64`, whose checks that span passed as a whole.
+        (address as usize as *const u64).read_volatile()
     }
     #[inline(always)]
     fn read_code_u32(&self, address: u64) -> Option<u32> {
@@ -1127,18 +1141,196 @@ pub unsafe extern "C" fn pcmap_walk_collect(
     visit: pcmap_frame_fn,
     ctx: *mut core::ffi::c_void,
 ) -> pcmap_status {
-    let (Some(visit), Some(arch)) = (visit, ARCH) else {
+    let Some(visit) = visit else {
         return PCMAP_ERR_ARGUMENT;
     };
-    let mut walk = MaybeUninit::<pcmap_walk>::uninit();
-    let s = init(
-        walk.as_mut_ptr(),
+    let start = Start {
+        cache,
         maps,
         regs,
         stack_low,
         stack_high,
         flags,
+    };
+    collect(&start, Sink::Frames(visit, ctx))
+}
+
+/// Where a root is, for a moving collector: the address of the slot
+/// holding its base pointer and of the slot holding its derived pointer
+/// (the same address for a plain root, and for every root of a stack map
+/// or patch point). A root in a callee-saved register is the slot that
+/// register is saved in (a callee's save slot, or the `pcmap_registers`
+/// of the capture, which the trampoline reloads from).
+#[allow(non_camel_case_types)]
+#[repr(C)]
+#[derive(Debug, Clone, Copy, Default)]
+pub struct pcmap_root_slot {
+    pub base: u64,
+    pub derived: u64,
+}
+
+const _: () = {
+    use core::mem::{align_of, offset_of, size_of};
+    assert!(size_of::<pcmap_root_slot>() == size_of::<RootSlot>());
+    assert!(align_of::<pcmap_root_slot>() == align_of::<RootSlot>());
+    assert!(offset_of!(pcmap_root_slot, base) == offset_of!(RootSlot, base));
+    assert!(offset_of!(pcmap_root_slot, derived) == offset_of!(RootSlot, derived));
+};
+
+/// Called by `pcmap_walk_collect_slots` with a full buffer: its first
+/// `count` slots, valid during the call (the buffer is reused after).
+#[allow(non_camel_case_types)]
+pub type pcmap_slots_fn = Option<
+    unsafe extern "C" fn(ctx: *mut core::ffi::c_void, slots: *const pcmap_root_slot, count: u32),
+>;
+
+/// The caller's buffer for `pcmap_walk_collect_slots`.
+#[allow(non_camel_case_types)]
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct pcmap_slot_buffer {
+    /// Memory for `capacity` slots (at least 32).
+    pub slots: *mut pcmap_root_slot,
+    pub capacity: u32,
+    /// Out: slots in `slots` not yet passed to `full`.
+    pub count: u32,
+    /// Out: frames with a record whose roots were all given (the frame
+    /// where a walk stopped with `PCMAP_STOP_NO_SLOT` is not counted).
+    pub frames: u32,
+    /// Called when slots do not fit in what is left of the buffer (a
+    /// cached frame's all together; a frame decoded from the table's one
+    /// by one), with the buffer's `count` slots (then reused from its
+    /// start); NULL: the walk stops with `PCMAP_ERR_OUT_OF_RANGE` instead
+    /// (the slots so far, possibly part of a frame's, in the buffer).
+    pub full: pcmap_slots_fn,
+    pub ctx: *mut core::ffi::c_void,
+}
+
+impl pcmap_slot_buffer {
+    /// Room for `n` more slots: the buffer passed to `full` if they do
+    /// not fit.
+    ///
+    /// # Safety
+    /// `full` is callable with `ctx`; `slots` holds `count` written slots.
+    #[inline(always)]
+    unsafe fn room(&mut self, n: usize) -> Result<(), pcmap_status> {
+        if self.count as usize + n <= self.capacity as usize {
+            return Ok(());
+        }
+        self.flush()
+    }
+    #[inline(never)]
+    unsafe fn flush(&mut self) -> Result<(), pcmap_status> {
+        let full = self.full.ok_or(PCMAP_ERR_OUT_OF_RANGE)?;
+        full(self.ctx, self.slots, self.count);
+        self.count = 0;
+        Ok(())
+    }
+    /// The room after the written slots.
+    ///
+    /// # Safety
+    /// `slots` is writable for `capacity` slots.
+    #[inline(always)]
+    unsafe fn rest(&mut self) -> &mut [RootSlot] {
+        let n = self.capacity.saturating_sub(self.count) as usize;
+        // SAFETY: inside the caller's `capacity` slots; `pcmap_root_slot`
+        // is laid out as `RootSlot` (asserted above).
+        core::slice::from_raw_parts_mut(self.slots.add(self.count as usize).cast::<RootSlot>(), n)
+    }
+}
+
+/// Walks the whole stack from `regs` as `pcmap_walk_collect` does (same
+/// arguments, cache and steps), but gives, instead of decoded roots, the
+/// ADDRESS of every root's slots (`pcmap_root_slot`: base, derived) into
+/// the caller's buffer `out`, in `pcmap_walk_collect`'s order, frame after
+/// frame; `full` is called when the buffer is full. What a moving
+/// collector needs: it reads and rewrites each slot. Every root must have
+/// a slot: a frame with a root that has none (a `Direct` location, whose
+/// value is a stack address, not a slot; a `Constant`; a register saved
+/// nowhere) stops the walk with `PCMAP_STOP_NO_SLOT`, before any of that
+/// frame's slots is given (`out->frames` frames were): nothing is guessed;
+/// walk that stack with `pcmap_walk_collect` instead. Otherwise returns
+/// what `pcmap_walk_collect` returns (`PCMAP_STOP_UNMANAGED` at the end of
+/// the managed stack). On return `out->count` slots are in the buffer,
+/// not passed to `full`. `PCMAP_ERR_ARGUMENT`: as `pcmap_walk_collect`,
+/// or a buffer of fewer than 32 slots.
+///
+/// # Safety
+/// As `pcmap_walk_init_cached`; `out` is writable, its `slots` writable
+/// for `capacity` slots, its `full` NULL or callable with its `ctx`.
+#[no_mangle]
+pub unsafe extern "C" fn pcmap_walk_collect_slots(
+    cache: *mut pcmap_walk_cache,
+    maps: *const pcmap_stackmaps,
+    regs: *const pcmap_registers,
+    stack_low: u64,
+    stack_high: u64,
+    flags: u32,
+    out: *mut pcmap_slot_buffer,
+) -> pcmap_status {
+    let Some(b) = out.as_mut() else {
+        return PCMAP_ERR_ARGUMENT;
+    };
+    if b.slots.is_null() || (b.capacity as usize) < ROOTS_AT_ONCE {
+        return PCMAP_ERR_ARGUMENT;
+    }
+    b.count = 0;
+    b.frames = 0;
+    let start = Start {
         cache,
+        maps,
+        regs,
+        stack_low,
+        stack_high,
+        flags,
+    };
+    collect(&start, Sink::Slots(b))
+}
+
+/// The arguments `pcmap_walk_collect` and `pcmap_walk_collect_slots` start
+/// a walk with (`init`'s).
+struct Start {
+    cache: *mut pcmap_walk_cache,
+    maps: *const pcmap_stackmaps,
+    regs: *const pcmap_registers,
+    stack_low: u64,
+    stack_high: u64,
+    flags: u32,
+}
+
+/// What a whole-stack walk gives each frame with a record.
+enum Sink<'b> {
+    /// `pcmap_walk_collect`: its decoded roots to a callback.
+    Frames(
+        unsafe extern "C" fn(ctx: *mut core::ffi::c_void, frame: *const pcmap_walk_frame),
+        *mut core::ffi::c_void,
+    ),
+    /// `pcmap_walk_collect_slots`: its roots' slots into a buffer.
+    Slots(&'b mut pcmap_slot_buffer),
+}
+
+/// `pcmap_walk_collect` and `pcmap_walk_collect_slots`: one loop (one copy
+/// of the start, the step, the cache probe and the lookup), the frames
+/// given to `sink`. A frame found in the cache is stepped and its roots
+/// taken from the entry alone, checked once (by the probe that found it);
+/// any other goes the cursor's exact way and is kept if it fits.
+///
+/// # Safety
+/// As `pcmap_walk_collect`; `sink`'s callback and buffer as promised there.
+#[inline(never)]
+unsafe fn collect(a: &Start, mut sink: Sink<'_>) -> pcmap_status {
+    let Some(arch) = ARCH else {
+        return PCMAP_ERR_ARGUMENT;
+    };
+    let mut walk = MaybeUninit::<pcmap_walk>::uninit();
+    let s = init(
+        walk.as_mut_ptr(),
+        a.maps,
+        a.regs,
+        a.stack_low,
+        a.stack_high,
+        a.flags,
+        a.cache,
     );
     if s != PCMAP_OK {
         return s;
@@ -1149,47 +1341,19 @@ pub unsafe extern "C" fn pcmap_walk_collect(
     let w = walk.assume_init_mut();
     let memory = w.memory();
     let mut buffer = [const { MaybeUninit::<pcmap_root>::uninit() }; walk::DECODED_ROOTS];
+    // The frame's cache entry (in the cache's memory, which neither the
+    // roots nor the step write), found by the probe or by a lookup.
+    let mut hit = cached(w).map(|e| e as *const Entry);
     loop {
-        // The frame's entry, checked once for its roots and its step (the
-        // cache's memory, which neither writes).
-        let hit = cached(w).map(|e| e as *const Entry);
         if w.at == PCMAP_WALK_AT_RECORD {
-            let mut frame = pcmap_walk_frame {
-                regs: &w.regs,
-                roots: buffer.as_ptr().cast(),
-                num_roots: 0,
-                depth: w.depth,
-            };
             // SAFETY: as above.
-            match hit.map(|e| &*e).filter(|e| e.frame.has_roots()) {
-                Some(e) => {
-                    let mut n = 0usize;
-                    let decoded = e.frame.roots(registers(&w.regs), |base, derived, r| {
-                        if let Some(slot) = buffer.get_mut(n) {
-                            slot.write(pcmap_root {
-                                base: base.into(),
-                                derived: derived.into(),
-                                base_index: r.base_index,
-                                derived_index: r.derived_index,
-                            });
-                            n += 1;
-                        }
-                    });
-                    if let Err(e) = decoded {
-                        return match e {
-                            walk::DecodeError::RegisterUnknown(_) => PCMAP_ERR_NO_REGISTER,
-                            walk::DecodeError::Table(e) => e.into(),
-                        };
-                    }
-                    frame.num_roots = n as u32;
-                    visit(ctx, &frame);
-                }
-                None => {
-                    let s = collect_uncached(w, &mut frame, visit, ctx);
-                    if s != PCMAP_OK {
-                        return s;
-                    }
-                }
+            let e = hit.map(|e| &*e).filter(|e| e.frame.has_roots());
+            let s = match &mut sink {
+                Sink::Frames(visit, ctx) => visit_frame(w, e, &mut buffer, *visit, *ctx),
+                Sink::Slots(b) => give_slots(w, e, b),
+            };
+            if s != PCMAP_OK {
+                return s;
             }
         }
         let stepped = match hit {
@@ -1206,6 +1370,7 @@ pub unsafe extern "C" fn pcmap_walk_collect(
         // nothing here reads them but through the entry).
         if let Some(c) = w.cache.as_mut().filter(|c| c.epoch == w.cache_epoch) {
             if let Some(slot) = walk::cache_find(c.slots(), pc) {
+                hit = Some(&slot.entry as *const Entry);
                 w.entry = (slot as *const Slot).cast();
                 w.at = PCMAP_WALK_AT_RECORD;
                 c.hits = c.hits.wrapping_add(1);
@@ -1216,6 +1381,168 @@ pub unsafe extern "C" fn pcmap_walk_collect(
         match look_up_cached(w, cache, maps, flags, &memory, arch, pc) {
             Ok(at) => w.at = at,
             Err(e) => return e,
+        }
+        hit = cached(w).map(|e| e as *const Entry);
+    }
+}
+
+/// `pcmap_walk_collect` at a frame with a record: its roots, from the
+/// cache entry `e` (if it has them) or the table, to `visit`.
+///
+/// # Safety
+/// As `collect`.
+#[inline(always)]
+unsafe fn visit_frame(
+    w: &mut pcmap_walk,
+    e: Option<&Entry>,
+    buffer: &mut [MaybeUninit<pcmap_root>; walk::DECODED_ROOTS],
+    visit: unsafe extern "C" fn(ctx: *mut core::ffi::c_void, frame: *const pcmap_walk_frame),
+    ctx: *mut core::ffi::c_void,
+) -> pcmap_status {
+    let mut frame = pcmap_walk_frame {
+        regs: &w.regs,
+        roots: buffer.as_ptr().cast(),
+        num_roots: 0,
+        depth: w.depth,
+    };
+    let Some(e) = e else {
+        return collect_uncached(w, &mut frame, visit, ctx);
+    };
+    let mut n = 0usize;
+    let decoded = e.frame.roots(registers(&w.regs), |base, derived, r| {
+        if let Some(slot) = buffer.get_mut(n) {
+            slot.write(pcmap_root {
+                base: base.into(),
+                derived: derived.into(),
+                base_index: r.base_index,
+                derived_index: r.derived_index,
+            });
+            n += 1;
+        }
+    });
+    if let Err(e) = decoded {
+        return match e {
+            walk::DecodeError::RegisterUnknown(_) => PCMAP_ERR_NO_REGISTER,
+            walk::DecodeError::Table(e) => e.into(),
+        };
+    }
+    frame.num_roots = n as u32;
+    visit(ctx, &frame);
+    PCMAP_OK
+}
+
+/// `pcmap_walk_collect_slots` at a frame with a record: its roots' slots,
+/// from the cache entry `e` (if it has them) or the table, into `b`.
+///
+/// # Safety
+/// As `collect`.
+#[inline(always)]
+unsafe fn give_slots(
+    w: &mut pcmap_walk,
+    e: Option<&Entry>,
+    b: &mut pcmap_slot_buffer,
+) -> pcmap_status {
+    let s = match e {
+        Some(e) => match b.room(e.frame.num_roots as usize) {
+            Ok(()) => match e.frame.root_slots(registers(&w.regs), b.rest()) {
+                Ok(n) => {
+                    b.count += n as u32;
+                    PCMAP_OK
+                }
+                // Roots the entry cannot check: the exact way.
+                Err(walk::RootSlotError::NotKept) => slots_uncached(w, b),
+                Err(e) => slot_error(e),
+            },
+            Err(e) => e,
+        },
+        None => slots_uncached(w, b),
+    };
+    if s == PCMAP_OK {
+        b.frames += 1;
+    }
+    s
+}
+
+/// A `RootSlotError` as the status `pcmap_walk_collect_slots` returns.
+#[cold]
+fn slot_error(e: walk::RootSlotError) -> pcmap_status {
+    match e {
+        walk::RootSlotError::RegisterUnknown(_) => PCMAP_ERR_NO_REGISTER,
+        walk::RootSlotError::NoSlot => PCMAP_STOP_NO_SLOT,
+        walk::RootSlotError::NotKept | walk::RootSlotError::Full => PCMAP_ERR_OUT_OF_RANGE,
+    }
+}
+
+/// `pcmap_walk_collect_slots` at a frame not in the cache (or whose entry
+/// has no roots): its roots as `pcmap_walk_roots` gives them (function and
+/// record copied from the entry if the lookup did not write them), every
+/// one checked to have its slots before any is given.
+///
+/// # Safety
+/// As `pcmap_walk_collect_slots`; `w` is at a record.
+#[inline(never)]
+unsafe fn slots_uncached(w: &mut pcmap_walk, b: &mut pcmap_slot_buffer) -> pcmap_status {
+    // `collect_uncached` twice (no second copy of its loop): every root
+    // checked, then every one given.
+    let mut g = Giving {
+        buffer: b,
+        status: PCMAP_OK,
+    };
+    let mut frame = pcmap_walk_frame {
+        regs: &w.regs,
+        roots: core::ptr::null(),
+        num_roots: 0,
+        depth: w.depth,
+    };
+    let ctx = (&mut g as *mut Giving).cast();
+    let s = collect_uncached(w, &mut frame, check_slots, ctx);
+    if s != PCMAP_OK || g.status != PCMAP_OK {
+        return if s != PCMAP_OK { s } else { g.status };
+    }
+    let s = collect_uncached(w, &mut frame, give_roots, ctx);
+    if s != PCMAP_OK {
+        return s;
+    }
+    g.status
+}
+
+/// The state of `slots_uncached`'s passes.
+struct Giving<'b> {
+    buffer: &'b mut pcmap_slot_buffer,
+    status: pcmap_status,
+}
+
+/// `slots_uncached`'s first pass: `PCMAP_STOP_NO_SLOT` if a root has no
+/// slot.
+unsafe extern "C" fn check_slots(ctx: *mut core::ffi::c_void, f: *const pcmap_walk_frame) {
+    // SAFETY: `slots_uncached`'s state and `collect_uncached`'s frame.
+    let (g, f) = (&mut *ctx.cast::<Giving>(), &*f);
+    for r in core::slice::from_raw_parts(f.roots, f.num_roots as usize) {
+        if !(r.base.has_address & r.derived.has_address) {
+            g.status = PCMAP_STOP_NO_SLOT;
+        }
+    }
+}
+
+/// `slots_uncached`'s second pass: the roots' slots into the buffer.
+unsafe extern "C" fn give_roots(ctx: *mut core::ffi::c_void, f: *const pcmap_walk_frame) {
+    // SAFETY: as `check_slots`.
+    let (g, f) = (&mut *ctx.cast::<Giving>(), &*f);
+    for r in core::slice::from_raw_parts(f.roots, f.num_roots as usize) {
+        if g.status != PCMAP_OK {
+            return;
+        }
+        let b = &mut *g.buffer;
+        // SAFETY: the caller's buffer and callback; `room` left a slot.
+        match b.room(1) {
+            Ok(()) => {
+                b.slots.add(b.count as usize).write(pcmap_root_slot {
+                    base: r.base.address,
+                    derived: r.derived.address,
+                });
+                b.count += 1;
+            }
+            Err(e) => g.status = e,
         }
     }
 }

@@ -140,7 +140,25 @@ impl Default for Registers {
     }
 }
 
+/// Words of a [`Registers`] ([`Registers::words`]): pc, known, saved,
+/// the values, the save slot addresses.
+pub const WORDS: usize = 3 + 2 * REGISTER_SLOTS;
+/// The word of `value[0]` in [`Registers::words`].
+const VALUE_WORD: u8 = 3;
+/// The word of `address[0]`.
+const ADDRESS_WORD: u8 = 3 + REGISTER_SLOTS as u8;
+
+const _: () = assert!(core::mem::size_of::<Registers>() == WORDS * 8);
+
 impl Registers {
+    /// The registers as words, in field order (pc, known, saved, `value`,
+    /// `address`): one indexed load for any of them.
+    #[inline(always)]
+    pub fn words(&self) -> &[u64; WORDS] {
+        // SAFETY: repr(C), every field a u64 or an array of them: no
+        // padding (size asserted above), alignment that of u64.
+        unsafe { &*(self as *const Registers).cast::<[u64; WORDS]>() }
+    }
     /// The value of DWARF register `dwarf`, if known.
     #[inline(always)]
     pub fn get(&self, arch: Arch, dwarf: u16) -> Option<u64> {
@@ -192,6 +210,25 @@ pub trait Memory {
     fn read_code_u32(&self, address: u64) -> Option<u32> {
         let _ = address;
         None
+    }
+    /// Whether [`read_u64`](Self::read_u64) would give a value for every
+    /// 8-aligned address in `[low, high)` (`low` itself 8-aligned): one
+    /// check for all of a frame's reads, which then go through
+    /// [`read_u64_unchecked`](Self::read_u64_unchecked). `false` (the
+    /// default) is always correct: the reads are then checked one by one.
+    fn can_read(&self, low: u64, high: u64) -> bool {
+        let _ = (low, high);
+        false
+    }
+    /// The word at `address`, 8-aligned, in a span
+    /// [`can_read`](Self::can_read) allowed: what `read_u64` gives there,
+    /// without its checks.
+    ///
+    /// # Safety
+    /// `can_read` returned true for a span holding `address`, which is
+    /// 8-aligned.
+    unsafe fn read_u64_unchecked(&self, address: u64) -> u64 {
+        self.read_u64(address).unwrap_or(0)
     }
 }
 
@@ -906,7 +943,13 @@ pub struct DecodedLocation {
     pub kind: u8,
     /// The register's slot ([`Arch::slot`]; 0 for a constant).
     pub slot: u8,
-    /// The offset, or the constant.
+    /// Where the location's slot is ([`DecodedFrame::root_slots`]): the
+    /// word of [`Registers::words`] that `offset` is added to (an Indirect
+    /// location's register value, a Register location's save slot
+    /// address; 0 for the others).
+    pub word: u8,
+    /// The offset (0 for a Register location, which has none), or the
+    /// constant.
     pub offset: i32,
 }
 
@@ -943,7 +986,8 @@ pub struct DecodedFrame {
     pub roots_need: u64,
     /// CFA = value of slot `cfa_slot` + `cfa_offset`.
     pub cfa_offset: i32,
-    /// Where the return address is read when `ra_index` is `RA_FROM_CFA`.
+    /// Where the return address is read, from the CFA: the save slot of
+    /// the return address column (`ra_index`), else the ABI's place.
     pub ra_offset: i32,
     /// The CFA register's DWARF number (for `Stop::RegisterUnknown`).
     pub cfa_register: u16,
@@ -958,11 +1002,29 @@ pub struct DecodedFrame {
     pub num_roots: u8,
     /// Saved registers in the frame state's order: slot, CFA offset.
     pub saved_slot: [u8; DECODED_SAVED],
+    /// Every read of a step is an 8-aligned word at CFA + o, with
+    /// `8 * reads_low <= o` and `o + 8 <= 8 * reads_high`, o a multiple of
+    /// 8: one [`Memory::can_read`] for the frame. `reads_low >
+    /// reads_high`: not so (reads checked one by one).
+    pub reads_low: i8,
+    /// See `reads_low`.
+    pub reads_high: i8,
     /// See `saved_slot`.
     pub saved_offset: [i32; DECODED_SAVED],
     /// The first `num_roots` roots.
     pub roots: [DecodedRoot; DECODED_ROOTS],
+    /// What the roots' slots need ([`DecodedFrame::root_slots`]): bit `s`
+    /// (below 30), a Register root in slot `s`, whose save slot must be
+    /// known; [`SLOTS_NONE`], a Direct or Constant root (no slot);
+    /// [`SLOTS_EXACT`], a Register root in a higher slot (not checked
+    /// here).
+    pub slot_need: u32,
 }
+
+/// [`DecodedFrame::slot_need`]: a root is not in memory.
+pub const SLOTS_NONE: u32 = 1 << 31;
+/// [`DecodedFrame::slot_need`]: a Register root in slot 30 or above.
+pub const SLOTS_EXACT: u32 = 1 << 30;
 
 impl DecodedFrame {
     /// The fixed form of a record whose frame state is `state` and whose
@@ -987,15 +1049,23 @@ impl DecodedFrame {
             num_saved: 0,
             num_roots: u8::MAX,
             saved_slot: [0; DECODED_SAVED],
+            reads_low: 1,
+            reads_high: 0,
             saved_offset: [0; DECODED_SAVED],
             roots: [DecodedRoot::default(); DECODED_ROOTS],
+            slot_need: SLOTS_NONE,
         };
         let ra_slot = arch.slot(arch.return_address());
         let mut fits = true;
+        // The span of the saved registers' slots (`reads_low`).
+        let (mut low, mut high, mut aligned) = (i32::MAX, i32::MIN, true);
         tables
             .saved_registers(record, |dwarf, offset| {
                 // Untracked registers are not read by a step either.
                 let Some(s) = arch.slot(dwarf) else { return };
+                low = low.min(offset);
+                high = high.max(offset);
+                aligned &= offset % 8 == 0;
                 let n = d.num_saved as usize;
                 if n == DECODED_SAVED {
                     fits = false;
@@ -1012,12 +1082,20 @@ impl DecodedFrame {
         if !fits {
             return None;
         }
-        if d.ra_index == RA_FROM_CFA {
-            d.ra_offset = match arch {
-                Arch::X86_64 => -8,
-                Arch::AArch64 => return None,
-                Arch::PowerPc64 => 16,
-            };
+        d.ra_offset = match arch {
+            _ if d.ra_index != RA_FROM_CFA => d.saved_offset[d.ra_index as usize],
+            Arch::X86_64 => -8,
+            Arch::AArch64 => return None,
+            Arch::PowerPc64 => 16,
+        };
+        // The span of the step's reads, in words, if every one is an
+        // aligned word whose offset fits.
+        let o = d.ra_offset;
+        let (low, high, aligned) = (low.min(o), high.max(o), aligned & (o % 8 == 0));
+        let (low, high) = (low / 8, high / 8 + 1);
+        if let (true, Ok(l), Ok(h)) = (aligned, i8::try_from(low), i8::try_from(high)) {
+            d.reads_low = l;
+            d.reads_high = h;
         }
         Some(d)
     }
@@ -1027,7 +1105,8 @@ impl DecodedFrame {
     /// fit (more than [`DECODED_ROOTS`], a ConstantIndex, a register
     /// without a slot).
     pub fn set_roots(&mut self, arch: Arch, roots: &[Root]) -> bool {
-        let location = |l: &Location, need: &mut u64| -> Option<DecodedLocation> {
+        let mut slot_need = 0u32;
+        let mut location = |l: &Location, need: &mut u64| -> Option<DecodedLocation> {
             let slot = match l.kind {
                 LocationKind::Constant => 0,
                 LocationKind::ConstantIndex => return None,
@@ -1037,13 +1116,32 @@ impl DecodedFrame {
                     s as u8
                 }
             };
+            // Where its slot is (`root_slots`): a register's value plus
+            // the offset, or a register's save slot (offset 0: a Register
+            // location has none; `decode_known` ignores it).
+            let (word, offset) = match l.kind {
+                LocationKind::Indirect => (VALUE_WORD + slot, l.offset),
+                LocationKind::Register => {
+                    slot_need |= 1u32
+                        .checked_shl(slot.into())
+                        .filter(|&b| b < SLOTS_EXACT)
+                        .unwrap_or(SLOTS_EXACT);
+                    (ADDRESS_WORD + slot, 0)
+                }
+                _ => {
+                    slot_need |= SLOTS_NONE;
+                    (0, l.offset)
+                }
+            };
             Some(DecodedLocation {
                 kind: l.kind as u8,
                 slot,
-                offset: l.offset,
+                word,
+                offset,
             })
         };
         self.num_roots = u8::MAX;
+        self.slot_need = SLOTS_NONE;
         if roots.len() > DECODED_ROOTS {
             return false;
         }
@@ -1065,6 +1163,7 @@ impl DecodedFrame {
         }
         self.num_roots = roots.len() as u8;
         self.roots_need = need;
+        self.slot_need = slot_need;
         true
     }
 
@@ -1103,6 +1202,67 @@ impl DecodedFrame {
         Ok(())
     }
 
+    /// Where the frame's roots are, with its registers `regs`: for each
+    /// root in record order, the address of its base's slot and of its
+    /// derived pointer's (the same for a plain root), written to the
+    /// front of `out`; how many. The slot of an `Indirect` location is its
+    /// address; of a `Register` location, the slot the register is saved
+    /// in (a callee's save slot, or the capture's). Errors, before any
+    /// root counts (`out` may have been written): a register a root needs
+    /// that `regs` does not know ([`RootSlotError::RegisterUnknown`], the
+    /// first such, as [`DecodedFrame::roots`] gives it); a root with no
+    /// slot ([`RootSlotError::NoSlot`]: a `Direct` or `Constant`
+    /// location, a register saved nowhere); roots not kept, or a root in a
+    /// register this form does not check (slot 30 and above:
+    /// [`RootSlotError::NotKept`]; the record's roots decoded as
+    /// [`try_roots`] and [`decode`] give them say); more roots than `out`
+    /// holds ([`RootSlotError::Full`]). Every root's two slots come from
+    /// the entry's words and offsets, with one check for the frame.
+    #[inline(always)]
+    pub fn root_slots(
+        &self,
+        regs: &Registers,
+        out: &mut [RootSlot],
+    ) -> Result<usize, RootSlotError> {
+        if regs.known & self.roots_need != self.roots_need {
+            return Err(match self.first_unknown(regs) {
+                DecodeError::RegisterUnknown(r) => RootSlotError::RegisterUnknown(r),
+                DecodeError::Table(_) => RootSlotError::NotKept,
+            });
+        }
+        if !self.has_roots() {
+            return Err(RootSlotError::NotKept);
+        }
+        let n = (self.num_roots as usize).min(DECODED_ROOTS);
+        let Some(out) = out.get_mut(..n) else {
+            return Err(RootSlotError::Full);
+        };
+        // Checked once for the frame: every root in memory, and the save
+        // slot of every register holding one known.
+        let need = u64::from(self.slot_need);
+        if need & u64::from(SLOTS_NONE) != 0 {
+            return Err(RootSlotError::NoSlot);
+        }
+        if need & u64::from(SLOTS_EXACT) != 0 {
+            return Err(RootSlotError::NotKept);
+        }
+        if regs.saved & need != need {
+            return Err(RootSlotError::NoSlot);
+        }
+        let words = regs.words();
+        let slot = |l: &DecodedLocation| {
+            let w = words.get(l.word as usize).copied().unwrap_or(0);
+            w.wrapping_add(l.offset as i64 as u64)
+        };
+        for (r, o) in self.roots[..n].iter().zip(out) {
+            *o = RootSlot {
+                base: slot(&r.base),
+                derived: slot(&r.derived),
+            };
+        }
+        Ok(n)
+    }
+
     #[cold]
     fn first_unknown(&self, regs: &Registers) -> DecodeError {
         for r in &self.roots[..(self.num_roots as usize).min(DECODED_ROOTS)] {
@@ -1117,6 +1277,34 @@ impl DecodedFrame {
         }
         DecodeError::RegisterUnknown(0)
     }
+}
+
+/// Where a root is: the address of its base's slot and of its derived
+/// pointer's ([`DecodedFrame::root_slots`]); the C API's
+/// `pcmap_root_slot`.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct RootSlot {
+    /// The base pointer's slot.
+    pub base: u64,
+    /// The derived pointer's slot (the base's for a plain root).
+    pub derived: u64,
+}
+
+/// Why [`DecodedFrame::root_slots`] gave no slots.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RootSlotError {
+    /// A root names this DWARF register, not known in the frame.
+    RegisterUnknown(u16),
+    /// A root is not in memory: a `Direct` location (its value is an
+    /// address, not a slot holding the pointer), a `Constant`, or a
+    /// register whose save slot is not known.
+    NoSlot,
+    /// The frame's roots are not kept in the entry, or not in a form
+    /// this checks: take them from the record.
+    NotKept,
+    /// More roots than the output holds.
+    Full,
 }
 
 /// [`decode`] of a kept location whose register is known.
@@ -1145,9 +1333,103 @@ fn decode_known(l: &DecodedLocation, regs: &Registers) -> Value {
 }
 
 /// [`step_in_place`] for a frame whose record is `d`: the same checks in
-/// the same order, the same registers; on `Err` `regs` is unchanged.
+/// the same order, the same registers; on `Err` `regs` is unchanged. When
+/// `memory` allows every read of the step at once ([`Memory::can_read`]
+/// over the entry's span), they go unchecked (no read can then fail:
+/// [`DecodedFrame::fast_step`]); otherwise, and for every error,
+/// [`step_decoded_checked`] (out of line: one copy however many callers
+/// inline this).
 #[inline(always)]
 pub fn step_decoded<M: Memory>(
+    memory: &M,
+    arch: Arch,
+    regs: &mut Registers,
+    d: &DecodedFrame,
+) -> Result<(), Stop> {
+    match d.fast_step(memory, arch, regs) {
+        // SAFETY: `fast_step` of this frame, memory and registers.
+        Some(f) => unsafe { d.apply_fast_step(memory, arch, regs, f) },
+        None => return step_decoded_checked(memory, arch, regs, d),
+    }
+    Ok(())
+}
+
+/// A step [`DecodedFrame::fast_step`] found possible: the CFA and the
+/// return address.
+#[derive(Debug, Clone, Copy)]
+pub struct FastStep {
+    cfa: u64,
+    ra: u64,
+}
+
+impl DecodedFrame {
+    /// Whether the step of this frame with registers `regs` succeeds with
+    /// its reads unchecked: the CFA register known, the CFA above SP, every
+    /// read inside one span `memory` allows, the return address not 0.
+    /// Changes nothing; `None`: [`step_decoded_checked`] gives the step (or
+    /// its error).
+    #[inline(always)]
+    pub fn fast_step<M: Memory>(
+        &self,
+        memory: &M,
+        arch: Arch,
+        regs: &Registers,
+    ) -> Option<FastStep> {
+        let d = self;
+        let c = slot_index(d.cfa_slot);
+        let cfa = regs.value[c].wrapping_add(d.cfa_offset as i64 as u64);
+        let sp = arch.sp() as usize;
+        let words = |w: i8| cfa.wrapping_add((w as i64 * 8) as u64);
+        let (low, high) = (words(d.reads_low), words(d.reads_high));
+        let fast = regs.known >> c & 1 != 0
+            && !(regs.known >> sp & 1 != 0 && cfa <= regs.value[sp])
+            && d.reads_low <= d.reads_high
+            && low <= high
+            && memory.can_read(low, high);
+        if !fast {
+            return None;
+        }
+        // SAFETY: an aligned word in [low, high) (`reads_low`,
+        // `reads_high`), which `can_read` allowed.
+        let ra = unsafe { memory.read_u64_unchecked(cfa.wrapping_add(d.ra_offset as i64 as u64)) };
+        (ra != 0).then_some(FastStep { cfa, ra })
+    }
+
+    /// The step [`fast_step`](Self::fast_step) found possible: `regs`
+    /// become the caller's, as [`step_decoded`] gives them.
+    ///
+    /// # Safety
+    /// `step` is what `fast_step` gave for this frame, `memory` and `regs`,
+    /// unchanged since.
+    #[inline(always)]
+    pub unsafe fn apply_fast_step<M: Memory>(
+        &self,
+        memory: &M,
+        arch: Arch,
+        regs: &mut Registers,
+        step: FastStep,
+    ) {
+        let d = self;
+        let cfa = step.cfa;
+        let keep = arch.callee_saved();
+        let (mut known, mut saved) = (regs.known & keep, regs.saved & keep);
+        let n = (d.num_saved as usize).min(DECODED_SAVED);
+        for (&s, &offset) in d.saved_slot[..n].iter().zip(&d.saved_offset) {
+            let s = slot_index(s);
+            let at = cfa.wrapping_add(offset as i64 as u64);
+            // SAFETY: in the span `fast_step` checked (the caller's promise).
+            regs.value[s] = unsafe { memory.read_u64_unchecked(at) };
+            regs.address[s] = at;
+            known |= 1 << s;
+            saved |= 1 << s;
+        }
+        finish_step(arch, regs, known, saved, cfa, step.ra);
+    }
+}
+
+/// [`step_decoded`] with every read checked by [`Memory::read_u64`].
+#[inline(never)]
+pub fn step_decoded_checked<M: Memory>(
     memory: &M,
     arch: Arch,
     regs: &mut Registers,
@@ -1163,21 +1445,19 @@ pub fn step_decoded<M: Memory>(
         return Err(Stop::BadStack);
     }
     let n = (d.num_saved as usize).min(DECODED_SAVED);
+    let at = |offset: i32| cfa.wrapping_add(offset as i64 as u64);
     // Every read first (nothing changes if one fails); left uninitialised:
     // only the first `n` are written and read.
     let mut values = [const { core::mem::MaybeUninit::<u64>::uninit() }; DECODED_SAVED];
     for (v, &offset) in values.iter_mut().zip(&d.saved_offset[..n]) {
-        let read = memory.read_u64(cfa.wrapping_add(offset as i64 as u64));
-        v.write(read.ok_or(Stop::BadStack)?);
+        v.write(memory.read_u64(at(offset)).ok_or(Stop::BadStack)?);
     }
     // SAFETY: the first `n` were written above; MaybeUninit<u64> has
     // u64's layout.
     let values: &[u64] = unsafe { core::slice::from_raw_parts(values.as_ptr().cast(), n) };
     let ra = match values.get(d.ra_index as usize) {
         Some(&v) => v,
-        None => memory
-            .read_u64(cfa.wrapping_add(d.ra_offset as i64 as u64))
-            .ok_or(Stop::BadStack)?,
+        None => memory.read_u64(at(d.ra_offset)).ok_or(Stop::BadStack)?,
     };
     if ra == 0 {
         return Err(Stop::EndOfStack);
@@ -1187,21 +1467,35 @@ pub fn step_decoded<M: Memory>(
     for ((&v, &s), &offset) in values.iter().zip(&d.saved_slot).zip(&d.saved_offset) {
         let s = slot_index(s);
         regs.value[s] = v;
-        regs.address[s] = cfa.wrapping_add(offset as i64 as u64);
+        regs.address[s] = at(offset);
         known |= 1 << s;
         saved |= 1 << s;
     }
-    // The return address register's value in the caller is not its value
-    // at the caller's call site; the caller's SP is the CFA.
+    finish_step(arch, regs, known, saved, cfa, ra);
+    Ok(())
+}
+
+/// The end of [`step_decoded`]: the return address register's value in
+/// the caller is not its value at the caller's call site; the caller's SP
+/// is the CFA.
+#[inline(always)]
+fn finish_step(
+    arch: Arch,
+    regs: &mut Registers,
+    mut known: u64,
+    mut saved: u64,
+    cfa: u64,
+    ra: u64,
+) {
     if let Some(ra_slot) = arch.slot(arch.return_address()) {
         known &= !(1 << ra_slot);
         saved &= !(1 << ra_slot);
     }
+    let sp = arch.sp() as usize;
     regs.value[sp] = cfa;
     regs.known = known | 1 << sp;
     regs.saved = saved & !(1 << sp);
     regs.pc = ra;
-    Ok(())
 }
 
 /// A kept slot number as an index of [`Registers`] (kept slots are valid;

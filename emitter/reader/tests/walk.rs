@@ -7,8 +7,8 @@ use std::collections::HashMap;
 
 use pcmap_reader::walk::{
     self, decode, roots, Arch, CacheSlot, CachedFrame, CfaRule, Cursor, DecodeError, DecodedFrame,
-    FrameAt, FrameStates, Memory, Options, Registers, Root, RootLayout, RootsError, State, Stop,
-    UnwindTables, Value,
+    FrameAt, FrameStates, Memory, Options, Registers, Root, RootLayout, RootSlot, RootSlotError,
+    RootsError, State, Stop, UnwindTables, Value,
 };
 use pcmap_reader::{Location, LocationKind};
 
@@ -28,6 +28,29 @@ impl Memory for &Stack {
     }
     fn read_code_u32(&self, address: u64) -> Option<u32> {
         self.1.get(&address).copied()
+    }
+}
+
+/// The same stack, allowing a span of reads at once where every word of
+/// it is on the stack (`step_decoded`'s unchecked reads); an unchecked read
+/// of a word not there panics.
+#[derive(Clone, Copy)]
+struct Bulk<'s>(&'s Stack);
+
+impl Memory for Bulk<'_> {
+    fn read_u64(&self, address: u64) -> Option<u64> {
+        self.0 .0.get(&address).copied()
+    }
+    fn read_code_u32(&self, address: u64) -> Option<u32> {
+        self.0 .1.get(&address).copied()
+    }
+    fn can_read(&self, low: u64, high: u64) -> bool {
+        low.is_multiple_of(8)
+            && low <= high
+            && (low..high).step_by(8).all(|a| self.0 .0.contains_key(&a))
+    }
+    unsafe fn read_u64_unchecked(&self, address: u64) -> u64 {
+        self.0 .0[&address]
     }
 }
 
@@ -108,6 +131,16 @@ fn walk(
         assert_eq!(cached.0, frames, "{pass} cached walk: frames");
         assert_eq!(cached.1, stop, "{pass} cached walk: stop");
     }
+    // Again with the steps' reads allowed at once (unchecked).
+    let mut cache = vec![empty_slot(); 8];
+    for pass in ["cold", "warm"] {
+        let cached = full_walk(tables, Bulk(stack), arch, r, options, Some(&mut cache));
+        assert_eq!(
+            cached.0, frames,
+            "{pass} cached walk, reads at once: frames"
+        );
+        assert_eq!(cached.1, stop, "{pass} cached walk, reads at once: stop");
+    }
     (frames.iter().map(|f| (f.0.pc, f.1)).collect(), stop)
 }
 
@@ -134,9 +167,9 @@ fn empty_slot() -> Cached {
 /// not), what the tables say of it and its CFA, and the stop; with a
 /// cache, `step_cached`.
 #[allow(clippy::type_complexity)]
-fn full_walk(
+fn full_walk<M: Memory>(
     tables: &Tables,
-    stack: &Stack,
+    stack: M,
     arch: Arch,
     r: Registers,
     options: Options,
@@ -273,6 +306,33 @@ fn decoded_frames() {
     let mut visited = 0;
     let e = d.roots(&r, |_, _, _| visited += 1);
     assert_eq!((e, visited), (Err(DecodeError::RegisterUnknown(3)), 0));
+    // The roots' slots: an Indirect location's address, a register's save
+    // slot; a Direct location (its value is an address, not a slot) or a
+    // register saved nowhere has none, and a register not known stops
+    // first, as for `roots`.
+    let mut out = [RootSlot::default(); 8];
+    let mut r = regs(x86, 0x1010, &[(7, 0x7000), (6, 0x7100)]);
+    r.set(x86, 3, 0x33, Some(0x7030));
+    assert_eq!(d.root_slots(&r, &mut out), Err(RootSlotError::NoSlot));
+    let reg3 = loc(LocationKind::Register, 3, 0);
+    let in_register = Root {
+        base: reg3,
+        derived: reg3,
+        base_index: 9,
+        derived_index: 9,
+    };
+    assert!(d.set_roots(x86, &[listed[0], in_register]));
+    assert_eq!(d.root_slots(&r, &mut out), Ok(2));
+    let slot = |base, derived| RootSlot { base, derived };
+    assert_eq!(out[..2], [slot(0x7008, 0x7008), slot(0x7030, 0x7030)]);
+    assert_eq!(d.root_slots(&r, &mut out[..1]), Err(RootSlotError::Full));
+    r.set(x86, 3, 0x33, None);
+    assert_eq!(d.root_slots(&r, &mut out), Err(RootSlotError::NoSlot));
+    r.forget(x86, 3);
+    assert_eq!(
+        d.root_slots(&r, &mut out),
+        Err(RootSlotError::RegisterUnknown(3))
+    );
     // Too many roots, or one the fixed form cannot hold.
     let nine = vec![listed[0]; 9];
     assert!(!d.set_roots(x86, &nine) && !d.has_roots());

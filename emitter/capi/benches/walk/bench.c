@@ -4,6 +4,10 @@
  *
  *   collect one call, pcmap_walk_collect, with its own cache of decoded frames,
  *           warm: one callback per frame with all its roots;
+ *   slots   one call, pcmap_walk_collect_slots, with its own cache, warm:
+ *           the address of every root's base and derived slot, into a
+ *           buffer of 256 (each value read and summed after the walk, as
+ *           a moving collector reads its roots);
  *   cached  the cursor with a cache of decoded frames (pcmap_walk_init_cached),
  *           warm: filled by the first walk, hits afterwards;
  *   cursor  pcmap_walk_init / pcmap_walk_roots / pcmap_walk_step;
@@ -176,9 +180,11 @@ static void visit_root(void *ctx, const pcmap_root *r) {
 }
 
 /* The caches of decoded frames: 256 entries of caller memory each. */
-static pcmap_walk_cache cache, collect_cache;
+static pcmap_walk_cache cache, collect_cache, slots_cache;
 static uint64_t cache_memory[256 * PCMAP_WALK_CACHE_ENTRY_SIZE / 8];
 static uint64_t collect_cache_memory[256 * PCMAP_WALK_CACHE_ENTRY_SIZE / 8];
+static uint64_t slots_cache_memory[256 * PCMAP_WALK_CACHE_ENTRY_SIZE / 8];
+static pcmap_root_slot slots[256];
 
 static int walk_cursor(const pcmap_registers *regs, uint64_t *sum, pcmap_walk_cache *with) {
   pcmap_walk c;
@@ -211,6 +217,18 @@ __attribute__((noinline)) static int walk_collect(const pcmap_registers *regs, u
   if (pcmap_walk_collect(&collect_cache, &maps, regs, 0, 0, 0, frame_callback, &s) != PCMAP_STOP_UNMANAGED) abort();
   *sum = s.sum;
   return s.frames;
+}
+
+/* The slots of every root, then their values summed: a statepoint's
+ * roots are (base, derived) pairs of distinct locations, each of which the
+ * other routes sum (by index), so both slots of every pair are read. */
+__attribute__((noinline)) static int walk_slots(const pcmap_registers *regs, uint64_t *sum) {
+  pcmap_slot_buffer b = {slots, 256, 0, 0, NULL, NULL};
+  uint32_t i;
+  if (pcmap_walk_collect_slots(&slots_cache, &maps, regs, 0, 0, 0, &b) != PCMAP_STOP_UNMANAGED) abort();
+  for (i = 0; i < b.count; i++)
+    *sum += *(const uint64_t *)(uintptr_t)slots[i].base + *(const uint64_t *)(uintptr_t)slots[i].derived;
+  return (int)b.frames;
 }
 
 /* The frame pointer chain: frame record {caller's FP, return address} at
@@ -247,9 +265,10 @@ static int cmp(const void *a, const void *b) {
   return (x > y) - (x < y);
 }
 
-enum { COLLECT, CACHED, CURSOR, LIBGCC, CHAIN, METHODS };
+enum { COLLECT, CACHED, CURSOR, LIBGCC, CHAIN, SLOTS, METHODS };
 static const char *names[METHODS] = {"pcmap_walk_collect (warm cache)", "cursor with cache (warm)",
-                                     "cursor (pcmap_walk_*)", "_Unwind_Backtrace + hash table", "frame pointer chain"};
+                                     "cursor (pcmap_walk_*)", "_Unwind_Backtrace + hash table", "frame pointer chain",
+                                     "pcmap_walk_collect_slots (warm)"};
 
 /* The sum of the return addresses the cursor steps to (frames 1 to 64:
  * the chain reads the return address of each of the 64 frames). */
@@ -282,6 +301,8 @@ uint64_t bench_safepoint(pcmap_registers *regs, uint64_t a1, uint64_t a2, uint64
           frames[m] = walk_uncached(regs, &sum);
         } else if (m == LIBGCC) {
           frames[m] = walk_libgcc(&sum);
+        } else if (m == SLOTS) {
+          frames[m] = walk_slots(regs, &sum);
         } else {
           frames[m] = walk_chain(regs, &sum);
         }
@@ -295,7 +316,8 @@ uint64_t bench_safepoint(pcmap_registers *regs, uint64_t a1, uint64_t a2, uint64
     printf("%-32s %3d frames  %8.1f ns/frame (median of %d batches of %d walks)\n", names[m], frames[m],
            ns[m][BATCHES / 2], BATCHES, REPEAT);
   }
-  for (m = COLLECT; m <= CURSOR; m++) {
+  for (m = COLLECT; m < METHODS; m++) {
+    if (m == LIBGCC || m == CHAIN) continue;
     double vs_libgcc = ns[LIBGCC][BATCHES / 2] / ns[m][BATCHES / 2];
     double vs_chain = ns[m][BATCHES / 2] / ns[CHAIN][BATCHES / 2];
     printf("%s: vs libgcc %.2fx %s (goal >= 20x faster: %s); vs frame pointer chain %.2fx the time (goal <= 2x: %s)\n",
@@ -306,6 +328,13 @@ uint64_t bench_safepoint(pcmap_registers *regs, uint64_t a1, uint64_t a2, uint64
          (unsigned long long)cache.hits, (unsigned long long)cache.misses, (unsigned long long)cache.uncached,
          (unsigned long long)collect_cache.hits, (unsigned long long)collect_cache.misses,
          (unsigned long long)collect_cache.uncached);
+  printf("slots' cache: %llu hits, %llu misses, %llu not cached\n", (unsigned long long)slots_cache.hits,
+         (unsigned long long)slots_cache.misses, (unsigned long long)slots_cache.uncached);
+  if (frames[SLOTS] != FRAMES || sums[SLOTS] != sums[LIBGCC] || slots_cache.misses != FRAMES) {
+    printf("FAIL: slots: frames %d, root sum %llx (libgcc's %llx), cache misses %llu\n", frames[SLOTS],
+           (unsigned long long)sums[SLOTS], (unsigned long long)sums[LIBGCC], (unsigned long long)slots_cache.misses);
+    exit(1);
+  }
   if (sums[CHAIN] != cursor_return_addresses(regs)) {
     printf("FAIL: the frame pointer chain did not read the cursor's return addresses\n");
     exit(1);
@@ -330,6 +359,7 @@ int main(void) {
   build_table();
   if (pcmap_walk_cache_init(&cache, cache_memory, sizeof cache_memory) != PCMAP_OK) return 2;
   if (pcmap_walk_cache_init(&collect_cache, collect_cache_memory, sizeof collect_cache_memory) != PCMAP_OK) return 2;
+  if (pcmap_walk_cache_init(&slots_cache, slots_cache_memory, sizeof slots_cache_memory) != PCMAP_OK) return 2;
   bench_f0(FRAMES - 1, 1000);
   return 0;
 }

@@ -131,7 +131,22 @@ static uint64_t walk_and_collect(pcmap_registers *regs, uint64_t a1, uint64_t a2
   (void)a1, (void)a2, (void)a3, (void)a4, (void)a5;
   pcmap_walk c;
   int managed = 0;
-  pcmap_status s = pcmap_walk_init_cached(&c, NULL, regs, regs->value[SP_SLOT], stack_top,
+  /* The slots collector first, with the cache and without: these roots
+   * are Direct locations (the slot's address is the root's value; no slot
+   * holds a pointer to it), so it stops at the first managed frame,
+   * giving nothing. */
+  static pcmap_root_slot slots[32];
+  pcmap_slot_buffer b = {slots, 32, 0, 0, NULL, NULL}, u = b;
+  pcmap_status s = pcmap_walk_collect_slots(&cache, NULL, regs, regs->value[SP_SLOT], stack_top,
+                                            PCMAP_WALK_REGISTRY | PCMAP_WALK_FRAME_POINTER_CHAIN, &b);
+  pcmap_status t = pcmap_walk_collect_slots(NULL, NULL, regs, regs->value[SP_SLOT], stack_top,
+                                            PCMAP_WALK_REGISTRY | PCMAP_WALK_FRAME_POINTER_CHAIN, &u);
+  printf("walk: slots: %s; %u frames, %u slots given", pcmap_strerror(s), b.frames, b.count);
+  if (t == s && u.frames == b.frames && u.count == b.count)
+    printf(" (the same without a cache)\n");
+  else
+    printf(" (without a cache: %s; %u frames, %u slots given)\n", pcmap_strerror(t), u.frames, u.count);
+  s = pcmap_walk_init_cached(&c, NULL, regs, regs->value[SP_SLOT], stack_top,
                                           PCMAP_WALK_REGISTRY | PCMAP_WALK_FRAME_POINTER_CHAIN, &cache);
   while (s == PCMAP_OK) {
     if (c.at == PCMAP_WALK_AT_RECORD) {

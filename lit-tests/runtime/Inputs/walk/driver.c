@@ -244,6 +244,7 @@ static visited visits_ref, visits_got;
 static pcmap_walk_cache collect_cache;
 static u64 collect_cache_memory[64 * PCMAP_WALK_CACHE_ENTRY_SIZE / 8];
 static visited *visiting;
+static unsigned long slot_frames, slots_given;
 
 static void add_frame(visited *v, const pcmap_registers *r, unsigned depth, unsigned n) {
   if (v->frames && v->frame_depth[v->frames - 1] == depth) {
@@ -332,8 +333,72 @@ static void compare_visits(const char *what, int want, int got) {
   }
 }
 
+/* The slots collector (pcmap_walk_collect_slots): every root's slot
+ * addresses, through the smallest buffer it takes (32 slots: passed to
+ * `full` again and again), with a cache of its own. */
+static pcmap_walk_cache slots_cache;
+static u64 slots_cache_memory[64 * PCMAP_WALK_CACHE_ENTRY_SIZE / 8];
+static pcmap_root_slot slots_buffer[32];
+static struct {
+  pcmap_root_slot s[MAX_ROOTS];
+  long n;
+} slots_got;
+
+static void slots_full(void *ctx, const pcmap_root_slot *s, uint32_t n) {
+  uint32_t i;
+  (void)ctx;
+  for (i = 0; i < n; i++)
+    if (slots_got.n < MAX_ROOTS) slots_got.s[slots_got.n++] = s[i];
+}
+
+/* The slots collector must give the slot addresses of the cursor's roots
+ * (`visits_ref`, status `want`), frame after frame, and stop with
+ * PCMAP_STOP_NO_SLOT at the first frame with a root that has no address
+ * (a Direct location, a constant, a register saved nowhere). */
+static void compare_slots(const char *what, const pcmap_registers *regs, int want, pcmap_walk_cache *with) {
+  const visited *b = &visits_ref;
+  pcmap_slot_buffer buf;
+  long f, i, r = 0, n = 0;
+  unsigned frames = 0;
+  int got;
+  buf.slots = slots_buffer;
+  buf.capacity = 32;
+  buf.full = slots_full;
+  buf.ctx = NULL;
+  slots_got.n = 0;
+  got = pcmap_walk_collect_slots(with, &maps, regs, stack_low, stack_high, 0, &buf);
+  slots_full(NULL, slots_buffer, buf.count);
+  for (f = 0; f < b->frames; f++, frames++) {
+    int all = 1;
+    for (i = r; i < r + (long)b->frame_roots[f]; i++)
+      all &= b->roots[i].base.has_address && b->roots[i].derived.has_address;
+    if (!all) {
+      want = PCMAP_STOP_NO_SLOT;
+      break;
+    }
+    r += b->frame_roots[f];
+  }
+  if (got != want || buf.frames != frames || slots_got.n != r) {
+    fprintf(stderr, "walk: chain %ld: %s: status %d, %u frames, %ld slots; the cursor's %d, %u, %ld\n", chain, what, got,
+            buf.frames, slots_got.n, want, frames, r);
+    failures++;
+    return;
+  }
+  for (n = 0; n < r; n++)
+    if (slots_got.s[n].base != b->roots[n].base.address || slots_got.s[n].derived != b->roots[n].derived.address) {
+      fprintf(stderr, "walk: chain %ld: %s: slot %ld (frame %u): %llx %llx; the cursor's %llx %llx\n", chain, what, n,
+              b->depth[n], (unsigned long long)slots_got.s[n].base, (unsigned long long)slots_got.s[n].derived,
+              (unsigned long long)b->roots[n].base.address, (unsigned long long)b->roots[n].derived.address);
+      failures++;
+      return;
+    }
+  slot_frames += frames;
+  slots_given += (unsigned long)r;
+}
+
 /* The collector, without a cache, cold and warm, against the cursor
- * without the cache; and the cursor with the cache, against it too. */
+ * without the cache; and the cursor with the cache, against it too; and
+ * the slots collector, likewise. */
 static void compare_collect(const pcmap_registers *regs) {
   int want = cursor_visits(regs, NULL, &visits_ref);
   compare_visits("cursor with the cache", want, cursor_visits(regs, &cache, &visits_got));
@@ -341,6 +406,10 @@ static void compare_collect(const pcmap_registers *regs) {
   if (pcmap_walk_cache_flush(&collect_cache) != PCMAP_OK) fail("pcmap_walk_cache_flush", 0, 0, 0);
   compare_visits("cold collect", want, collect_visits(regs, &collect_cache, &visits_got));
   compare_visits("warm collect", want, collect_visits(regs, &collect_cache, &visits_got));
+  compare_slots("slots without a cache", regs, want, NULL);
+  if (pcmap_walk_cache_flush(&slots_cache) != PCMAP_OK) fail("pcmap_walk_cache_flush", 0, 0, 0);
+  compare_slots("cold slots", regs, want, &slots_cache);
+  compare_slots("warm slots", regs, want, &slots_cache);
 }
 
 /* libgcc's view. */
@@ -478,6 +547,7 @@ int main(int argc, char **argv) {
   sigaction(SIGUSR1, &sa, NULL);
   if (pcmap_walk_cache_init(&cache, cache_memory, sizeof cache_memory) != PCMAP_OK) return 2;
   if (pcmap_walk_cache_init(&collect_cache, collect_cache_memory, sizeof collect_cache_memory) != PCMAP_OK) return 2;
+  if (pcmap_walk_cache_init(&slots_cache, slots_cache_memory, sizeof slots_cache_memory) != PCMAP_OK) return 2;
   for (chain = 0; chain < chains; chain++) {
     unsigned entry = (unsigned)(chain % (corpus_entries + 1));
     u64 r = next_random(&rng);
@@ -496,7 +566,12 @@ int main(int argc, char **argv) {
   fprintf(stderr, "walk: collect cache: %llu hits, %llu misses, %llu not cached\n",
           (unsigned long long)collect_cache.hits, (unsigned long long)collect_cache.misses,
           (unsigned long long)collect_cache.uncached);
-  if (cache.hits == 0 || cache.misses == 0 || (!frames_only && (collect_cache.hits == 0 || collect_cache.misses == 0))) {
+  fprintf(stderr, "walk: slots cache: %llu hits, %llu misses, %llu not cached; %lu frames, %lu roots' slots given\n",
+          (unsigned long long)slots_cache.hits, (unsigned long long)slots_cache.misses,
+          (unsigned long long)slots_cache.uncached, slot_frames, slots_given);
+  if (cache.hits == 0 || cache.misses == 0 ||
+      (!frames_only && (collect_cache.hits == 0 || collect_cache.misses == 0 || slots_cache.hits == 0 ||
+                        slots_cache.misses == 0 || slot_frames == 0))) {
     printf("FAIL: the cache was not used\n");
     return 1;
   }
