@@ -18,7 +18,10 @@
 //! records evict from each other) and the collector (without a cache, then
 //! cold and warm) give what the cursor without a cache gives: each frame's
 //! PC, depth, where it is (record or not), its roots, and the status the
-//! walk ends with.
+//! walk ends with; the slots collector (`pcmap_walk_collect_slots`, a
+//! 32-slot buffer, so `full` runs often) gives the addresses of those
+//! roots, up to the first frame with a root that has none, where it stops
+//! with `PCMAP_STOP_NO_SLOT`.
 #![no_main]
 use std::ffi::c_void;
 use std::mem::MaybeUninit;
@@ -26,7 +29,7 @@ use std::sync::OnceLock;
 
 use libfuzzer_sys::fuzz_target;
 use pcmap_capi::ffi::pcmap_open;
-use pcmap_capi::status::pcmap_status::{self, PCMAP_OK};
+use pcmap_capi::status::pcmap_status::{self, PCMAP_OK, PCMAP_STOP_NO_SLOT};
 use pcmap_capi::types::{pcmap_registers, pcmap_stackmaps, pcmap_value};
 use pcmap_capi::walk::*;
 use pcmap_capi::{
@@ -248,6 +251,66 @@ fn collect_walk(
     seen
 }
 
+unsafe extern "C" fn full(ctx: *mut c_void, slots: *const pcmap_root_slot, count: u32) {
+    // SAFETY: ctx is the `Vec` `slots_walk` passes; slots are the buffer's
+    // first `count`.
+    unsafe {
+        let got = &mut *ctx.cast::<Vec<(u64, u64)>>();
+        let slots = std::slice::from_raw_parts(slots, count as usize);
+        got.extend(slots.iter().map(|s| (s.base, s.derived)));
+    }
+}
+
+/// The slots collector's slots, frames and status.
+fn slots_walk(
+    maps: &pcmap_stackmaps,
+    regs: &pcmap_registers,
+    stack: &Stack,
+    flags: u32,
+    cache: *mut pcmap_walk_cache,
+) -> (Vec<(u64, u64)>, u32, pcmap_status) {
+    let mut got: Vec<(u64, u64)> = Vec::new();
+    let mut memory = [pcmap_root_slot {
+        base: 0,
+        derived: 0,
+    }; 32];
+    let mut out = pcmap_slot_buffer {
+        slots: memory.as_mut_ptr(),
+        capacity: memory.len() as u32,
+        count: 0,
+        frames: 0,
+        full: Some(full),
+        ctx: (&mut got as *mut Vec<(u64, u64)>).cast(),
+    };
+    // SAFETY: as in cursor_walk; `full` takes the Vec.
+    let status = unsafe {
+        pcmap_walk_collect_slots(cache, maps, regs, stack.low, stack.high, flags, &mut out)
+    };
+    got.extend(
+        memory[..out.count as usize]
+            .iter()
+            .map(|s| (s.base, s.derived)),
+    );
+    (got, out.frames, status)
+}
+
+/// What the slots collector must give, from the cursor's walk.
+fn slots_wanted(want: &Seen) -> (Vec<(u64, u64)>, u32, Option<pcmap_status>) {
+    let mut slots = Vec::new();
+    for (frames, (_, _, roots)) in want.frames.iter().enumerate() {
+        let has = |v: &(u64, u64, bool, bool)| v.3.then_some(v.1);
+        let frame: Option<Vec<(u64, u64)>> = roots
+            .iter()
+            .map(|r| Some((has(&r.0[0])?, has(&r.0[1])?)))
+            .collect();
+        match frame {
+            Some(f) => slots.extend(f),
+            None => return (slots, frames as u32, Some(PCMAP_STOP_NO_SLOT)),
+        }
+    }
+    (slots, want.frames.len() as u32, want.status)
+}
+
 fuzz_target!(|data: &[u8]| {
     let Some((head, rest)) = data.split_first_chunk::<7>() else {
         return;
@@ -324,5 +387,14 @@ fuzz_target!(|data: &[u8]| {
     for pass in ["cold", "warm"] {
         let got = collect_walk(&maps, &regs, &stack, flags, &mut cache);
         assert_eq!(got, want, "collect, {pass}");
+    }
+    let slots = slots_wanted(&want);
+    let got = slots_walk(&maps, &regs, &stack, flags, std::ptr::null_mut());
+    assert_eq!((got.0, got.1, Some(got.2)), slots, "slots without a cache");
+    // SAFETY: the cache was set up above.
+    unsafe { pcmap_walk_cache_flush(&mut cache) };
+    for pass in ["cold", "warm"] {
+        let got = slots_walk(&maps, &regs, &stack, flags, &mut cache);
+        assert_eq!((got.0, got.1, Some(got.2)), slots, "slots, {pass}");
     }
 });
