@@ -412,6 +412,29 @@ struct Sorted {
     ranges: alloc::vec::Vec<(u32, u32)>,
 }
 
+#[cfg(feature = "alloc")]
+impl Sorted {
+    /// Appends one function's sites (`run`: all of its sites, in ID
+    /// order), one entry per ID.
+    fn merge_run(&mut self, run: &[(u32, u64, Match)]) {
+        let Some(&(f, ..)) = run.first() else { return };
+        let start = self.entries.len() as u32;
+        for &(_, id, m) in run {
+            let merged = self.entries.len() as u32 > start;
+            match self.entries.last_mut() {
+                Some(last) if merged && last.0 == id => {
+                    last.1 = match m {
+                        Match::Agree { kind, bytes } => last.1.with(kind, bytes),
+                        _ => Match::Disagree,
+                    };
+                }
+                _ => self.entries.push((id, m)),
+            }
+        }
+        self.ranges[f as usize] = (start, self.entries.len() as u32);
+    }
+}
+
 /// Names by number, back to back.
 #[cfg(feature = "alloc")]
 #[derive(Debug, Clone, Default)]
@@ -553,14 +576,35 @@ impl SiteIndex {
         self.sorted = core::cell::OnceCell::new();
     }
 
-    /// `added` ordered by function, then ID: grouped by function in one
-    /// counting pass (sites of one function may come in several runs: the
-    /// IR's deopt bundles after its intrinsics), then each function's run
-    /// sorted alone. Equal keys merge in any order (`with` is commutative).
-    fn grouped(&self) -> alloc::vec::Vec<(u32, u64, Match)> {
-        let mut all = match self.added.windows(2).all(|w| w[0].0 <= w[1].0) {
-            true => self.added.clone(),
-            false => {
+    /// `added` ordered by function, then ID, merged into `Sorted`. Sites
+    /// come grouped by function (one run each, IDs mostly ascending): the
+    /// runs are merged straight from `added`, only a run out of ID order
+    /// copied and sorted. Otherwise (sites of one function in several runs:
+    /// the IR's deopt bundles after its intrinsics) they are grouped by
+    /// function in one counting pass first. Equal keys merge in any order
+    /// (`with` is commutative).
+    fn sorted(&self) -> &Sorted {
+        self.sorted.get_or_init(|| {
+            let mut sorted = Sorted {
+                entries: alloc::vec::Vec::with_capacity(self.added.len()),
+                ranges: alloc::vec![(0, 0); self.functions.len()],
+            };
+            let mut run_buf = alloc::vec::Vec::new();
+            let mut merge = |run: &[(u32, u64, Match)]| {
+                let run = match run.is_sorted_by_key(|e| e.1) {
+                    true => run,
+                    false => {
+                        run_buf.clear();
+                        run_buf.extend_from_slice(run);
+                        run_buf.sort_unstable_by_key(|e| e.1);
+                        &run_buf[..]
+                    }
+                };
+                sorted.merge_run(run);
+            };
+            if self.added.is_sorted_by_key(|e| e.0) {
+                self.added.chunk_by(|a, b| a.0 == b.0).for_each(&mut merge);
+            } else {
                 let mut starts = alloc::vec![0usize; self.functions.len() + 1];
                 for e in &self.added {
                     starts[e.0 as usize + 1] += 1;
@@ -574,40 +618,7 @@ impl SiteIndex {
                     all[*at] = e;
                     *at += 1;
                 }
-                all
-            }
-        };
-        for run in all.chunk_by_mut(|a, b| a.0 == b.0) {
-            run.sort_unstable_by_key(|e| e.1);
-        }
-        all
-    }
-
-    fn sorted(&self) -> &Sorted {
-        self.sorted.get_or_init(|| {
-            let all = self.grouped();
-            let mut sorted = Sorted {
-                entries: alloc::vec::Vec::with_capacity(all.len()),
-                ranges: alloc::vec![(0, 0); self.functions.len()],
-            };
-            for (f, id, m) in all {
-                let n = sorted.entries.len() as u32;
-                let range = &mut sorted.ranges[f as usize];
-                match sorted.entries.last_mut() {
-                    Some(last) if range.1 == n && n > range.0 && last.0 == id => {
-                        last.1 = match m {
-                            Match::Agree { kind, bytes } => last.1.with(kind, bytes),
-                            _ => Match::Disagree,
-                        };
-                        continue;
-                    }
-                    _ => {}
-                }
-                if range.1 != n {
-                    *range = (n, n);
-                }
-                sorted.entries.push((id, m));
-                range.1 = n + 1;
+                all.chunk_by(|a, b| a.0 == b.0).for_each(&mut merge);
             }
             sorted
         })
