@@ -589,7 +589,7 @@ impl<'a> TableInput<'a, '_, '_> {
             .map_err(|_| self.err(format!("function {name} larger than 4 GiB")))?;
         // The symbol sites name the function by: none for a function
         // without one (a private function's address is its section's).
-        let symbol = place.function.map_or(&b""[..], |f| f.name.as_bytes());
+        let symbol = place.function.map_or(&b""[..], |f| o.functions.symbol(f));
         Ok(Resolved {
             name,
             symbol,
