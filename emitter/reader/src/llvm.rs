@@ -355,6 +355,23 @@ impl<'a, E: Endian> LlvmRecord<'a, E> {
             }
         })
     }
+    /// Each location's kind byte, size and DWARF register as stored, in
+    /// order, nothing else decoded and nothing checked: for checks that
+    /// read only these over millions of locations ([`location`](Self::location)
+    /// decodes one in full).
+    pub fn location_fields(&self) -> impl Iterator<Item = (u8, u16, u16)> + '_ {
+        let (v3, e) = (self.version >= 3, self.locations.endian);
+        self.locations
+            .data
+            .chunks_exact(location_size(self.version))
+            .map(move |raw| {
+                let u16_at = |i: usize| e.u16_from([raw[i], raw[i + 1]]);
+                match v3 {
+                    true => (raw[0], u16_at(2), u16_at(4)),
+                    false => (raw[0], raw[1].into(), u16_at(2)),
+                }
+            })
+    }
     /// Every location of the record, in order.
     pub fn locations(&self) -> impl Iterator<Item = Result<Location>> + '_ {
         (0..self.num_locations()).map(|i| self.location(i))

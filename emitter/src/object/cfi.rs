@@ -45,16 +45,54 @@ impl FrameId {
 struct Facts {
     by_id: Vec<FrameInfo>,
     ids: hashbrown::HashMap<FrameInfo, FrameId>,
+    /// The saved registers of the row being interned.
+    saved: Vec<(u16, i64)>,
+}
+
+/// A [`FrameInfo`] borrowed: hashed as the owned one (its fields in the
+/// same order, a slice as a `Vec`), so that a row's facts are looked up
+/// without allocating them.
+#[derive(Hash)]
+struct FrameInfoRef<'a> {
+    cfa: Option<(u16, i64)>,
+    saved: &'a [(u16, i64)],
+}
+
+impl hashbrown::Equivalent<FrameInfo> for FrameInfoRef<'_> {
+    fn equivalent(&self, key: &FrameInfo) -> bool {
+        self.cfa == key.cfa && self.saved == &key.saved[..]
+    }
 }
 
 impl Facts {
-    fn intern(&mut self, info: FrameInfo) -> FrameId {
-        let next = FrameId(self.by_id.len() as u32);
-        let by_id = &mut self.by_id;
-        *self.ids.entry(info).or_insert_with_key(|info| {
-            by_id.push(info.clone());
-            next
-        })
+    /// The id of `row`'s facts (its CFA rule and saved registers).
+    fn intern(&mut self, row: &gimli::UnwindTableRow<usize>) -> FrameId {
+        let cfa = match *row.cfa() {
+            CfaRule::RegisterAndOffset { register, offset } => Some((register.0, offset)),
+            CfaRule::Expression(_) => None,
+        };
+        self.saved.clear();
+        self.saved
+            .extend(row.registers().filter_map(|(reg, rule)| match rule {
+                RegisterRule::Offset(n) => Some((reg.0, *n)),
+                _ => None,
+            }));
+        self.saved.sort();
+        let key = FrameInfoRef {
+            cfa,
+            saved: &self.saved,
+        };
+        if let Some(&id) = self.ids.get(&key) {
+            return id;
+        }
+        let info = FrameInfo {
+            cfa,
+            saved: self.saved.clone(),
+        };
+        let id = FrameId(self.by_id.len() as u32);
+        self.by_id.push(info.clone());
+        self.ids.insert(info, id);
+        id
     }
 }
 
@@ -416,7 +454,7 @@ impl Cfi {
                 all.push((
                     row.start_address().wrapping_sub(start),
                     row.end_address().wrapping_sub(start),
-                    self.facts.borrow_mut().intern(info(row)),
+                    self.facts.borrow_mut().intern(row),
                 ));
             }
             Ok(Some(all))
@@ -461,9 +499,10 @@ impl Cfi {
                 if row.end_address() <= pc {
                     break;
                 }
-                out.push(row.contains(pc).then(|| {
-                    *facts.get_or_insert_with(|| self.facts.borrow_mut().intern(info(row)))
-                }));
+                out.push(
+                    row.contains(pc)
+                        .then(|| *facts.get_or_insert_with(|| self.facts.borrow_mut().intern(row))),
+                );
                 i += 1;
             }
         }
@@ -499,21 +538,4 @@ fn class_bytes<'d>(
     let start = fde.offset().checked_add(8 + 2 * size)?;
     let end = fde.offset().checked_add(4 + length as usize)?;
     data.get(start..end)
-}
-
-/// A row's CFA rule and saved registers.
-fn info(row: &gimli::UnwindTableRow<usize>) -> FrameInfo {
-    let cfa = match *row.cfa() {
-        CfaRule::RegisterAndOffset { register, offset } => Some((register.0, offset)),
-        CfaRule::Expression(_) => None,
-    };
-    let mut saved: Vec<(u16, i64)> = row
-        .registers()
-        .filter_map(|(reg, rule)| match rule {
-            RegisterRule::Offset(n) => Some((reg.0, *n)),
-            _ => None,
-        })
-        .collect();
-    saved.sort();
-    FrameInfo { cfa, saved }
 }

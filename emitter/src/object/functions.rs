@@ -21,6 +21,8 @@ pub struct Function<'d> {
     /// Borrowed from the symbol table unless it is not UTF-8 (tens of
     /// thousands of functions: no allocation each).
     pub name: Cow<'d, str>,
+    /// Where `name`'s bytes start in [`Functions::symbol`]'s copy.
+    symbol_at: usize,
 }
 
 /// Functions by code section, sorted by offset, one per offset.
@@ -28,6 +30,11 @@ pub struct Function<'d> {
 pub struct Functions<'d> {
     /// By section index.
     by_section: Vec<Vec<Function<'d>>>,
+    /// The names again, back to back in the order of `by_section`: the
+    /// symbol table keeps them in no useful order (LLVM sorts it by suffix),
+    /// and looking each function's name up there in code order cost a
+    /// cache miss per function.
+    symbols: Vec<u8>,
     /// Where the last [`at`](Self::at) found its function: tables list
     /// functions in code order, so the next is most often the one after
     /// it, found without a search (one pass over sorted data).
@@ -56,6 +63,7 @@ impl<'d> Functions<'d> {
                 all[l.section.0].push((l.offset, n, sym.size(), String::from_utf8_lossy(name)));
             }
         }
+        let mut symbols = Vec::new();
         let by_section = all
             .into_iter()
             .map(|mut v| {
@@ -65,14 +73,30 @@ impl<'d> Functions<'d> {
                 }
                 v.dedup_by_key(|f| f.0);
                 v.into_iter()
-                    .map(|(offset, _, size, name)| Function { offset, size, name })
+                    .map(|(offset, _, size, name)| {
+                        let symbol_at = symbols.len();
+                        symbols.extend_from_slice(name.as_bytes());
+                        Function {
+                            offset,
+                            size,
+                            name,
+                            symbol_at,
+                        }
+                    })
                     .collect()
             })
             .collect();
         Functions {
             by_section,
+            symbols,
             hint: AtomicUsize::new(0),
         }
+    }
+
+    /// The bytes of `f`'s name (one of these functions), from the copy
+    /// kept in code order.
+    pub fn symbol(&self, f: &Function<'d>) -> &[u8] {
+        &self.symbols[f.symbol_at..f.symbol_at + f.name.len()]
     }
 
     /// The function starting at `loc`.

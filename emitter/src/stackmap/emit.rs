@@ -14,7 +14,7 @@ use pcmap_reader::flat::{
 use pcmap_reader::llvm::{LlvmRecord, LlvmStackMap};
 use pcmap_reader::RunTimeEndian;
 
-use super::check::check_record;
+use super::check::{check_record, record_passes};
 use pcmap_reader::sites::{self, Match, SiteIndex, SiteKind};
 
 use super::ir::IrInput;
@@ -401,7 +401,10 @@ impl<'a> TableInput<'a, '_, '_> {
                 batch.sort_by_key(|r| r.instruction_offset);
             }
 
-            for r in &batch {
+            for r in batch
+                .iter()
+                .filter(|r| !record_passes(target, r, code.len() as u64))
+            {
                 check_record(
                     target,
                     r.instruction_offset,
@@ -589,7 +592,7 @@ impl<'a> TableInput<'a, '_, '_> {
             .map_err(|_| self.err(format!("function {name} larger than 4 GiB")))?;
         // The symbol sites name the function by: none for a function
         // without one (a private function's address is its section's).
-        let symbol = place.function.map_or(&b""[..], |f| f.name.as_bytes());
+        let symbol = place.function.map_or(&b""[..], |f| o.functions.symbol(f));
         Ok(Resolved {
             name,
             symbol,
