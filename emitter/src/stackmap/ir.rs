@@ -205,6 +205,14 @@ struct Scan {
     groups: HashMap<u32, Directives>,
 }
 
+impl ScanSite {
+    fn function(&self) -> u32 {
+        match *self {
+            ScanSite::Intrinsic { function, .. } | ScanSite::Deopt { function, .. } => function,
+        }
+    }
+}
+
 impl Scan {
     /// The symbol of function number `n`.
     fn function(&self, n: u32) -> &[u8] {
@@ -273,46 +281,54 @@ impl IrSites {
         let mut groups = std::mem::take(&mut head.groups);
         groups.extend(tail.groups.iter());
         let mut out = IrSites::default();
+        out.index.reserve(
+            head.functions.len() + tail.functions.len(),
+            head.sites.len() + tail.sites.len(),
+        );
+        // A run's (ID, kind, bytes), the deopt bundles' directives resolved.
+        let mut entries = Vec::new();
         for scan in [&head, &tail] {
-            for &site in &scan.sites {
-                match site {
+            // A function's sites come together: its name found once.
+            for run in scan.sites.chunk_by(|a, b| a.function() == b.function()) {
+                out.sites += run.len();
+                let site = |&site: &ScanSite| match site {
                     ScanSite::Intrinsic {
-                        function,
-                        id,
-                        kind,
-                        bytes,
-                    } => out.add(scan.function(function), id, kind, bytes),
+                        id, kind, bytes, ..
+                    } => (id, kind, bytes),
                     ScanSite::Deopt {
-                        function,
                         directives,
                         groups: (start, end),
+                        ..
                     } => {
                         let refs = &scan.group_refs[start as usize..end as usize];
                         let directives = refs.iter().fold(directives, |acc, g| {
                             acc.or(groups.get(g).copied().unwrap_or_default())
                         });
-                        out.add(
-                            scan.function(function),
+                        (
                             directives.id.unwrap_or(DEOPT_BUNDLE_STATEPOINT_ID),
                             SiteKind::StatePoint,
                             directives.bytes.unwrap_or(0),
-                        );
+                        )
                     }
+                };
+                let function = scan.function(run[0].function());
+                entries.clear();
+                entries.extend(run.iter().map(site));
+                out.index.add_function(function, entries.iter().copied());
+                // LLVM 16 records a statepoint's ID in 32 bits
+                // (llvm-project #85908, fixed in 19): its objects carry the
+                // low half.
+                let low = |&(id, kind, bytes): &(u64, SiteKind, u32)| {
+                    let low = id & 0xFFFF_FFFF;
+                    (kind == SiteKind::StatePoint && low != id).then_some((low, kind, bytes))
+                };
+                if entries.iter().any(|e| low(e).is_some()) {
+                    out.index
+                        .add_function(function, entries.iter().filter_map(low));
                 }
             }
         }
         out
-    }
-
-    fn add(&mut self, function: &[u8], id: u64, kind: SiteKind, bytes: u32) {
-        self.sites += 1;
-        self.index.add(function, id, kind, bytes);
-        // LLVM 16 records a statepoint's ID in 32 bits (llvm-project
-        // #85908, fixed in 19): its objects carry the low half.
-        let low = id & 0xFFFF_FFFF;
-        if kind == SiteKind::StatePoint && low != id {
-            self.index.add(function, low, kind, bytes);
-        }
     }
 
     /// The sites, indexed as the plugin's are.
@@ -801,11 +817,16 @@ fn split_point(bytes: &[u8]) -> usize {
 /// private function opens a scope without a symbol (an empty name).
 fn scope_of(line: &str) -> Option<Scope<'_>> {
     if let Some(rest) = line.strip_prefix("define ") {
-        let name = rest
-            .split_once('@')
-            .and_then(|(linkage, r)| Some((linkage, r.split_once('(')?.0)))
+        // `@` and `(` are ASCII: byte searches find them at char boundaries.
+        let b = rest.as_bytes();
+        let name = memchr(b'@', b)
+            .and_then(|at| Some((at, at + 1 + memchr(b'(', &b[at + 1..])?)))
+            .map(|(at, open)| (&rest[..at], &rest[at + 1..open]))
             .map(|(linkage, name)| {
-                if linkage.split_whitespace().any(|w| w == "private") {
+                // The words split only if one could be `private`.
+                if contains(linkage, "private", 0)
+                    && linkage.split_whitespace().any(|w| w == "private")
+                {
                     // Numbered, so that symbol_of names it nothing.
                     "0"
                 } else {
