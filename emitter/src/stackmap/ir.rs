@@ -503,6 +503,15 @@ impl<'t> Scanner<'t> {
     fn end_line(&mut self, text: &'t str, end: usize) {
         let (start, intrinsic, hit) = (self.line, self.intrinsic.take(), self.hit);
         self.hit = false;
+        if !hit {
+            // Only the scope of a line without a mention matters: its first
+            // byte after ASCII blanks tells most lines apart.
+            let b = &text.as_bytes()[start..end];
+            let first = b.iter().find(|&&c| !(c.is_ascii_whitespace() || c == 0x0B));
+            if !matches!(first, Some(b'd' | b'}' | 0x80..)) {
+                return;
+            }
+        }
         let line = trim_start(&text[start..end]);
         // Only these lines can open or close a function.
         if matches!(line.as_bytes().first(), Some(b'd' | b'}')) {
@@ -711,7 +720,10 @@ fn bundle_start(call: &str) -> Option<usize> {
 
 /// The call on `line` from `call`/`invoke` on, if the line is one.
 fn call_of(line: &str) -> Option<&str> {
-    // What every form starts with.
+    // The commonest form, then what every other starts with.
+    if line.starts_with("call ") {
+        return Some(line);
+    }
     if !matches!(
         line.as_bytes().first(),
         Some(b'%' | b'c' | b'i' | b't' | b'm' | b'n')
