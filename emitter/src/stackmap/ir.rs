@@ -421,6 +421,16 @@ struct Scanner<'t> {
     numbered: Option<&'t str>,
     /// Every attribute group (at the `\n` before it).
     groups: Vec<usize>,
+    /// The text checked so far, and where the block being scanned starts.
+    text: &'t str,
+    block: usize,
+}
+
+impl ir_text::Found for Scanner<'_> {
+    #[inline(always)]
+    fn found(&mut self, at: usize) {
+        self.found_at(self.text, self.block + at);
+    }
 }
 
 impl<'t> Scanner<'t> {
@@ -440,6 +450,8 @@ impl<'t> Scanner<'t> {
             function: None,
             numbered: None,
             groups: Vec::new(),
+            text: "",
+            block: 0,
         };
         let mut text = "";
         let mut start = 0;
@@ -460,7 +472,8 @@ impl<'t> Scanner<'t> {
             // checked, and each ends after a newline or at the end of
             // `bytes`, so no character straddles two.
             text = unsafe { std::str::from_utf8_unchecked(&bytes[..end]) };
-            ir_text::each_of3(block, [b'\n', b'@', b'"'], |at| s.found(text, start + at));
+            (s.text, s.block) = (text, start);
+            ir_text::each_of3(block, [b'\n', b'@', b'"'], &mut s);
             start = end;
         }
         s.end_line(text, bytes.len());
@@ -472,7 +485,7 @@ impl<'t> Scanner<'t> {
 
     /// A newline, `@` or `"` at `at`.
     #[inline(always)]
-    fn found(&mut self, text: &'t str, at: usize) {
+    fn found_at(&mut self, text: &'t str, at: usize) {
         let bytes = text.as_bytes();
         match bytes[at] {
             b'\n' => {

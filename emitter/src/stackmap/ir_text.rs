@@ -8,23 +8,36 @@
 //! run time) two 32-byte compares a chunk; without, on x86_64, four SSE2
 //! ones; elsewhere `memchr`'s search.
 
-/// Calls `found` with the position of every byte of `haystack` equal to
-/// one of `needles`, in order.
-pub(super) fn each_of3(haystack: &[u8], needles: [u8; 3], mut found: impl FnMut(usize)) {
+/// What is told each position [`each_of3`] finds.
+pub(super) trait Found {
+    fn found(&mut self, at: usize);
+}
+
+/// A closure is told as called.
+impl<F: FnMut(usize)> Found for F {
+    fn found(&mut self, at: usize) {
+        self(at)
+    }
+}
+
+/// Tells `found` the position of every byte of `haystack` equal to one of
+/// `needles`, in order. (A `Found` whose `found` is `#[inline(always)]`
+/// is compiled into the search's loop: no call per position.)
+pub(super) fn each_of3(haystack: &[u8], needles: [u8; 3], found: &mut impl Found) {
     #[cfg(target_arch = "x86_64")]
     {
         if std::is_x86_feature_detected!("avx2") {
             // SAFETY: the CPU has AVX2 (checked just above).
-            unsafe { x86::each_of3_avx2(haystack, needles, &mut found) };
+            unsafe { x86::each_of3_avx2(haystack, needles, found) };
         } else {
             // SAFETY: every x86_64 CPU has SSE2.
-            unsafe { x86::each_of3_sse2(haystack, needles, &mut found) };
+            unsafe { x86::each_of3_sse2(haystack, needles, found) };
         }
     }
     #[cfg(not(target_arch = "x86_64"))]
     {
         let [a, b, c] = needles;
-        memchr::memchr3_iter(a, b, c, haystack).for_each(found);
+        memchr::memchr3_iter(a, b, c, haystack).for_each(|at| found.found(at));
     }
 }
 
@@ -42,10 +55,10 @@ pub(super) fn is_ascii(bytes: &[u8]) -> bool {
 }
 
 /// The bytes after the last whole chunk, compared one by one.
-fn each_of3_tail(haystack: &[u8], from: usize, needles: [u8; 3], found: &mut impl FnMut(usize)) {
+fn each_of3_tail(haystack: &[u8], from: usize, needles: [u8; 3], found: &mut impl Found) {
     for (i, &b) in haystack[from..].iter().enumerate() {
         if needles.contains(&b) {
-            found(from + i);
+            found.found(from + i);
         }
     }
 }
@@ -53,9 +66,9 @@ fn each_of3_tail(haystack: &[u8], from: usize, needles: [u8; 3], found: &mut imp
 /// Calls `found` for each set bit of `mask`, lowest first, as a position
 /// from `base`.
 #[inline(always)]
-fn each_bit(mut mask: u64, base: usize, found: &mut impl FnMut(usize)) {
+fn each_bit(mut mask: u64, base: usize, found: &mut impl Found) {
     while mask != 0 {
-        found(base + mask.trailing_zeros() as usize);
+        found.found(base + mask.trailing_zeros() as usize);
         mask &= mask - 1;
     }
 }
@@ -64,18 +77,14 @@ fn each_bit(mut mask: u64, base: usize, found: &mut impl FnMut(usize)) {
 mod x86 {
     use std::arch::x86_64::*;
 
-    use super::{each_bit, each_of3_tail};
+    use super::{each_bit, each_of3_tail, Found};
 
     /// [`super::each_of3`] with AVX2.
     ///
     /// # Safety
     /// The CPU must have AVX2.
     #[target_feature(enable = "avx2")]
-    pub(super) unsafe fn each_of3_avx2(
-        haystack: &[u8],
-        needles: [u8; 3],
-        found: &mut impl FnMut(usize),
-    ) {
+    pub(super) unsafe fn each_of3_avx2(haystack: &[u8], needles: [u8; 3], found: &mut impl Found) {
         let a = _mm256_set1_epi8(needles[0] as i8);
         let b = _mm256_set1_epi8(needles[1] as i8);
         let c = _mm256_set1_epi8(needles[2] as i8);
@@ -105,11 +114,7 @@ mod x86 {
     /// # Safety
     /// The CPU must have SSE2 (every x86_64 CPU has).
     #[target_feature(enable = "sse2")]
-    pub(super) unsafe fn each_of3_sse2(
-        haystack: &[u8],
-        needles: [u8; 3],
-        found: &mut impl FnMut(usize),
-    ) {
+    pub(super) unsafe fn each_of3_sse2(haystack: &[u8], needles: [u8; 3], found: &mut impl Found) {
         let a = _mm_set1_epi8(needles[0] as i8);
         let b = _mm_set1_epi8(needles[1] as i8);
         let c = _mm_set1_epi8(needles[2] as i8);
@@ -179,7 +184,7 @@ mod tests {
             for start in [0, 1, 31, 33] {
                 let h = &text[start.min(len)..len];
                 let mut got = Vec::new();
-                each_of3(h, [b'\n', b'@', b'"'], |at| got.push(at));
+                each_of3(h, [b'\n', b'@', b'"'], &mut |at| got.push(at));
                 let want: Vec<_> = memchr::memchr3_iter(b'\n', b'@', b'"', h).collect();
                 assert_eq!(got, want, "{start}..{len}");
                 #[cfg(target_arch = "x86_64")]
