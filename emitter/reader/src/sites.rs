@@ -550,7 +550,39 @@ impl SiteIndex {
     /// One more site, of the function whose symbol is `function` (empty:
     /// none known).
     pub fn add(&mut self, function: &[u8], id: u64, kind: SiteKind, bytes: u32) {
-        let f = match self.last {
+        self.add_function(function, [(id, kind, bytes)]);
+    }
+
+    /// Sites of the function whose symbol is `function`, as
+    /// [`add`](Self::add) adds each, the function found once for all.
+    pub fn add_function(
+        &mut self,
+        function: &[u8],
+        sites: impl IntoIterator<Item = (u64, SiteKind, u32)>,
+    ) {
+        let f = self.number(function);
+        self.added.extend(
+            sites
+                .into_iter()
+                .map(|(id, kind, bytes)| (f, id, Match::Missing.with(kind, bytes))),
+        );
+        self.sorted = core::cell::OnceCell::new();
+    }
+
+    /// Room for `functions` more functions and `sites` more sites, added
+    /// without growing the tables on the way.
+    pub fn reserve(&mut self, functions: usize, sites: usize) {
+        let (names, hasher) = (&self.names, &self.hasher);
+        self.functions.reserve(functions, |&f| {
+            hasher.hash_one(names.get(f).unwrap_or_default())
+        });
+        self.added.reserve(sites);
+    }
+
+    /// The number of the function whose symbol is `function`, numbered now
+    /// if it has none yet.
+    fn number(&mut self, function: &[u8]) -> u32 {
+        match self.last {
             Some(f) if self.names.get(f) == Some(function) => f,
             _ => {
                 let next = self.functions.len() as u32;
@@ -571,9 +603,7 @@ impl SiteIndex {
                 self.last = Some(f);
                 f
             }
-        };
-        self.added.push((f, id, Match::Missing.with(kind, bytes)));
-        self.sorted = core::cell::OnceCell::new();
+        }
     }
 
     /// `added` ordered by function, then ID, merged into `Sorted`. Sites
@@ -1405,8 +1435,9 @@ mod tests {
     }
 
     proptest! {
-        /// The index, built by `of` or by `add_section` in one pass, answers
-        /// every question as the linear rule does, whatever the order of
+        /// The index, built by `of`, by `add_section` in one pass or by
+        /// `add_function` a run of sites at a time, answers every question
+        /// as the linear rule does, whatever the order of
         /// functions and IDs (functions coming back, IDs descending) and of
         /// the questions (the next-function hint).
         #[test]
@@ -1425,6 +1456,14 @@ mod tests {
             let mut one_pass = SiteIndex::default();
             one_pass.add_section(text.as_bytes()).unwrap();
             prop_assert_eq!(&of, &one_pass);
+            // A function's consecutive sites added at once, room reserved
+            // (too little: the tables still grow).
+            let mut runs = SiteIndex::default();
+            runs.reserve(2, sites.len() / 2);
+            for run in sites.chunk_by(|a, b| a.3 == b.3) {
+                runs.add_function(run[0].3, run.iter().map(|&(k, id, b, _)| (id, k, b)));
+            }
+            prop_assert_eq!(&of, &runs);
             for (f, id) in questions.iter().copied().chain((0..7).flat_map(|f| (0..7).map(move |id| (f, id)))) {
                 let want = s.lookup(NAMES[f], id);
                 prop_assert_eq!(of.lookup(NAMES[f], id), want);

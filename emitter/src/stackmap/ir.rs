@@ -11,10 +11,14 @@
 //! gives, so that both paths match records by one rule
 //! (`docs/stackmap-sites.md`). Bitcode is read through `llvm-dis-16`.
 //!
-//! The IR of a big module is tens of megabytes, so the scan is byte-level:
-//! vectorized searches for what a site's line must contain, and only around
-//! each hit a look back for the `define` line of the function it is in. No
-//! per-line work, no allocation per site.
+//! The IR of a big module is tens to hundreds of megabytes, so the scan is
+//! one forward pass over it, in cache-sized blocks: each checked to be
+//! UTF-8, then its newlines, `@` and `"` found 64 bytes at a time
+//! (`ir_text`). A line's function is the last `define` or `}` line before
+//! it, tracked as lines end (no search backwards); only a line mentioning
+//! an intrinsic or a deopt bundle is read further, and of those only the
+//! statements calling a site's intrinsic or carrying a bundle are parsed.
+//! No allocation per site.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -25,6 +29,7 @@ use hashbrown::HashMap;
 use memchr::{memchr, memmem, memrchr};
 use pcmap_reader::sites::{Match, SiteIndex, SiteKind};
 
+use super::ir_text;
 use crate::error::{Error, Result};
 
 /// LLVM's ID for a statepoint lowered from a `"deopt"` bundle without a
@@ -200,6 +205,14 @@ struct Scan {
     groups: HashMap<u32, Directives>,
 }
 
+impl ScanSite {
+    fn function(&self) -> u32 {
+        match *self {
+            ScanSite::Intrinsic { function, .. } | ScanSite::Deopt { function, .. } => function,
+        }
+    }
+}
+
 impl Scan {
     /// The symbol of function number `n`.
     fn function(&self, n: u32) -> &[u8] {
@@ -233,30 +246,33 @@ impl IrSites {
             let text = disassemble(path)?;
             return Ok(IrSites::parse(&text));
         }
-        // Each half is checked on the thread that scans it.
-        let (head, tail) = map.split_at(split_point(&map));
-        let (head, tail) = std::thread::scope(|s| {
-            let tail = s.spawn(|| scan_bytes(tail));
-            let head = scan_bytes(head);
-            (head, tail.join().expect("IR scan thread panicked"))
-        });
-        match (head, tail) {
-            (Ok(head), Ok(tail)) => Ok(IrSites::from_scans(head, tail)),
-            // Report the offset in the whole file, as one check would.
-            _ => Err(cannot(
-                &std::str::from_utf8(&map).expect_err("a half is not UTF-8"),
-            )),
-        }
+        IrSites::parse_bytes(&map).map_err(|e| cannot(&e))
     }
 
     /// The sites of textual IR.
     pub fn parse(text: &str) -> IrSites {
-        let (head, tail) = text.split_at(split_point(text.as_bytes()));
-        let (head, tail) = std::thread::scope(|s| {
-            let tail = s.spawn(|| scan(tail));
-            (scan(head), tail.join().expect("IR scan thread panicked"))
-        });
-        IrSites::from_scans(head, tail)
+        IrSites::parse_bytes(text.as_bytes()).expect("a str is UTF-8")
+    }
+
+    /// The sites of textual IR given as bytes, or where they are not UTF-8
+    /// (the error `str::from_utf8` gives for the whole). Over [`MIN_SPLIT`]
+    /// bytes, the two halves are scanned on two threads, each checking its
+    /// half.
+    pub fn parse_bytes(bytes: &[u8]) -> Result<IrSites, std::str::Utf8Error> {
+        let (head, tail) = bytes.split_at(split_point(bytes));
+        let (head, tail) = match head.is_empty() {
+            true => (Ok(Scan::default()), Scanner::run(tail)),
+            false => std::thread::scope(|s| {
+                let tail = s.spawn(|| Scanner::run(tail));
+                let head = Scanner::run(head);
+                (head, tail.join().expect("IR scan thread panicked"))
+            }),
+        };
+        match (head, tail) {
+            (Ok(head), Ok(tail)) => Ok(IrSites::from_scans(head, tail)),
+            // Report the offset in the whole text, as one check would.
+            _ => Err(std::str::from_utf8(bytes).expect_err("a half is not UTF-8")),
+        }
     }
 
     /// One index of two halves' scans, deopt bundles resolved with the
@@ -265,46 +281,54 @@ impl IrSites {
         let mut groups = std::mem::take(&mut head.groups);
         groups.extend(tail.groups.iter());
         let mut out = IrSites::default();
+        out.index.reserve(
+            head.functions.len() + tail.functions.len(),
+            head.sites.len() + tail.sites.len(),
+        );
+        // A run's (ID, kind, bytes), the deopt bundles' directives resolved.
+        let mut entries = Vec::new();
         for scan in [&head, &tail] {
-            for &site in &scan.sites {
-                match site {
+            // A function's sites come together: its name found once.
+            for run in scan.sites.chunk_by(|a, b| a.function() == b.function()) {
+                out.sites += run.len();
+                let site = |&site: &ScanSite| match site {
                     ScanSite::Intrinsic {
-                        function,
-                        id,
-                        kind,
-                        bytes,
-                    } => out.add(scan.function(function), id, kind, bytes),
+                        id, kind, bytes, ..
+                    } => (id, kind, bytes),
                     ScanSite::Deopt {
-                        function,
                         directives,
                         groups: (start, end),
+                        ..
                     } => {
                         let refs = &scan.group_refs[start as usize..end as usize];
                         let directives = refs.iter().fold(directives, |acc, g| {
                             acc.or(groups.get(g).copied().unwrap_or_default())
                         });
-                        out.add(
-                            scan.function(function),
+                        (
                             directives.id.unwrap_or(DEOPT_BUNDLE_STATEPOINT_ID),
                             SiteKind::StatePoint,
                             directives.bytes.unwrap_or(0),
-                        );
+                        )
                     }
+                };
+                let function = scan.function(run[0].function());
+                entries.clear();
+                entries.extend(run.iter().map(site));
+                out.index.add_function(function, entries.iter().copied());
+                // LLVM 16 records a statepoint's ID in 32 bits
+                // (llvm-project #85908, fixed in 19): its objects carry the
+                // low half.
+                let low = |&(id, kind, bytes): &(u64, SiteKind, u32)| {
+                    let low = id & 0xFFFF_FFFF;
+                    (kind == SiteKind::StatePoint && low != id).then_some((low, kind, bytes))
+                };
+                if entries.iter().any(|e| low(e).is_some()) {
+                    out.index
+                        .add_function(function, entries.iter().filter_map(low));
                 }
             }
         }
         out
-    }
-
-    fn add(&mut self, function: &[u8], id: u64, kind: SiteKind, bytes: u32) {
-        self.sites += 1;
-        self.index.add(function, id, kind, bytes);
-        // LLVM 16 records a statepoint's ID in 32 bits (llvm-project
-        // #85908, fixed in 19): its objects carry the low half.
-        let low = id & 0xFFFF_FFFF;
-        if kind == SiteKind::StatePoint && low != id {
-            self.index.add(function, low, kind, bytes);
-        }
     }
 
     /// The sites, indexed as the plugin's are.
@@ -377,42 +401,59 @@ fn llvm_dis() -> Option<PathBuf> {
     })
 }
 
-/// The sites of `text`.
-fn scan(text: &str) -> Scan {
-    let found = Found::in_text(text.as_bytes()).expect("a str is UTF-8");
-    scan_found(text, found)
-}
-
-/// The sites of the IR `bytes`, or the error of checking it is UTF-8.
-fn scan_bytes(bytes: &[u8]) -> Result<Scan, std::str::Utf8Error> {
-    let found = Found::in_text(bytes)?;
-    // SAFETY: `Found::in_text` checked every byte of `bytes` is UTF-8.
-    let text = unsafe { std::str::from_utf8_unchecked(bytes) };
-    Ok(scan_found(text, found))
-}
-
-/// What the scan looks for in the text, found in one pass over it.
-struct Found {
-    /// Every mention of an intrinsic or a deopt bundle, in order.
-    hits: Vec<usize>,
-    /// Every attribute group (at its `\n`).
+/// One forward pass over IR text, line by line: each line's scope (a
+/// `define` opens a function, a `}` closes it) applied as it ends, and a
+/// line holding a mention of an intrinsic or a deopt bundle read for a
+/// site in the function then open. Lines, `@` and `"` are found by one
+/// vectorized search; nothing is looked up backwards but the lines of a
+/// statement split over several.
+struct Scanner<'t> {
+    bytes: &'t [u8],
+    out: Scan,
+    /// Where the current line starts, where its first mention of an
+    /// intrinsic is, and whether it mentions an intrinsic or a deopt bundle.
+    line: usize,
+    intrinsic: Option<usize>,
+    hit: bool,
+    /// The function open, and the one whose symbol `out.functions` holds
+    /// last (told apart by address: two functions may share a name).
+    function: Option<&'t str>,
+    numbered: Option<&'t str>,
+    /// Every attribute group (at the `\n` before it).
     groups: Vec<usize>,
+    /// The text checked so far, and where the block being scanned starts.
+    text: &'t str,
+    block: usize,
 }
 
-impl Found {
+impl ir_text::Found for Scanner<'_> {
+    #[inline(always)]
+    fn found(&mut self, at: usize) {
+        self.found_at(self.text, self.block + at);
+    }
+}
+
+impl<'t> Scanner<'t> {
     /// Text is read in blocks this large, each checked to be UTF-8 and
-    /// searched for what the scan needs while it is in cache: one pass
-    /// over the text's memory (the IR of a big module is over a hundred
-    /// megabytes), not three.
+    /// scanned while it is in cache: one pass over the text's memory (the
+    /// IR of a big module is over a hundred megabytes).
     const BLOCK: usize = 128 << 10;
 
-    fn in_text(bytes: &[u8]) -> Result<Found, std::str::Utf8Error> {
-        static GROUP: OnceLock<memmem::Finder<'static>> = OnceLock::new();
-        let group = GROUP.get_or_init(|| memmem::Finder::new(ATTRIBUTE_GROUP));
-        let mut found = Found {
-            hits: Vec::new(),
+    /// The sites of the IR `bytes`, or the error of checking it is UTF-8.
+    fn run(bytes: &'t [u8]) -> Result<Scan, std::str::Utf8Error> {
+        let mut s = Scanner {
+            bytes,
+            out: Scan::default(),
+            line: 0,
+            intrinsic: None,
+            hit: false,
+            function: None,
+            numbered: None,
             groups: Vec::new(),
+            text: "",
+            block: 0,
         };
+        let mut text = "";
         let mut start = 0;
         while start < bytes.len() {
             // A block ends after a newline (never inside a character),
@@ -423,134 +464,126 @@ impl Found {
                 }
                 None => bytes.len(),
             };
-            std::str::from_utf8(&bytes[start..end])?;
-            mentions(bytes, start, end, &mut found.hits);
-            // A group starting in the block may end after it.
-            let reach = (end + ATTRIBUTE_GROUP.len() - 1).min(bytes.len());
-            found.groups.extend(
-                group
-                    .find_iter(&bytes[start..reach])
-                    .map(|at| start + at)
-                    .take_while(|&at| at < end),
-            );
+            let block = &bytes[start..end];
+            if !ir_text::is_ascii(block) {
+                std::str::from_utf8(block)?;
+            }
+            // SAFETY: `bytes[..end]` is UTF-8: every block up to `end` was
+            // checked, and each ends after a newline or at the end of
+            // `bytes`, so no character straddles two.
+            text = unsafe { std::str::from_utf8_unchecked(&bytes[..end]) };
+            (s.text, s.block) = (text, start);
+            ir_text::each_of3(block, [b'\n', b'@', b'"'], &mut s);
             start = end;
         }
-        Ok(found)
+        s.end_line(text, bytes.len());
+        for at in std::mem::take(&mut s.groups) {
+            s.group(text, at);
+        }
+        Ok(s.out)
     }
-}
 
-/// Every mention of an intrinsic ([`INTRINSIC_PREFIX`]) or deopt bundle
-/// ([`DEOPT_BUNDLE`]) starting in `bytes[start..end]`, in order, onto
-/// `out`: each `@` and `"` (a few a line) checked for either. One
-/// vectorized pass for both; a substring searcher costs more per match
-/// than this per byte found, and the gc shape's IR mentions an intrinsic
-/// every 200 bytes. Overlapping deopt bundles (`"deopt"deopt"`) give two
-/// hits on one line, which the scan reads once.
-fn mentions(bytes: &[u8], start: usize, end: usize, out: &mut Vec<usize>) {
-    for at in memchr::memchr2_iter(b'@', b'"', &bytes[start..end]) {
-        let rest = &bytes[start + at..];
-        if rest.starts_with(INTRINSIC_PREFIX.as_bytes())
-            || rest.starts_with(DEOPT_BUNDLE.as_bytes())
-        {
-            out.push(start + at);
+    /// A newline, `@` or `"` at `at`.
+    #[inline(always)]
+    fn found_at(&mut self, text: &'t str, at: usize) {
+        let bytes = text.as_bytes();
+        match bytes[at] {
+            b'\n' => {
+                self.end_line(text, at);
+                self.line = at + 1;
+                // (Its line may be in the next block, not checked yet.)
+                let next = &self.bytes[at + 1..];
+                if next.first() == Some(&b'a') && next.starts_with(&ATTRIBUTE_GROUP.as_bytes()[1..])
+                {
+                    self.groups.push(at);
+                }
+            }
+            b'@' if self.intrinsic.is_none()
+                && bytes[at..].starts_with(INTRINSIC_PREFIX.as_bytes()) =>
+            {
+                self.intrinsic = Some(at);
+                self.hit = true;
+            }
+            b'"' if !self.hit && bytes[at..].starts_with(DEOPT_BUNDLE.as_bytes()) => {
+                self.hit = true;
+            }
+            _ => {}
         }
     }
-}
 
-/// The sites of `text`, whose hits are `found`.
-fn scan_found(text: &str, found: Found) -> Scan {
-    let mut out = Scan::default();
-    let bytes = text.as_bytes();
-    let hits = found.hits;
-    let mut function: Option<&str> = None;
-    // The function whose symbol `out.functions` holds last.
-    let mut numbered: Option<&str> = None;
-    // Lines before `cursor` have been accounted for.
-    let mut cursor = 0;
-    // The start of the line of the last hit skipped: its later hits are
-    // skipped too.
-    let mut skipped = None;
-    // The last mention of an intrinsic.
-    let mut last_mention = None;
-    for hit in hits {
-        let mention = bytes[hit..].starts_with(INTRINSIC_PREFIX.as_bytes());
-        let before = last_mention;
-        if mention {
-            last_mention = Some(hit);
+    /// The line from `self.line` to `end` is complete: its scope applied,
+    /// its site read.
+    fn end_line(&mut self, text: &'t str, end: usize) {
+        let (start, intrinsic, hit) = (self.line, self.intrinsic.take(), self.hit);
+        self.hit = false;
+        if !hit {
+            // Only the scope of a line without a mention matters: its first
+            // byte after ASCII blanks tells most lines apart.
+            let b = &text.as_bytes()[start..end];
+            let first = b.iter().find(|&&c| !(c.is_ascii_whitespace() || c == 0x0B));
+            if !matches!(first, Some(b'd' | b'}' | 0x80..)) {
+                return;
+            }
         }
-        if hit < cursor {
-            continue; // a second hit on a line already read
+        let line = trim_start(&text[start..end]);
+        // Only these lines can open or close a function.
+        if matches!(line.as_bytes().first(), Some(b'd' | b'}')) {
+            match scope_of(line) {
+                Some(Scope::Define(name)) => {
+                    self.function = Some(name);
+                    return;
+                }
+                Some(Scope::End) => {
+                    self.function = None;
+                    return;
+                }
+                None => {}
+            }
         }
-        let line_start = memrchr(b'\n', &bytes[..hit]).map_or(0, |i| i + 1);
-        if skipped == Some(line_start) {
-            continue;
+        if !hit || line.starts_with("declare ") {
+            return;
         }
+        let Some(name) = self.function else { return };
+        let statement = is_statement(line) || start == 0;
         // Most mentions of intrinsics (a statepoint's gc.relocate and
-        // gc.result calls) are not sites: skipped without reading their
-        // line to its end; the lines before are looked at only when a site
-        // needs its function.
-        let first = before.is_none_or(|b| b < line_start);
-        if mention && first && not_a_site(text, line_start, hit) {
-            skipped = Some(line_start);
-            continue;
-        }
-        let line_end = memchr(b'\n', &bytes[hit..]).map_or(bytes.len(), |i| hit + i);
-        if let Some(scope) = last_scope(text, cursor, line_start) {
-            function = match scope {
-                Scope::Define(name) => Some(name),
-                Scope::End => None,
-            };
-        }
-        cursor = line_end;
-        let line = trim_start(&text[line_start..line_end]);
-        match scope_of(line) {
-            Some(Scope::Define(name)) => {
-                function = Some(name);
-                continue;
+        // gc.result calls) are no site: the intrinsic a statement calls
+        // first decides.
+        if let (true, Some(at)) = (statement, intrinsic) {
+            if intrinsic_of(&text.as_bytes()[at + INTRINSIC_PREFIX.len()..]).is_none() {
+                return;
             }
-            Some(Scope::End) => {
-                function = None;
-                continue;
-            }
-            None if line.starts_with("declare ") => continue,
-            None => {}
         }
-        let Some(name) = function else { continue };
-        if numbered.is_none_or(|n| !std::ptr::eq(n, name)) {
+        let out = &mut self.out;
+        if self.numbered.is_none_or(|n| !std::ptr::eq(n, name)) {
             symbol_of(name, &mut out.symbols);
             out.functions.push(out.symbols.len());
-            numbered = Some(name);
+            self.numbered = Some(name);
         }
         let number = out.functions.len() as u32 - 1;
-        // A call split over lines (hand-written IR): from its first line.
-        let statement = statement_of(text, line_start, line_end);
-        site(&statement, number, &mut out);
+        if statement {
+            // The line's first mention is the statement's.
+            let first = end - line.len();
+            site(line, intrinsic.map(|at| at - first), number, out);
+        } else {
+            // A call split over lines (hand-written IR): from its first line.
+            let statement = statement_of(text, start, end);
+            let mention = occurrences(statement.as_bytes(), INTRINSIC_PREFIX).next();
+            site(&statement, mention, number, out);
+        }
     }
-    for at in found.groups {
+
+    /// The attribute group whose line follows the newline at `at`.
+    fn group(&mut self, text: &str, at: usize) {
+        let bytes = text.as_bytes();
         let line_end = memchr(b'\n', &bytes[at + 1..]).map_or(bytes.len(), |i| at + 1 + i);
         let line = &text[at + ATTRIBUTE_GROUP.len()..line_end];
         let Some((number, rest)) = line.split_once(' ') else {
-            continue;
+            return;
         };
         if let Ok(n) = number.parse() {
-            out.groups.insert(n, Directives::read(rest));
+            self.out.groups.insert(n, Directives::read(rest));
         }
     }
-    out
-}
-
-/// Whether the first mention of an intrinsic on the line starting at
-/// `start`, at `hit`, is certainly no site, as [`site`] would find: the
-/// line is a statement of its own (`%x = ...`, a call) and the intrinsic is
-/// one that is not a site (`gc.relocate`, `gc.result`, ...). Nothing else
-/// is skipped.
-fn not_a_site(text: &str, start: usize, hit: usize) -> bool {
-    let after = &text[hit + INTRINSIC_PREFIX.len()..];
-    if INTRINSICS.iter().any(|(p, _)| after.starts_with(p)) {
-        return false;
-    }
-    let line = trim_start(&text[start..hit]);
-    line.starts_with('%') || call_of(line).is_some()
 }
 
 /// The statement whose last line is `text[start..end]`: that line, or if
@@ -558,7 +591,7 @@ fn not_a_site(text: &str, start: usize, hit: usize) -> bool {
 /// does (at most 8), joined.
 fn statement_of(text: &str, start: usize, end: usize) -> std::borrow::Cow<'_, str> {
     let line = trim_start(&text[start..end]);
-    if line.starts_with('%') || call_of(line).is_some() || start == 0 {
+    if is_statement(line) || start == 0 {
         return line.into();
     }
     let bytes = text.as_bytes();
@@ -569,7 +602,7 @@ fn statement_of(text: &str, start: usize, end: usize) -> std::borrow::Cow<'_, st
         }
         first = memrchr(b'\n', &bytes[..first - 1]).map_or(0, |i| i + 1);
         let l = trim_start(&text[first..]);
-        if l.starts_with('%') || call_of(l).is_some() {
+        if is_statement(l) {
             return text[first..end]
                 .split('\n')
                 .map(str::trim)
@@ -581,20 +614,25 @@ fn statement_of(text: &str, start: usize, end: usize) -> std::borrow::Cow<'_, st
     line.into()
 }
 
+/// Whether `line` (trimmed at the start) starts a statement: `%x = ...`
+/// or a call.
+fn is_statement(line: &str) -> bool {
+    line.starts_with('%') || call_of(line).is_some()
+}
+
 /// The site of the statement `line` of function number `function`, if it
-/// has one.
-fn site(line: &str, function: u32, out: &mut Scan) {
+/// has one; `mention` is where `line` first mentions an intrinsic.
+fn site(line: &str, mention: Option<usize>, function: u32, out: &mut Scan) {
     // Intrinsics cannot have their address taken: a mention in a body is a
     // call.
-    if let Some(at) = occurrences(line.as_bytes(), INTRINSIC_PREFIX).next() {
+    if let Some(at) = mention {
         let call = line;
         // The intrinsic is the callee: the first mention after `call`.
         let after = &call[at + INTRINSIC_PREFIX.len()..];
-        let Some(&(prefix, intrinsic)) = INTRINSICS.iter().find(|(p, _)| after.starts_with(p))
-        else {
+        let Some((prefix, intrinsic)) = intrinsic_of(after.as_bytes()) else {
             return;
         };
-        let after = &after[prefix.len()..];
+        let after = &after[prefix..];
         // `stackmap(` ends at the argument list; the others have a type
         // suffix first (`patchpoint.i64(`, `statepoint.p0(`,
         // `statepoint.p0f_isVoidf(`).
@@ -617,7 +655,7 @@ fn site(line: &str, function: u32, out: &mut Scan) {
                 }
             }
             Intrinsic::Deoptimize => {
-                let site = deopt_site(call, function, &mut out.group_refs);
+                let site = deopt_site(call, bundle_start(call), function, &mut out.group_refs);
                 out.sites.push(site);
             }
         }
@@ -625,11 +663,40 @@ fn site(line: &str, function: u32, out: &mut Scan) {
     }
     // Any other call with a deopt bundle, but inline asm and intrinsics.
     let Some(call) = call_of(line) else { return };
-    if bundle_start(call).is_none() || call.contains(" asm ") || call.contains("@llvm.") {
+    let Some(bundles) = bundle_start(call) else {
+        return;
+    };
+    if contains(call, " asm ", 3) || contains(call, "@llvm.", 0) {
         return;
     }
-    let site = deopt_site(call, function, &mut out.group_refs);
+    let site = deopt_site(call, Some(bundles), function, &mut out.group_refs);
     out.sites.push(site);
+}
+
+/// The intrinsic whose name (after [`INTRINSIC_PREFIX`]) `after` starts
+/// with, if its calls are sites, and the length of that name's prefix.
+fn intrinsic_of(after: &[u8]) -> Option<(usize, Intrinsic)> {
+    // The names differ in their first letter: one comparison, of a known
+    // length (no call to compare).
+    fn named(after: &[u8], (name, intrinsic): (&str, Intrinsic)) -> Option<(usize, Intrinsic)> {
+        let name = name.as_bytes();
+        (after.get(..name.len()) == Some(name)).then_some((name.len(), intrinsic))
+    }
+    match after.first()? {
+        b's' => named(after, INTRINSICS[0]),
+        b'p' => named(after, INTRINSICS[1]),
+        b'g' => named(after, INTRINSICS[2]),
+        b'd' => named(after, INTRINSICS[3]),
+        _ => None,
+    }
+}
+
+/// Whether `needle` occurs in `text`: each of its byte at `key` (a rare
+/// one) in turn, the rest compared there.
+fn contains(text: &str, needle: &str, key: usize) -> bool {
+    let (text, needle) = (text.as_bytes(), needle.as_bytes());
+    memchr::memchr_iter(needle[key], text)
+        .any(|at| at >= key && text[at - key..].starts_with(needle))
 }
 
 /// Where `needle` occurs in `line`, in order: each of its first byte in
@@ -666,11 +733,21 @@ fn bundle_start(call: &str) -> Option<usize> {
 
 /// The call on `line` from `call`/`invoke` on, if the line is one.
 fn call_of(line: &str) -> Option<&str> {
+    // The commonest form, then what every other starts with.
+    if line.starts_with("call ") {
+        return Some(line);
+    }
+    if !matches!(
+        line.as_bytes().first(),
+        Some(b'%' | b'c' | b'i' | b't' | b'm' | b'n')
+    ) {
+        return None;
+    }
     // `%x = call`, `tail call`, `musttail call`, `notail call`, `invoke`.
     // Only a line starting with `%` can be `%x = ...` (no search of the
     // others for " = ").
-    let rest = match line.starts_with('%').then(|| line.split_once(" = ")) {
-        Some(Some((_, rhs))) => rhs,
+    let rest = match line.starts_with('%').then(|| assignment(line)) {
+        Some(Some(rhs)) => rhs,
         _ => line,
     };
     let rest = rest
@@ -681,11 +758,25 @@ fn call_of(line: &str) -> Option<&str> {
     (rest.starts_with("call ") || rest.starts_with("invoke ")).then_some(rest)
 }
 
+/// What follows the first ` = ` of `line` (as `split_once(" = ")`): each
+/// `=` in turn, its neighbours compared.
+fn assignment(line: &str) -> Option<&str> {
+    let b = line.as_bytes();
+    memchr::memchr_iter(b'=', b)
+        .find(|&at| at > 0 && b[at - 1] == b' ' && b.get(at + 1) == Some(&b' '))
+        .map(|at| &line[at + 2..])
+}
+
 /// A deopt-bundle statepoint: the call's attributes sit between its
-/// argument list and its operand bundles. The groups it names go onto
-/// `group_refs`.
-fn deopt_site(call: &str, function: u32, group_refs: &mut Vec<u32>) -> ScanSite {
-    let bundles = bundle_start(call).unwrap_or(call.len());
+/// argument list and its operand bundles (from `bundles`, its
+/// [`bundle_start`]). The groups it names go onto `group_refs`.
+fn deopt_site(
+    call: &str,
+    bundles: Option<usize>,
+    function: u32,
+    group_refs: &mut Vec<u32>,
+) -> ScanSite {
+    let bundles = bundles.unwrap_or(call.len());
     let before = &call[..bundles];
     let attrs = before.rfind(')').map_or("", |i| &before[i + 1..]);
     let start = group_refs.len() as u32;
@@ -733,13 +824,14 @@ fn symbol_of(name: &str, out: &mut Vec<u8>) {
     }
 }
 
+/// Below this many bytes of IR, a second thread costs more than it saves.
+const MIN_SPLIT: usize = 1 << 20;
+
 /// Where to cut the IR in two halves scanned on two threads (the scan is
 /// most of `emit --ir`'s extra time): at a line starting with `define`
 /// near the middle, so no function is split and each half starts outside
 /// any; 0 (all in the tail) for small or oddly shaped text.
 fn split_point(bytes: &[u8]) -> usize {
-    /// Below this, a thread costs more than it saves.
-    const MIN_SPLIT: usize = 1 << 20;
     if bytes.len() < MIN_SPLIT {
         return 0;
     }
@@ -750,11 +842,16 @@ fn split_point(bytes: &[u8]) -> usize {
 /// private function opens a scope without a symbol (an empty name).
 fn scope_of(line: &str) -> Option<Scope<'_>> {
     if let Some(rest) = line.strip_prefix("define ") {
-        let name = rest
-            .split_once('@')
-            .and_then(|(linkage, r)| Some((linkage, r.split_once('(')?.0)))
+        // `@` and `(` are ASCII: byte searches find them at char boundaries.
+        let b = rest.as_bytes();
+        let name = memchr(b'@', b)
+            .and_then(|at| Some((at, at + 1 + memchr(b'(', &b[at + 1..])?)))
+            .map(|(at, open)| (&rest[..at], &rest[at + 1..open]))
             .map(|(linkage, name)| {
-                if linkage.split_whitespace().any(|w| w == "private") {
+                // The words split only if one could be `private`.
+                if contains(linkage, "private", 0)
+                    && linkage.split_whitespace().any(|w| w == "private")
+                {
                     // Numbered, so that symbol_of names it nothing.
                     "0"
                 } else {
@@ -783,23 +880,6 @@ fn trim_start(line: &str) -> &str {
         Some(&c) if !c.is_ascii() => line.trim_start(),
         _ => &line[n..],
     }
-}
-
-/// The last line of `text[from..to]` that opens or closes a function,
-/// looking backwards from `to` (a line start).
-fn last_scope(text: &str, from: usize, to: usize) -> Option<Scope<'_>> {
-    let bytes = text.as_bytes();
-    let mut end = to;
-    while end > from {
-        // The line ending at `end - 1` (a newline) starts after the previous one.
-        let start = memrchr(b'\n', &bytes[from..end - 1]).map_or(from, |i| from + i + 1);
-        let line = trim_start(&text[start..end - 1]);
-        if let Some(scope) = scope_of(line) {
-            return Some(scope);
-        }
-        end = start;
-    }
-    None
 }
 
 /// `i64 ID, i32 N, ...` at the start of an argument list: the ID as the
@@ -977,6 +1057,33 @@ declare void @llvm.experimental.stackmap(i64, i32, ...)
     }
 
     #[test]
+    fn blocks_are_seams_of_nothing() {
+        // The first block ends at the newline at BLOCK: the attribute
+        // group starts the next one, a non-ASCII comment is in the first.
+        let mut ir = String::from(
+            "define void @f() {\n  call void @g() #0 [ \"deopt\"() ]\n}\n; \u{e9}\u{2003}\n",
+        );
+        let fill = Scanner::BLOCK - ir.len() - 2;
+        ir.push_str(&format!("; {}\n", "x".repeat(fill)));
+        assert_eq!(ir.as_bytes()[Scanner::BLOCK], b'\n');
+        ir.push_str("attributes #0 = { \"statepoint-id\"=\"7\" }\n");
+        ir.push_str("define void @h() {\n\u{2003} call void (i64, i32, ...) @llvm.experimental.stackmap(i64 3, i32 4)\n}");
+        let s = IrSites::parse(&ir);
+        assert_eq!(s.lookup(b"f", 7), agree(SiteKind::StatePoint, 0));
+        assert_eq!(s.lookup(b"h", 3), agree(SiteKind::StackMap, 4));
+        assert_eq!(s.len(), 2);
+        assert_eq!(IrSites::parse_bytes(ir.as_bytes()), Ok(s));
+        // Not UTF-8 in the second block: the error of checking the whole.
+        let mut bytes = ir.into_bytes();
+        let at = bytes.len() - 3;
+        bytes[at] = 0xFF;
+        assert_eq!(
+            IrSites::parse_bytes(&bytes),
+            Err(std::str::from_utf8(&bytes).unwrap_err())
+        );
+    }
+
+    #[test]
     fn halves_scanned_apart_give_one_scan() {
         // Over MIN_SPLIT: parse cuts at a `define` near the middle.
         let mut ir = String::from("declare void @llvm.experimental.stackmap(i64, i32, ...)\n");
@@ -1000,7 +1107,7 @@ declare void @llvm.experimental.stackmap(i64, i32, ...)
         ir.push_str("attributes #0 = { \"statepoint-id\"=\"77\" }\n");
         assert!(split_point(ir.as_bytes()) > 0);
         let halves = IrSites::parse(&ir);
-        let whole = IrSites::from_scans(Scan::default(), scan(&ir));
+        let whole = IrSites::from_scans(Scan::default(), Scanner::run(ir.as_bytes()).unwrap());
         assert_eq!(halves, whole);
         assert_eq!(halves.lookup(b"f1", 77), agree(SiteKind::StatePoint, 0));
     }

@@ -11,6 +11,7 @@
 pub mod check;
 pub mod emit;
 pub mod ir;
+mod ir_text;
 pub mod memory;
 pub mod read;
 
