@@ -519,7 +519,15 @@ impl SiteIndex {
         let before = self.added.len();
         // A site a line: room for all at once (growing by doubling copies
         // megabytes, into fresh pages, several times).
-        self.added.reserve(count_byte(data, b'\n'));
+        let lines = count_byte(data, b'\n');
+        self.added.reserve(lines);
+        // At most a new function a line: the table of functions never
+        // grows while adding (each growth rehashes every name so far).
+        let hasher = &self.hasher;
+        let names = &self.names;
+        self.functions.reserve(lines, |&f| {
+            hasher.hash_one(names.get(f).unwrap_or_default())
+        });
         let mut cursor = Cursor::new(data);
         let mut name = alloc::vec::Vec::new();
         loop {

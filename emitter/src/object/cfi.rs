@@ -118,11 +118,12 @@ const NO_CLASS: u32 = u32::MAX;
 type Row = (u64, u64, FrameId);
 
 /// The rows of a class of FDEs.
+#[derive(Clone, Copy)]
 enum Class {
     /// Not evaluated yet.
     Pending,
-    /// Each row's start and end relative to the FDE's start, and its facts.
-    Rows(Box<[Row]>),
+    /// Its rows: `start..end` of [`Cfi::rows`].
+    Rows(usize, usize),
     /// Evaluated FDE by FDE: its rows depend on its address
     /// (`DW_CFA_set_loc`), or evaluating all of them failed (an error
     /// past the rows asked for is not an error, as when alone).
@@ -144,6 +145,9 @@ pub struct Cfi {
     /// The rows of each class of FDEs (see [`Fde::class`]), evaluated the
     /// first time an FDE of the class is asked about.
     classes: RefCell<Vec<Class>>,
+    /// The rows of every class evaluated, back to back (one allocation,
+    /// not one per class: thousands of classes of a few rows each).
+    rows: RefCell<Vec<Row>>,
     /// The facts of every row evaluated, by [`FrameId`].
     facts: RefCell<Facts>,
     /// gimli's evaluation state, allocated once (it is kilobytes) and
@@ -291,7 +295,8 @@ impl Cfi {
             layout,
             relocatable,
             fdes,
-            classes: RefCell::new((0..classes).map(|_| Class::Pending).collect()),
+            classes: RefCell::new(vec![Class::Pending; classes as usize]),
+            rows: RefCell::default(),
             facts: RefCell::default(),
             ctx: RefCell::new(Box::new(UnwindContext::new())),
             hint: std::cell::Cell::new(0),
@@ -411,13 +416,12 @@ impl Cfi {
     /// class; `None`: evaluate the FDE alone.
     fn class_rows(&self, fde: Fde) -> Option<Ref<'_, [Row]>> {
         self.evaluate_class(fde);
-        Ref::filter_map(self.classes.borrow(), |classes| {
-            match classes.get(fde.class as usize) {
-                Some(Class::Rows(rows)) => Some(&rows[..]),
-                _ => None,
+        match self.classes.borrow().get(fde.class as usize) {
+            Some(&Class::Rows(start, end)) => {
+                Some(Ref::map(self.rows.borrow(), |rows| &rows[start..end]))
             }
-        })
-        .ok()
+            _ => None,
+        }
     }
 
     /// Evaluates the rows of `fde`'s class if pending.
@@ -428,7 +432,9 @@ impl Cfi {
         };
         let eh = EhFrame::new(&self.data, self.endian);
         let bases = BaseAddresses::default().set_eh_frame(self.eh_frame_address);
-        let all = (|| -> gimli::Result<Option<Vec<Row>>> {
+        let mut all = self.rows.borrow_mut();
+        let before = all.len();
+        let evaluated = (|| -> gimli::Result<bool> {
             let parsed = eh.fde_from_offset(
                 &bases,
                 gimli::EhFrameOffset(fde.offset),
@@ -438,18 +444,17 @@ impl Cfi {
             let mut fde_ins = parsed.instructions(&eh, &bases);
             while let Some(i) = cie_ins.next()? {
                 if matches!(i, gimli::CallFrameInstruction::SetLoc { .. }) {
-                    return Ok(None);
+                    return Ok(false);
                 }
             }
             while let Some(i) = fde_ins.next()? {
                 if matches!(i, gimli::CallFrameInstruction::SetLoc { .. }) {
-                    return Ok(None);
+                    return Ok(false);
                 }
             }
             let start = parsed.initial_address();
             let mut guard = self.ctx.borrow_mut();
             let mut rows = parsed.rows(&eh, &bases, &mut **guard)?;
-            let mut all = Vec::new();
             while let Some(row) = rows.next_row()? {
                 all.push((
                     row.start_address().wrapping_sub(start),
@@ -457,11 +462,14 @@ impl Cfi {
                     self.facts.borrow_mut().intern(row),
                 ));
             }
-            Ok(Some(all))
+            Ok(true)
         })();
-        *class = match all {
-            Ok(Some(rows)) => Class::Rows(rows.into()),
-            Ok(None) | Err(_) => Class::Alone,
+        *class = match evaluated {
+            Ok(true) => Class::Rows(before, all.len()),
+            Ok(false) | Err(_) => {
+                all.truncate(before);
+                Class::Alone
+            }
         };
     }
 
