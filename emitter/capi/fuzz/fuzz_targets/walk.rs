@@ -139,8 +139,8 @@ fn table() -> &'static [u8] {
 /// What a walk saw.
 #[derive(Debug, Default, PartialEq)]
 struct Seen {
-    /// (PC, depth, at, roots) per frame: at is `PCMAP_WALK_AT_*` for the
-    /// cursor; the collector sees only frames with a record.
+    /// (PC, depth, roots) per frame with a record (the frames the
+    /// collector visits).
     frames: Vec<(u64, u32, Vec<Root>)>,
     status: Option<pcmap_status>,
 }
@@ -185,8 +185,8 @@ struct Stack {
     high: u64,
 }
 
-/// The cursor's walk, frames with a record only (as the collector visits
-/// them), and the frames without.
+/// The cursor's walk: the frames with a record (as the collector visits
+/// them), and every frame's (PC, depth, `PCMAP_WALK_AT_*`).
 fn cursor_walk(
     maps: &pcmap_stackmaps,
     regs: &pcmap_registers,
@@ -366,7 +366,6 @@ fuzz_target!(|data: &[u8]| {
     let flags = u32::from(flags) & PCMAP_WALK_FRAME_POINTER_CHAIN;
 
     let (want, all) = cursor_walk(&maps, &regs, &stack, flags, std::ptr::null_mut());
-    let _ = all;
 
     // Two entries: records evict each other.
     let mut memory = vec![0u64; 2 * PCMAP_WALK_CACHE_ENTRY_SIZE / 8];
@@ -377,7 +376,8 @@ fuzz_target!(|data: &[u8]| {
         unsafe { pcmap_walk_cache_init(&mut cache, memory.as_mut_ptr().cast(), memory.len() * 8) };
     assert_eq!(r, PCMAP_OK);
     for pass in ["cold", "warm"] {
-        let (got, _) = cursor_walk(&maps, &regs, &stack, flags, &mut cache);
+        let (got, got_all) = cursor_walk(&maps, &regs, &stack, flags, &mut cache);
+        assert_eq!(got_all, all, "cursor with the cache, {pass}: frames");
         assert_eq!(got, want, "cursor with the cache, {pass}");
     }
     let got = collect_walk(&maps, &regs, &stack, flags, std::ptr::null_mut());
