@@ -3,7 +3,10 @@
 //! `seeds/`: stack maps, PC tables, `.pcmap.sites` and `.pcmap.layout`,
 //! COMDAT groups, four targets). Byte 9 of the ELF identification (padding,
 //! ignored by every reader) chooses `--absolute` (bit 0) and `--keep-v3`
-//! (bit 1).
+//! (bit 1). An input holding [`IR_MARK`] is an object and, after the mark,
+//! the IR it was built from: `--ir` (seeds: objects built without the
+//! plugin, followed by their IR; the mutations reach both, and which
+//! records the IR describes).
 //!
 //! The outcome must be an error (not an internal one), or an object that
 //! - passes the command's own check of what it writes (`check::written`);
@@ -27,14 +30,28 @@ use object::elf;
 use object::read::elf::SectionHeader;
 use object::{Object, ObjectComdat, ObjectSection, ObjectSymbol, RelocationTarget, SymbolKind};
 use pcmap::emit::{emit_all, Options};
+use pcmap::stackmap::emit::Source;
+use pcmap::stackmap::ir::{IrInput, IrSites};
 use pcmap::Error;
 
-fuzz_target!(|data: &[u8]| {
+/// Where an input's IR starts (make-seeds.sh writes it; no object holds it
+/// by chance: a NUL then an IR comment line).
+const IR_MARK: &[u8] = b"\0; pcmap fuzz: --ir\n";
+
+fuzz_target!(|input: &[u8]| {
+    let (data, ir) = match find(input, IR_MARK) {
+        // Text that is not UTF-8 is the `ir` target's (refused whole).
+        Some(at) => match IrSites::parse_bytes(&input[at + IR_MARK.len()..]) {
+            Ok(sites) => (&input[..at], Some(IrInput::from(sites))),
+            Err(_) => return,
+        },
+        None => (input, None),
+    };
     let flags = data.get(9).copied().unwrap_or(0);
     let opts = Options {
         absolute: flags & 1 != 0,
         keep_v3: flags & 2 != 0,
-        ir: None,
+        ir,
     };
     let mut out = Vec::new();
     let emitted = match emit_all(data, &opts, &mut out) {
@@ -45,12 +62,34 @@ fuzz_target!(|data: &[u8]| {
         assert!(out.is_empty(), "nothing to do, but something was written");
         return;
     }
+    // The IR describes the records of an object the plugin did not (the
+    // plugin's own description comes first).
+    if let Some(report) = &emitted.stack_maps {
+        let described = opts.ir.is_some() && !has_section(data, pcmap_reader::sites::SECTION);
+        if described && report.records > 0 {
+            assert_eq!(
+                report.described_by,
+                Some(Source::Ir),
+                "--ir given, the IR describes"
+            );
+        }
+    }
     if let Err(e) = pcmap::object::check::written(&out) {
         panic!("emit wrote an object that fails its check: {e}");
     }
     readable(&out, dumps(data));
     kept(data, &out, &opts);
 });
+
+/// Whether the object `data` has a section named `name`.
+fn has_section(data: &[u8], name: &str) -> bool {
+    object::File::parse(data).is_ok_and(|f| f.section_by_name(name).is_some())
+}
+
+/// The first place `needle` occurs in `haystack`.
+fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
+    haystack.windows(needle.len()).position(|w| w == needle)
+}
 
 /// An error says something and is never an internal one. (The command
 /// prints it on one line: names from the object may hold any byte, and
