@@ -23,7 +23,9 @@ cflags=(--target="$gnu" -O2 -fno-pic -funwind-tables -fno-optimize-sibling-calls
 "$BIN/clang" "${cflags[@]}" -S -emit-llvm "$here/managed.c" -o "$out/managed.ll"
 sed -E 's/^(define dso_local void @(many|outer)\(.*\) .*)\{$/\1gc "statepoint-example" {/' "$out/managed.ll" > "$out/managed.gc.ll"
 [ "$(grep -c 'gc "statepoint-example"' "$out/managed.gc.ll")" = 2 ]
-"$BIN/opt" -passes=rewrite-statepoints-for-gc -S "$out/managed.gc.ll" -o "$out/managed.sp.ll"
+# Threshold 0: derived pointers stay relocated pairs (base, derived), not
+# recomputed from their relocated base after the call.
+"$BIN/opt" -passes=rewrite-statepoints-for-gc -spp-rematerialization-threshold=0 -S "$out/managed.gc.ll" -o "$out/managed.sp.ll"
 "$BIN/llc" -O2 -relocation-model=static -max-registers-for-gc-values=1000 -fixup-allow-gcptr-in-csr \
   -filetype=obj "$out/managed.sp.ll" -o "$out/managed.o"
 "$repo/target/release/pcmap" emit --ir "$out/managed.sp.ll" "$out/managed.o" -o "$out/managed.flat.o"

@@ -4,8 +4,10 @@
  * pcmap_walk_roots (40 of them in `many`'s frame: more than it decodes at
  * once), the hand-written AArch64 frame (odd-frame-aarch64.S: frame record
  * at 8 mod 16, a stack map of unknown kind) through pcmap_walk_decode; then
- * moves every root. Each managed frame checks after its call that its
- * references were moved exactly once. Prints what it saw. */
+ * moves every object (each base slot once) and sets each derived pointer
+ * from its moved base (derived - base kept). Each managed frame checks
+ * after its call that its references were moved exactly once. Prints what
+ * it saw. */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,7 +19,9 @@ extern const uint8_t __start_pcmap_stackmaps[];
 extern const uint8_t __stop_pcmap_stackmaps[];
 void outer(uint64_t base);
 
-#define MOVE(v) ((v) ^ 0x5a5a000000000000ull)
+/* managed.c's: not a translation, so a derived pointer moved as if it
+ * were an object's address comes out wrong. */
+#define MOVE(v) ((v) ^ 0x5a5a0000000000ffull)
 
 static pcmap_stackmaps maps;
 static int failures;
@@ -48,10 +52,31 @@ static void add_slot(const pcmap_value *v) {
   slots[num_slots++] = (uint64_t *)(uintptr_t)v->address;
 }
 
+/* Derived pointers: where each is, where its base is, and how far apart
+ * their values were before the move. */
+static struct {
+  uint64_t *slot, *base;
+  uint64_t offset;
+} derived[MAX_SLOTS];
+static int num_derived;
+
+struct counts {
+  int roots, derived;
+};
+
 static void collect_root(void *ctx, const pcmap_root *r) {
-  ++*(int *)ctx;
+  struct counts *n = ctx;
+  n->roots++;
   add_slot(&r->base);
-  add_slot(&r->derived);
+  if (!r->derived.has_address) add_slot(&r->derived); /* says FAIL */
+  if (r->derived.address == r->base.address) return;
+  if (num_derived == MAX_SLOTS) exit(2);
+  uint64_t *slot = (uint64_t *)(uintptr_t)r->derived.address, *base = (uint64_t *)(uintptr_t)r->base.address;
+  derived[num_derived].slot = slot;
+  derived[num_derived].base = base;
+  derived[num_derived].offset = *slot - *base;
+  num_derived++;
+  n->derived++;
 }
 
 uint64_t roots_safepoint(pcmap_registers *regs, uint64_t a1, uint64_t a2, uint64_t a3, uint64_t a4, uint64_t a5) {
@@ -61,9 +86,9 @@ uint64_t roots_safepoint(pcmap_registers *regs, uint64_t a1, uint64_t a2, uint64
   pcmap_status s = pcmap_walk_init(&c, &maps, regs, 0, 0, 0);
   while (s == PCMAP_OK) {
     if (c.at == PCMAP_WALK_AT_RECORD && c.record.kind == PCMAP_KIND_STATEPOINT) {
-      int n = 0;
+      struct counts n = {0, 0};
       if ((s = pcmap_walk_roots(&c, collect_root, &n)) != PCMAP_OK) break;
-      printf("frame %d: statepoint, %d roots\n", frame, n);
+      printf("frame %d: statepoint, %d roots, %d derived\n", frame, n.roots, n.derived);
     } else if (c.at == PCMAP_WALK_AT_RECORD) {
       /* The hand-written stack map: its one location, decoded with the
        * frame's registers (x29 at 8 mod 16). */
@@ -83,7 +108,8 @@ uint64_t roots_safepoint(pcmap_registers *regs, uint64_t a1, uint64_t a2, uint64
   }
   printf("walk ended: %s\n", pcmap_strerror(s));
   for (int i = 0; i < num_slots; i++) *slots[i] = MOVE(*slots[i]);
-  printf("%d slots moved\n", num_slots);
+  for (int i = 0; i < num_derived; i++) *derived[i].slot = *derived[i].base + derived[i].offset;
+  printf("%d slots moved, %d derived pointers set from their bases\n", num_slots, num_derived);
   return 0;
 }
 
