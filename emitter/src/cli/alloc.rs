@@ -176,7 +176,7 @@ mod tests {
             let l = Layout::from_size_align(n, 4096).unwrap();
             // SAFETY: a non-zero size.
             let z = unsafe { a.alloc_zeroed(l) };
-            assert!(!z.is_null() && z as usize % 4096 == 0);
+            assert!(!z.is_null() && (z as usize).is_multiple_of(4096));
             // SAFETY: `z` holds `n` zeroed bytes.
             assert!(unsafe { std::slice::from_raw_parts(z, n) }
                 .iter()
