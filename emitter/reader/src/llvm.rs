@@ -85,6 +85,13 @@ pub struct LlvmRecord<'a, E: Endian> {
     pub table_offset: usize,
 }
 
+/// Where a record's parts are in its table, and where it ends.
+struct Span {
+    locations: core::ops::Range<usize>,
+    live_outs: core::ops::Range<usize>,
+    end: usize,
+}
+
 impl<'a, E: Endian> LlvmStackMap<'a, E> {
     /// Parses the table at the start of `data` and checks all of it: every
     /// record fits, location kinds and constant indices are valid and, from
@@ -308,13 +315,10 @@ impl<'a, E: Endian> LlvmStackMap<'a, E> {
     /// `parse` (it fits, with its padding; its location kinds and constant
     /// indices are valid), read from the bytes alone; `None` otherwise.
     fn record_passes(&self, offset: usize) -> Option<usize> {
-        let (data, e) = (self.bytes.data, self.bytes.endian);
-        let locs_at = offset.checked_add(RECORD_HEADER_SIZE)?;
-        let header = data.get(offset..locs_at)?;
-        let num_locations = usize::from(e.u16_from([header[14], header[15]]));
+        let span = self.record_span(offset)?;
+        let e = self.bytes.endian;
         let loc_size = location_size(self.version);
-        let locs_end = locs_at + num_locations * loc_size;
-        for raw in data.get(locs_at..locs_end)?.chunks_exact(loc_size) {
+        for raw in self.bytes.data[span.locations.clone()].chunks_exact(loc_size) {
             match raw[0] {
                 k if k == LocationKind::ConstantIndex as u8 => {
                     let index = e.u32_from(raw[loc_size - 4..].try_into().ok()?);
@@ -327,11 +331,32 @@ impl<'a, E: Endian> LlvmStackMap<'a, E> {
                 }
             }
         }
-        let lo_header = self.live_out_header_offset(locs_end).ok()?;
-        let count = data.get(lo_header + 2..lo_header + LIVE_OUT_HEADER_SIZE)?;
+        Some(span.end)
+    }
+
+    /// Where the parts of the record at `offset` are, if it fits with its
+    /// padding (nothing else checked); `None` otherwise.
+    #[inline]
+    fn record_span(&self, offset: usize) -> Option<Span> {
+        let (data, e) = (self.bytes.data, self.bytes.endian);
+        let locs_at = offset.checked_add(RECORD_HEADER_SIZE)?;
+        let header = data.get(offset..locs_at)?;
+        let num_locations = usize::from(e.u16_from([header[14], header[15]]));
+        let locs_end = locs_at + num_locations * location_size(self.version);
+        let lo_header = match self.version >= 3 {
+            true => align_up(locs_end, 8)?,
+            false => locs_end,
+        };
+        let live_outs_at = lo_header + LIVE_OUT_HEADER_SIZE;
+        let count = data.get(lo_header + 2..live_outs_at)?;
         let num_live_outs = usize::from(e.u16_from([count[0], count[1]]));
-        let end = lo_header + LIVE_OUT_HEADER_SIZE + num_live_outs * LIVE_OUT_SIZE;
-        align_up(end, 8).filter(|&end| end <= data.len())
+        let live_outs_end = live_outs_at + num_live_outs * LIVE_OUT_SIZE;
+        let end = align_up(live_outs_end, 8).filter(|&end| end <= data.len())?;
+        Some(Span {
+            locations: locs_at..locs_end,
+            live_outs: live_outs_at..live_outs_end,
+            end,
+        })
     }
 
     fn live_out_header_offset(&self, after_locations: usize) -> Result<usize> {
@@ -456,7 +481,25 @@ impl<'a, E: Endian> Iterator for Records<'a, E> {
                 return Some(Err(e));
             }
         };
-        // `parse` checked every record already.
+        // `parse` checked every record already: its parts are found
+        // straight from the bytes (the checked path names a problem, if
+        // the table changed since).
+        let (map, data) = (&self.map, self.map.bytes.data);
+        if let Some(span) = map.record_span(offset) {
+            let e = map.bytes.endian;
+            let h = &data[offset..offset + RECORD_HEADER_SIZE];
+            self.offset = Ok(span.end);
+            self.left -= 1;
+            return Some(Ok(LlvmRecord {
+                id: e.u64_from(h[..8].try_into().unwrap()),
+                instruction_offset: e.u32_from(h[8..12].try_into().unwrap()),
+                flags: e.u16_from([h[12], h[13]]),
+                version: map.version,
+                locations: Bytes::new(&data[span.locations], e),
+                live_outs: Bytes::new(&data[span.live_outs], e),
+                table_offset: offset,
+            }));
+        }
         let item = self.map.record_at(offset, false).and_then(|r| {
             self.offset = self.map.record_end(offset, &r);
             self.offset.map(|_| r)
@@ -552,7 +595,33 @@ mod tests {
                 size(LlvmStackMap::parse_checked(&t, e, true)),
                 size(LlvmStackMap::parse_checked(&t, e, false))
             );
+            // Iterated, a table's records are those the checked path reads.
+            if let Ok(map) = LlvmStackMap::parse(&t, e) {
+                let mut offset = map.records_offset().unwrap();
+                for r in map.records() {
+                    let r = r.unwrap();
+                    let full = map.record_at(offset, false).unwrap();
+                    proptest::prop_assert_eq!(fields(r), fields(full));
+                    offset = map.record_end(offset, &full).unwrap();
+                }
+                proptest::prop_assert_eq!(offset, map.size());
+            }
         }
+    }
+
+    /// A record's fields, to compare.
+    fn fields<'t>(
+        r: LlvmRecord<'t, crate::RunTimeEndian>,
+    ) -> (u64, u32, u16, usize, &'t [u8], &'t [u8]) {
+        let (locations, live_outs) = (r.locations.data, r.live_outs.data);
+        (
+            r.id,
+            r.instruction_offset,
+            r.flags,
+            r.table_offset,
+            locations,
+            live_outs,
+        )
     }
 
     /// A little-endian table of `version` with one function holding
