@@ -659,13 +659,23 @@ fn counted<T>(
     set_count(s, count_at, n, what)
 }
 
+#[inline]
 fn set_count(s: &mut Vec<u8>, at: usize, n: u64, what: &'static str) -> Result<()> {
-    if n > flat::MAX_COUNT {
-        return Err(Error::TooLarge(what));
-    }
+    // Most counts fit the byte reserved (all under 0x80 are allowed).
+    const _: () = assert!(flat::MAX_COUNT >= 0x80);
     if n < 0x80 {
         s[at] = n as u8;
         return Ok(());
+    }
+    set_long_count(s, at, n, what)
+}
+
+/// [`set_count`] of a count over one byte (or over the limit), apart: the
+/// common case stays small enough to inline.
+#[inline(never)]
+fn set_long_count(s: &mut Vec<u8>, at: usize, n: u64, what: &'static str) -> Result<()> {
+    if n > flat::MAX_COUNT {
+        return Err(Error::TooLarge(what));
     }
     let mut b = [0; MAX_LEN];
     let len = write_uleb128(n, &mut b);
