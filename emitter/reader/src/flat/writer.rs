@@ -234,6 +234,12 @@ impl<E: Endian> FlatWriter<E> {
     /// Announces how many functions and records the table will have.
     pub fn reserve(&mut self, functions: usize, records: usize) {
         self.frames.reserve(functions * flat::FRAME_RECORD_SIZE);
+        if self.absolute {
+            self.addresses.reserve(functions * flat::ADDRESS_SIZE);
+        }
+        if let Some((_, offsets)) = &mut self.code {
+            offsets.reserve(functions);
+        }
         self.records.reserve(records * flat::RECORD_SIZE);
         // A Site per record at most, and as many FrameStates; their bytes
         // (growing the Data area by doubling copied it again and again).
