@@ -85,11 +85,25 @@ pub struct LlvmRecord<'a, E: Endian> {
     pub table_offset: usize,
 }
 
+/// Where a record's parts are in its table, and where it ends.
+struct Span {
+    locations: core::ops::Range<usize>,
+    live_outs: core::ops::Range<usize>,
+    end: usize,
+}
+
 impl<'a, E: Endian> LlvmStackMap<'a, E> {
     /// Parses the table at the start of `data` and checks all of it: every
     /// record fits, location kinds and constant indices are valid and, from
     /// version 2, the functions' record counts add up to the record count.
     pub fn parse(data: &'a [u8], endian: E) -> Result<Self> {
+        Self::parse_checked(data, endian, true)
+    }
+
+    /// [`parse`](Self::parse); `quick`: records checked by
+    /// [`record_passes`](Self::record_passes) first (the answer is the same
+    /// either way: a test holds the two together).
+    fn parse_checked(data: &'a [u8], endian: E, quick: bool) -> Result<Self> {
         let b = Bytes::new(data, endian);
         let version = b.u8(0)?;
         if !(1..=3).contains(&version) {
@@ -122,6 +136,12 @@ impl<'a, E: Endian> LlvmStackMap<'a, E> {
         }
         let loc_size = location_size(version);
         for _ in 0..map.num_records {
+            // Most records pass: checked straight from the bytes; the full
+            // check below, which names the problem, only where that fails.
+            if let Some(end) = quick.then(|| map.record_passes(offset)).flatten() {
+                offset = end;
+                continue;
+            }
             let record = map.record_at(offset, true)?;
             // Straight from the bytes (kinds are valid now): a big table has
             // millions of locations, each decoded again when converted.
@@ -291,6 +311,54 @@ impl<'a, E: Endian> LlvmStackMap<'a, E> {
         Ok(record)
     }
 
+    /// The end of the record at `offset` if it passes every check of
+    /// `parse` (it fits, with its padding; its location kinds and constant
+    /// indices are valid), read from the bytes alone; `None` otherwise.
+    fn record_passes(&self, offset: usize) -> Option<usize> {
+        let span = self.record_span(offset)?;
+        let e = self.bytes.endian;
+        let loc_size = location_size(self.version);
+        for raw in self.bytes.data[span.locations.clone()].chunks_exact(loc_size) {
+            match raw[0] {
+                k if k == LocationKind::ConstantIndex as u8 => {
+                    let index = e.u32_from(raw[loc_size - 4..].try_into().ok()?);
+                    if index >= self.num_constants {
+                        return None;
+                    }
+                }
+                k => {
+                    LocationKind::from_u8(k)?;
+                }
+            }
+        }
+        Some(span.end)
+    }
+
+    /// Where the parts of the record at `offset` are, if it fits with its
+    /// padding (nothing else checked); `None` otherwise.
+    #[inline]
+    fn record_span(&self, offset: usize) -> Option<Span> {
+        let (data, e) = (self.bytes.data, self.bytes.endian);
+        let locs_at = offset.checked_add(RECORD_HEADER_SIZE)?;
+        let header = data.get(offset..locs_at)?;
+        let num_locations = usize::from(e.u16_from([header[14], header[15]]));
+        let locs_end = locs_at + num_locations * location_size(self.version);
+        let lo_header = match self.version >= 3 {
+            true => align_up(locs_end, 8)?,
+            false => locs_end,
+        };
+        let live_outs_at = lo_header + LIVE_OUT_HEADER_SIZE;
+        let count = data.get(lo_header + 2..live_outs_at)?;
+        let num_live_outs = usize::from(e.u16_from([count[0], count[1]]));
+        let live_outs_end = live_outs_at + num_live_outs * LIVE_OUT_SIZE;
+        let end = align_up(live_outs_end, 8).filter(|&end| end <= data.len())?;
+        Some(Span {
+            locations: locs_at..locs_end,
+            live_outs: live_outs_at..live_outs_end,
+            end,
+        })
+    }
+
     fn live_out_header_offset(&self, after_locations: usize) -> Result<usize> {
         if self.version >= 3 {
             align_up(after_locations, 8).ok_or(Error::Truncated {
@@ -322,6 +390,7 @@ impl<'a, E: Endian> LlvmRecord<'a, E> {
         (self.live_outs.data.len() / LIVE_OUT_SIZE) as u16
     }
     /// Location `index` of the record.
+    #[inline]
     pub fn location(&self, index: u16) -> Result<Location> {
         let size = location_size(self.version);
         let at = index as usize * size;
@@ -373,6 +442,7 @@ impl<'a, E: Endian> LlvmRecord<'a, E> {
             })
     }
     /// Every location of the record, in order.
+    #[inline]
     pub fn locations(&self) -> impl Iterator<Item = Result<Location>> + '_ {
         (0..self.num_locations()).map(|i| self.location(i))
     }
@@ -411,7 +481,25 @@ impl<'a, E: Endian> Iterator for Records<'a, E> {
                 return Some(Err(e));
             }
         };
-        // `parse` checked every record already.
+        // `parse` checked every record already: its parts are found
+        // straight from the bytes (the checked path names a problem, if
+        // the table changed since).
+        let (map, data) = (&self.map, self.map.bytes.data);
+        if let Some(span) = map.record_span(offset) {
+            let e = map.bytes.endian;
+            let h = &data[offset..offset + RECORD_HEADER_SIZE];
+            self.offset = Ok(span.end);
+            self.left -= 1;
+            return Some(Ok(LlvmRecord {
+                id: e.u64_from(h[..8].try_into().unwrap()),
+                instruction_offset: e.u32_from(h[8..12].try_into().unwrap()),
+                flags: e.u16_from([h[12], h[13]]),
+                version: map.version,
+                locations: Bytes::new(&data[span.locations], e),
+                live_outs: Bytes::new(&data[span.live_outs], e),
+                table_offset: offset,
+            }));
+        }
         let item = self.map.record_at(offset, false).and_then(|r| {
             self.offset = self.map.record_end(offset, &r);
             self.offset.map(|_| r)
@@ -471,6 +559,108 @@ mod tests {
         t.extend([kind, 0, 8, 0, 0, 0, 0, 0]);
         t.extend(offset.to_le_bytes());
         t.extend([0; 12]);
+        t
+    }
+
+    proptest::proptest! {
+        /// The quick check of each record and the full one agree on every
+        /// table: valid ones (the same size) and ones with bytes changed,
+        /// cut short or grown (the same error, at the same place).
+        #[test]
+        fn quick_record_check_agrees_with_the_full_one(
+            version in 1u8..=3,
+            records in proptest::collection::vec(
+                (proptest::collection::vec((0u8..7, proptest::prelude::any::<u32>()), 0..5), 0u16..3),
+                1..6,
+            ),
+            constants in 0u32..3,
+            edits in proptest::collection::vec((proptest::prelude::any::<proptest::sample::Index>(), proptest::prelude::any::<u8>()), 0..4),
+            cut in proptest::option::of(proptest::prelude::any::<proptest::sample::Index>()),
+            big_endian in proptest::prelude::any::<bool>(),
+        ) {
+            let mut t = lax_table(version, constants, &records);
+            for (at, byte) in edits {
+                let i = at.index(t.len());
+                t[i] = byte;
+            }
+            if let Some(cut) = cut {
+                t.truncate(cut.index(t.len() + 1));
+            }
+            let size = |r: Result<LlvmStackMap<'_, crate::RunTimeEndian>>| r.map(|m| m.size());
+            let e = match big_endian {
+                true => crate::RunTimeEndian::Big,
+                false => crate::RunTimeEndian::Little,
+            };
+            proptest::prop_assert_eq!(
+                size(LlvmStackMap::parse_checked(&t, e, true)),
+                size(LlvmStackMap::parse_checked(&t, e, false))
+            );
+            // Iterated, a table's records are those the checked path reads.
+            if let Ok(map) = LlvmStackMap::parse(&t, e) {
+                let mut offset = map.records_offset().unwrap();
+                for r in map.records() {
+                    let r = r.unwrap();
+                    let full = map.record_at(offset, false).unwrap();
+                    proptest::prop_assert_eq!(fields(r), fields(full));
+                    offset = map.record_end(offset, &full).unwrap();
+                }
+                proptest::prop_assert_eq!(offset, map.size());
+            }
+        }
+    }
+
+    /// A record's fields, to compare.
+    fn fields<'t>(
+        r: LlvmRecord<'t, crate::RunTimeEndian>,
+    ) -> (u64, u32, u16, usize, &'t [u8], &'t [u8]) {
+        let (locations, live_outs) = (r.locations.data, r.live_outs.data);
+        (
+            r.id,
+            r.instruction_offset,
+            r.flags,
+            r.table_offset,
+            locations,
+            live_outs,
+        )
+    }
+
+    /// A little-endian table of `version` with one function holding
+    /// `records` (locations of any kind byte and offset field; a live-out
+    /// count) and `constants` constants.
+    fn lax_table(version: u8, constants: u32, records: &[(Vec<(u8, u32)>, u16)]) -> Vec<u8> {
+        let mut t = vec![version, 0, 0, 0];
+        for n in [1u32, constants, records.len() as u32] {
+            t.extend(n.to_le_bytes());
+        }
+        t.extend(0u64.to_le_bytes());
+        t.extend(8u64.to_le_bytes());
+        if version > 1 {
+            t.extend((records.len() as u64).to_le_bytes());
+        }
+        for c in 0..constants {
+            t.extend(u64::from(c).to_le_bytes());
+        }
+        for (locations, live_outs) in records {
+            t.extend(7u64.to_le_bytes());
+            t.extend([0; 6]);
+            t.extend((locations.len() as u16).to_le_bytes());
+            for &(kind, offset) in locations {
+                match version {
+                    3 => t.extend([kind, 0, 8, 0, 0, 0, 0, 0]),
+                    _ => t.extend([kind, 8, 0, 0]),
+                }
+                t.extend(offset.to_le_bytes());
+            }
+            if version == 3 {
+                t.resize(t.len().next_multiple_of(8), 0);
+            }
+            t.extend([0, 0]);
+            t.extend(live_outs.to_le_bytes());
+            for _ in 0..*live_outs {
+                t.extend([3, 0, 0, 8]);
+            }
+            t.resize(t.len().next_multiple_of(8), 0);
+        }
         t
     }
 

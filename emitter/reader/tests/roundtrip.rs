@@ -187,6 +187,53 @@ proptest! {
     }
 }
 
+/// Counts of a byte and over (0x7f, 0x80, 300 locations and live-outs)
+/// round-trip: the count's reserved byte grows to two where needed, and
+/// what follows moves with it.
+#[test]
+fn long_counts_round_trip() {
+    for n in [0x7f, 0x80, 300] {
+        let record = Record {
+            id: 1,
+            instruction_offset: 4,
+            patchable_size: Some(8),
+            kind: RecordKind::PatchPoint,
+            has_live_out_info: true,
+            locations: (0..n)
+                .map(|i| Location {
+                    kind: LocationKind::Indirect,
+                    size: 8,
+                    dwarf_reg: 7,
+                    offset: i * 8,
+                })
+                .collect(),
+            live_outs: (0..n)
+                .map(|i| LiveOut {
+                    dwarf_reg: i as u16,
+                    size: 8,
+                })
+                .collect(),
+            frame_state: Some(state(16)),
+        };
+        let t = Table {
+            constants: vec![],
+            functions: vec![Function {
+                stack_size: 8,
+                records: vec![
+                    record.clone(),
+                    Record {
+                        id: 2,
+                        instruction_offset: 9,
+                        ..record
+                    },
+                ],
+                ..Function::default()
+            }],
+        };
+        assert_eq!(flat_round_trip(&t, LittleEndian), t, "{n}");
+    }
+}
+
 /// Frame state of an x86-64 function with RBP saved at CFA-16, given the
 /// CFA offset.
 fn state(cfa_offset: i32) -> FrameState {

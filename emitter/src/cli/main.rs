@@ -8,9 +8,13 @@ use std::process::ExitCode;
 use anyhow::{bail, Context, Result};
 use clap::{Parser, Subcommand, ValueEnum};
 
+mod alloc;
 mod cc;
 mod input;
 mod output;
+
+#[global_allocator]
+static ALLOCATOR: alloc::HugeBlocks = alloc::HugeBlocks;
 
 #[derive(Parser)]
 #[command(

@@ -234,6 +234,12 @@ impl<E: Endian> FlatWriter<E> {
     /// Announces how many functions and records the table will have.
     pub fn reserve(&mut self, functions: usize, records: usize) {
         self.frames.reserve(functions * flat::FRAME_RECORD_SIZE);
+        if self.absolute {
+            self.addresses.reserve(functions * flat::ADDRESS_SIZE);
+        }
+        if let Some((_, offsets)) = &mut self.code {
+            offsets.reserve(functions);
+        }
         self.records.reserve(records * flat::RECORD_SIZE);
         // A Site per record at most, and as many FrameStates; their bytes
         // (growing the Data area by doubling copied it again and again).
@@ -659,13 +665,23 @@ fn counted<T>(
     set_count(s, count_at, n, what)
 }
 
+#[inline]
 fn set_count(s: &mut Vec<u8>, at: usize, n: u64, what: &'static str) -> Result<()> {
-    if n > flat::MAX_COUNT {
-        return Err(Error::TooLarge(what));
-    }
+    // Most counts fit the byte reserved (all under 0x80 are allowed).
+    const _: () = assert!(flat::MAX_COUNT >= 0x80);
     if n < 0x80 {
         s[at] = n as u8;
         return Ok(());
+    }
+    set_long_count(s, at, n, what)
+}
+
+/// [`set_count`] of a count over one byte (or over the limit), apart: the
+/// common case stays small enough to inline.
+#[inline(never)]
+fn set_long_count(s: &mut Vec<u8>, at: usize, n: u64, what: &'static str) -> Result<()> {
+    if n > flat::MAX_COUNT {
+        return Err(Error::TooLarge(what));
     }
     let mut b = [0; MAX_LEN];
     let len = write_uleb128(n, &mut b);
