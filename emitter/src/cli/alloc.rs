@@ -8,7 +8,12 @@
 //! every page is a fault: 20,900 of them on the `small` benchmark shape,
 //! about a fifth of its wall-clock time; with huge pages 2 MiB is one fault
 //! (and fewer TLB misses after). Smaller blocks stay with the system
-//! allocator, whose heap reuses them.
+//! allocator, whose heap reuses them. Where the kernel has no huge page to
+//! give (THP `never`, or memory too fragmented: with `defrag` at its
+//! default, `madvise`, it tries compaction first), the block is in small
+//! pages, as glibc's own large blocks are. A block of just over n × 2 MiB
+//! holds n + 1 huge pages once touched: at most 2 MiB of memory per block
+//! beyond its size.
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::ptr;
