@@ -1347,9 +1347,12 @@ unsafe fn collect(a: &Start, mut sink: Sink<'_>) -> pcmap_status {
     loop {
         if w.at == PCMAP_WALK_AT_RECORD {
             // SAFETY: as above.
-            let e = hit.map(|e| &*e).filter(|e| e.frame.has_roots());
+            let e = hit.map(|e| &*e);
             let s = match &mut sink {
-                Sink::Frames(visit, ctx) => visit_frame(w, e, &mut buffer, *visit, *ctx),
+                Sink::Frames(visit, ctx) => {
+                    let e = e.filter(|e| e.frame.has_roots());
+                    visit_frame(w, e, &mut buffer, *visit, *ctx)
+                }
                 Sink::Slots(b) => give_slots(w, e, b),
             };
             if s != PCMAP_OK {
@@ -1442,25 +1445,55 @@ unsafe fn give_slots(
     e: Option<&Entry>,
     b: &mut pcmap_slot_buffer,
 ) -> pcmap_status {
-    let s = match e {
-        Some(e) => match b.room(e.frame.num_roots as usize) {
-            Ok(()) => match e.frame.root_slots(registers(&w.regs), b.rest()) {
-                Ok(n) => {
-                    b.count += n as u32;
-                    PCMAP_OK
-                }
-                // Roots the entry cannot check: the exact way.
-                Err(walk::RootSlotError::NotKept) => slots_uncached(w, b),
-                Err(e) => slot_error(e),
-            },
-            Err(e) => e,
-        },
-        None => slots_uncached(w, b),
+    let Some(e) = e else {
+        return slots_uncached(w, b);
     };
-    if s == PCMAP_OK {
-        b.frames += 1;
+    // The entry's slots where they fit (`root_slots` writes nothing
+    // otherwise); any other case out of line, at most once more.
+    loop {
+        let why = match e.frame.root_slots(registers(&w.regs), b.rest()) {
+            Ok(n) => {
+                b.count += n as u32;
+                b.frames += 1;
+                return PCMAP_OK;
+            }
+            Err(why) => why,
+        };
+        if let Some(s) = slots_not_given(w, e, b, why) {
+            return s;
+        }
     }
-    s
+}
+
+/// `give_slots` when the entry `e` gave no slots (`why`), as if the
+/// buffer had made room for its roots first: the buffer passed to `full`
+/// if they do not fit, then the entry's error, or the exact way. `None`:
+/// they fit now, ask the entry again.
+///
+/// # Safety
+/// As `collect`.
+#[inline(never)]
+unsafe fn slots_not_given(
+    w: &mut pcmap_walk,
+    e: &Entry,
+    b: &mut pcmap_slot_buffer,
+    why: walk::RootSlotError,
+) -> Option<pcmap_status> {
+    if !e.frame.has_roots() {
+        return Some(slots_uncached(w, b));
+    }
+    let n = e.frame.num_roots as usize;
+    if let Err(s) = b.room(n) {
+        return Some(s);
+    }
+    Some(match why {
+        // Once: after `room`, only a `full` that shrank the buffer leaves
+        // no room.
+        walk::RootSlotError::Full if b.count as usize + n <= b.capacity as usize => return None,
+        // Roots the entry cannot check: the exact way.
+        walk::RootSlotError::NotKept => slots_uncached(w, b),
+        why => slot_error(why),
+    })
 }
 
 /// A `RootSlotError` as the status `pcmap_walk_collect_slots` returns.
@@ -1476,7 +1509,8 @@ fn slot_error(e: walk::RootSlotError) -> pcmap_status {
 /// `pcmap_walk_collect_slots` at a frame not in the cache (or whose entry
 /// has no roots): its roots as `pcmap_walk_roots` gives them (function and
 /// record copied from the entry if the lookup did not write them), every
-/// one checked to have its slots before any is given.
+/// one checked to have its slots before any is given; the frame counted
+/// if they all were.
 ///
 /// # Safety
 /// As `pcmap_walk_collect_slots`; `w` is at a record.
@@ -1502,6 +1536,9 @@ unsafe fn slots_uncached(w: &mut pcmap_walk, b: &mut pcmap_slot_buffer) -> pcmap
     let s = collect_uncached(w, &mut frame, give_roots, ctx);
     if s != PCMAP_OK {
         return s;
+    }
+    if g.status == PCMAP_OK {
+        g.buffer.frames += 1;
     }
     g.status
 }
