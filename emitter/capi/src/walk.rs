@@ -93,8 +93,9 @@ pub struct pcmap_walk_cache {
     pub maps_address: u64,
     /// Flushes so far (a walk started before the last one stops using it).
     pub epoch: u64,
-    /// Frames found in the cache; looked up and kept; looked up and not
-    /// kept (no record, or a record that does not fit the fixed form).
+    /// Frames found in the cache (a record, or a PC in no function kept
+    /// after its lookup); looked up and kept; looked up and not kept as a
+    /// record (no record, or a record that does not fit the fixed form).
     pub hits: u64,
     pub misses: u64,
     pub uncached: u64,
@@ -129,6 +130,11 @@ const _: () = {
 };
 
 type Slot = CacheSlot<Entry>;
+
+/// `Entry::frame.cfa_register` of an entry for a PC in no function
+/// (`PCMAP_WALK_AT_UNMANAGED`): no frame state has it (its register has
+/// no slot).
+const UNMANAGED: u16 = u16::MAX;
 
 const _: () = assert!(core::mem::size_of::<Slot>() == PCMAP_WALK_CACHE_ENTRY_SIZE);
 const _: () = assert!(core::mem::align_of::<Slot>() <= 8);
@@ -619,6 +625,11 @@ unsafe fn look_up_cached(
     };
     if let Some(slot) = walk::cache_find(c.slots(), pc) {
         let e = &slot.entry;
+        if e.frame.cfa_register == UNMANAGED {
+            entry.write(core::ptr::null());
+            c.hits = c.hits.wrapping_add(1);
+            return Ok(PCMAP_WALK_AT_UNMANAGED);
+        }
         // SAFETY: `Found` is laid out as these fields of `pcmap_walk`
         // (asserted above); the cache's memory is the caller's, not inside
         // the walk (one memcpy, no memmove).
@@ -655,25 +666,39 @@ unsafe fn miss(
                 // SAFETY: as for the copy of a hit, the other way.
                 let found = core::ptr::read(addr_of_mut!((*w).function).cast::<Found>());
                 let e = Entry { frame, found };
-                entry.write(keep(c.slots(), pc, &e));
+                entry.write(keep(c.slots(), pc, Some(&e)));
                 c.misses = c.misses.wrapping_add(1);
             }
             None => c.uncached = c.uncached.wrapping_add(1),
         },
-        _ => c.uncached = c.uncached.wrapping_add(1),
+        at => {
+            if at == PCMAP_WALK_AT_UNMANAGED {
+                // Kept too: the walk's last lookup, in no function (the
+                // slowest search), is then a probe. Not a frame to step
+                // by (`cached` and `collect` never take it as one): only
+                // the mark is written.
+                keep(c.slots(), pc, None);
+            }
+            c.uncached = c.uncached.wrapping_add(1);
+        }
     }
     Ok(at)
 }
 
-/// Puts `e` into the cache; where it is (NULL: not kept). Out of line, with
+/// Puts `e` into the cache, or with `None` the mark of a PC in no
+/// function (`UNMANAGED`); where it is (NULL: not kept). Out of line, with
 /// references: the copy is a memcpy (the walk and the cache do not
 /// overlap), not a memmove.
 #[inline(never)]
-fn keep(slots: &mut [Slot], pc: u64, e: &Entry) -> *const core::ffi::c_void {
-    match walk::cache_insert(slots, pc, e) {
-        Some(slot) => (slot as *const Slot).cast(),
-        None => core::ptr::null(),
+fn keep(slots: &mut [Slot], pc: u64, e: Option<&Entry>) -> *const core::ffi::c_void {
+    let Some(slot) = walk::cache_claim(slots, pc) else {
+        return core::ptr::null();
+    };
+    match e {
+        Some(e) => slot.entry = *e,
+        None => slot.entry.frame.cfa_register = UNMANAGED,
     }
+    (slot as *const Slot).cast()
 }
 
 /// The walk's current record (`PCMAP_WALK_AT_RECORD`, just looked up) in
@@ -1372,7 +1397,8 @@ unsafe fn collect(a: &Start, mut sink: Sink<'_>) -> pcmap_status {
         // A hit: only the entry (its function and record are not copied:
         // nothing here reads them but through the entry).
         if let Some(c) = w.cache.as_mut().filter(|c| c.epoch == w.cache_epoch) {
-            if let Some(slot) = walk::cache_find(c.slots(), pc) {
+            let found = walk::cache_find(c.slots(), pc);
+            if let Some(slot) = found.filter(|s| s.entry.frame.cfa_register != UNMANAGED) {
                 hit = Some(&slot.entry as *const Entry);
                 w.entry = (slot as *const Slot).cast();
                 w.at = PCMAP_WALK_AT_RECORD;

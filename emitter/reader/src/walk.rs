@@ -1556,14 +1556,25 @@ pub fn cache_find<E>(slots: &[CacheSlot<E>], pc: u64) -> Option<&CacheSlot<E>> {
 }
 
 /// Puts `entry` for `pc` into `slots` (length a power of two; nothing is
-/// kept otherwise): in an empty slot of its two, else in the first, whose
-/// entry moves to the second (the one used least recently is dropped).
+/// kept otherwise): in the slot [`cache_claim`] gives.
 #[inline]
 pub fn cache_insert<'s, E: Copy>(
     slots: &'s mut [CacheSlot<E>],
     pc: u64,
     entry: &E,
 ) -> Option<&'s CacheSlot<E>> {
+    let slot = cache_claim(slots, pc)?;
+    slot.entry = *entry;
+    Some(slot)
+}
+
+/// The slot of `slots` (length a power of two; `None` otherwise) that
+/// `pc` is to be kept in, its PC set, its entry left to the caller to
+/// write (it holds whatever it held): an empty slot of its two, else the
+/// first, whose entry moves to the second (the one used least recently
+/// is dropped).
+#[inline]
+pub fn cache_claim<E>(slots: &mut [CacheSlot<E>], pc: u64) -> Option<&mut CacheSlot<E>> {
     if pc == 0 || !slots.len().is_power_of_two() {
         return None;
     }
@@ -1575,12 +1586,12 @@ pub fn cache_insert<'s, E: Copy>(
         j
     } else {
         // The first's entry to the second, and the second's (dropped) to
-        // the first, overwritten below.
+        // the first, overwritten by the caller.
         slots.swap(i, j);
         i
     };
-    slots[at] = CacheSlot { pc, entry: *entry };
-    Some(&slots[at])
+    slots[at].pc = pc;
+    Some(&mut slots[at])
 }
 
 /// Empties every slot.
