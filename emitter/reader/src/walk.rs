@@ -1248,10 +1248,10 @@ impl DecodedFrame {
             w.wrapping_add(l.offset as i64 as u64)
         };
         for (r, o) in self.roots[..n].iter().zip(out) {
-            *o = RootSlot {
-                base: slot(&r.base),
-                derived: slot(&r.derived),
-            };
+            // A plain root's derived location is its base's: one slot.
+            let base = slot(&r.base);
+            let derived = if r.same != 0 { base } else { slot(&r.derived) };
+            *o = RootSlot { base, derived };
         }
         Ok(n)
     }
