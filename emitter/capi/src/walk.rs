@@ -93,8 +93,9 @@ pub struct pcmap_walk_cache {
     pub maps_address: u64,
     /// Flushes so far (a walk started before the last one stops using it).
     pub epoch: u64,
-    /// Frames found in the cache; looked up and kept; looked up and not
-    /// kept (no record, or a record that does not fit the fixed form).
+    /// Frames found in the cache (a record, or a PC in no function kept
+    /// after its lookup); looked up and kept; looked up and not kept as a
+    /// record (no record, or a record that does not fit the fixed form).
     pub hits: u64,
     pub misses: u64,
     pub uncached: u64,
@@ -129,6 +130,11 @@ const _: () = {
 };
 
 type Slot = CacheSlot<Entry>;
+
+/// `Entry::frame.cfa_register` of an entry for a PC in no function
+/// (`PCMAP_WALK_AT_UNMANAGED`): no frame state has it (its register has
+/// no slot).
+const UNMANAGED: u16 = u16::MAX;
 
 const _: () = assert!(core::mem::size_of::<Slot>() == PCMAP_WALK_CACHE_ENTRY_SIZE);
 const _: () = assert!(core::mem::align_of::<Slot>() <= 8);
@@ -619,6 +625,11 @@ unsafe fn look_up_cached(
     };
     if let Some(slot) = walk::cache_find(c.slots(), pc) {
         let e = &slot.entry;
+        if e.frame.cfa_register == UNMANAGED {
+            entry.write(core::ptr::null());
+            c.hits = c.hits.wrapping_add(1);
+            return Ok(PCMAP_WALK_AT_UNMANAGED);
+        }
         // SAFETY: `Found` is laid out as these fields of `pcmap_walk`
         // (asserted above); the cache's memory is the caller's, not inside
         // the walk (one memcpy, no memmove).
@@ -655,25 +666,39 @@ unsafe fn miss(
                 // SAFETY: as for the copy of a hit, the other way.
                 let found = core::ptr::read(addr_of_mut!((*w).function).cast::<Found>());
                 let e = Entry { frame, found };
-                entry.write(keep(c.slots(), pc, &e));
+                entry.write(keep(c.slots(), pc, Some(&e)));
                 c.misses = c.misses.wrapping_add(1);
             }
             None => c.uncached = c.uncached.wrapping_add(1),
         },
-        _ => c.uncached = c.uncached.wrapping_add(1),
+        at => {
+            if at == PCMAP_WALK_AT_UNMANAGED {
+                // Kept too: the walk's last lookup, in no function (the
+                // slowest search), is then a probe. Not a frame to step
+                // by (`cached` and `collect` never take it as one): only
+                // the mark is written.
+                keep(c.slots(), pc, None);
+            }
+            c.uncached = c.uncached.wrapping_add(1);
+        }
     }
     Ok(at)
 }
 
-/// Puts `e` into the cache; where it is (NULL: not kept). Out of line, with
+/// Puts `e` into the cache, or with `None` the mark of a PC in no
+/// function (`UNMANAGED`); where it is (NULL: not kept). Out of line, with
 /// references: the copy is a memcpy (the walk and the cache do not
 /// overlap), not a memmove.
 #[inline(never)]
-fn keep(slots: &mut [Slot], pc: u64, e: &Entry) -> *const core::ffi::c_void {
-    match walk::cache_insert(slots, pc, e) {
-        Some(slot) => (slot as *const Slot).cast(),
-        None => core::ptr::null(),
+fn keep(slots: &mut [Slot], pc: u64, e: Option<&Entry>) -> *const core::ffi::c_void {
+    let Some(slot) = walk::cache_claim(slots, pc) else {
+        return core::ptr::null();
+    };
+    match e {
+        Some(e) => slot.entry = *e,
+        None => slot.entry.frame.cfa_register = UNMANAGED,
     }
+    (slot as *const Slot).cast()
 }
 
 /// The walk's current record (`PCMAP_WALK_AT_RECORD`, just looked up) in
@@ -1347,9 +1372,12 @@ unsafe fn collect(a: &Start, mut sink: Sink<'_>) -> pcmap_status {
     loop {
         if w.at == PCMAP_WALK_AT_RECORD {
             // SAFETY: as above.
-            let e = hit.map(|e| &*e).filter(|e| e.frame.has_roots());
+            let e = hit.map(|e| &*e);
             let s = match &mut sink {
-                Sink::Frames(visit, ctx) => visit_frame(w, e, &mut buffer, *visit, *ctx),
+                Sink::Frames(visit, ctx) => {
+                    let e = e.filter(|e| e.frame.has_roots());
+                    visit_frame(w, e, &mut buffer, *visit, *ctx)
+                }
                 Sink::Slots(b) => give_slots(w, e, b),
             };
             if s != PCMAP_OK {
@@ -1369,7 +1397,8 @@ unsafe fn collect(a: &Start, mut sink: Sink<'_>) -> pcmap_status {
         // A hit: only the entry (its function and record are not copied:
         // nothing here reads them but through the entry).
         if let Some(c) = w.cache.as_mut().filter(|c| c.epoch == w.cache_epoch) {
-            if let Some(slot) = walk::cache_find(c.slots(), pc) {
+            let found = walk::cache_find(c.slots(), pc);
+            if let Some(slot) = found.filter(|s| s.entry.frame.cfa_register != UNMANAGED) {
                 hit = Some(&slot.entry as *const Entry);
                 w.entry = (slot as *const Slot).cast();
                 w.at = PCMAP_WALK_AT_RECORD;
@@ -1442,25 +1471,55 @@ unsafe fn give_slots(
     e: Option<&Entry>,
     b: &mut pcmap_slot_buffer,
 ) -> pcmap_status {
-    let s = match e {
-        Some(e) => match b.room(e.frame.num_roots as usize) {
-            Ok(()) => match e.frame.root_slots(registers(&w.regs), b.rest()) {
-                Ok(n) => {
-                    b.count += n as u32;
-                    PCMAP_OK
-                }
-                // Roots the entry cannot check: the exact way.
-                Err(walk::RootSlotError::NotKept) => slots_uncached(w, b),
-                Err(e) => slot_error(e),
-            },
-            Err(e) => e,
-        },
-        None => slots_uncached(w, b),
+    let Some(e) = e else {
+        return slots_uncached(w, b);
     };
-    if s == PCMAP_OK {
-        b.frames += 1;
+    // The entry's slots where they fit (`root_slots` writes nothing
+    // otherwise); any other case out of line, at most once more.
+    loop {
+        let why = match e.frame.root_slots(registers(&w.regs), b.rest()) {
+            Ok(n) => {
+                b.count += n as u32;
+                b.frames += 1;
+                return PCMAP_OK;
+            }
+            Err(why) => why,
+        };
+        if let Some(s) = slots_not_given(w, e, b, why) {
+            return s;
+        }
     }
-    s
+}
+
+/// `give_slots` when the entry `e` gave no slots (`why`), as if the
+/// buffer had made room for its roots first: the buffer passed to `full`
+/// if they do not fit, then the entry's error, or the exact way. `None`:
+/// they fit now, ask the entry again.
+///
+/// # Safety
+/// As `collect`.
+#[inline(never)]
+unsafe fn slots_not_given(
+    w: &mut pcmap_walk,
+    e: &Entry,
+    b: &mut pcmap_slot_buffer,
+    why: walk::RootSlotError,
+) -> Option<pcmap_status> {
+    if !e.frame.has_roots() {
+        return Some(slots_uncached(w, b));
+    }
+    let n = e.frame.num_roots as usize;
+    if let Err(s) = b.room(n) {
+        return Some(s);
+    }
+    Some(match why {
+        // Once: after `room`, only a `full` that shrank the buffer leaves
+        // no room.
+        walk::RootSlotError::Full if b.count as usize + n <= b.capacity as usize => return None,
+        // Roots the entry cannot check: the exact way.
+        walk::RootSlotError::NotKept => slots_uncached(w, b),
+        why => slot_error(why),
+    })
 }
 
 /// A `RootSlotError` as the status `pcmap_walk_collect_slots` returns.
@@ -1476,7 +1535,8 @@ fn slot_error(e: walk::RootSlotError) -> pcmap_status {
 /// `pcmap_walk_collect_slots` at a frame not in the cache (or whose entry
 /// has no roots): its roots as `pcmap_walk_roots` gives them (function and
 /// record copied from the entry if the lookup did not write them), every
-/// one checked to have its slots before any is given.
+/// one checked to have its slots before any is given; the frame counted
+/// if they all were.
 ///
 /// # Safety
 /// As `pcmap_walk_collect_slots`; `w` is at a record.
@@ -1502,6 +1562,9 @@ unsafe fn slots_uncached(w: &mut pcmap_walk, b: &mut pcmap_slot_buffer) -> pcmap
     let s = collect_uncached(w, &mut frame, give_roots, ctx);
     if s != PCMAP_OK {
         return s;
+    }
+    if g.status == PCMAP_OK {
+        g.buffer.frames += 1;
     }
     g.status
 }

@@ -984,6 +984,9 @@ pub struct DecodedRoot {
 pub struct DecodedFrame {
     /// Slots whose values the roots need (checked once per frame).
     pub roots_need: u64,
+    /// The slots of the saved registers (`saved_slot`) as a mask: a step
+    /// makes them known and saved in one go.
+    pub saved_mask: u64,
     /// CFA = value of slot `cfa_slot` + `cfa_offset`.
     pub cfa_offset: i32,
     /// Where the return address is read, from the CFA: the save slot of
@@ -1041,6 +1044,7 @@ impl DecodedFrame {
         };
         let mut d = DecodedFrame {
             roots_need: 0,
+            saved_mask: 0,
             cfa_offset: rule.offset,
             ra_offset: 0,
             cfa_register: rule.register,
@@ -1076,6 +1080,7 @@ impl DecodedFrame {
                 }
                 d.saved_slot[n] = s as u8;
                 d.saved_offset[n] = offset;
+                d.saved_mask |= 1 << s;
                 d.num_saved += 1;
             })
             .ok()?;
@@ -1224,43 +1229,64 @@ impl DecodedFrame {
         regs: &Registers,
         out: &mut [RootSlot],
     ) -> Result<usize, RootSlotError> {
-        if regs.known & self.roots_need != self.roots_need {
-            return Err(match self.first_unknown(regs) {
-                DecodeError::RegisterUnknown(r) => RootSlotError::RegisterUnknown(r),
-                DecodeError::Table(_) => RootSlotError::NotKept,
-            });
-        }
-        if !self.has_roots() {
-            return Err(RootSlotError::NotKept);
-        }
-        let n = (self.num_roots as usize).min(DECODED_ROOTS);
-        let Some(out) = out.get_mut(..n) else {
-            return Err(RootSlotError::Full);
-        };
-        // Checked once for the frame: every root in memory, and the save
-        // slot of every register holding one known.
+        // One test for the frame (a frame whose roots were not kept has
+        // `num_roots` u8::MAX and `slot_need` SLOTS_NONE; `SLOTS_NONE` and
+        // `SLOTS_EXACT` are masked off `saved`, so either fails it); the
+        // error, in its order, out of line.
+        let n = self.num_roots as usize;
         let need = u64::from(self.slot_need);
-        if need & u64::from(SLOTS_NONE) != 0 {
-            return Err(RootSlotError::NoSlot);
-        }
-        if need & u64::from(SLOTS_EXACT) != 0 {
-            return Err(RootSlotError::NotKept);
-        }
-        if regs.saved & need != need {
-            return Err(RootSlotError::NoSlot);
-        }
+        let fast = regs.known & self.roots_need == self.roots_need
+            && regs.saved & need & !u64::from(SLOTS_NONE | SLOTS_EXACT) == need
+            && n <= DECODED_ROOTS;
+        let (true, Some(out)) = (fast, out.get_mut(..n)) else {
+            return Err(self.root_slots_error(regs, out.len()));
+        };
         let words = regs.words();
         let slot = |l: &DecodedLocation| {
-            let w = words.get(l.word as usize).copied().unwrap_or(0);
+            // Clamped: no index out of bounds whatever the entry holds.
+            let w = words[(l.word as usize).min(WORDS - 1)];
             w.wrapping_add(l.offset as i64 as u64)
         };
         for (r, o) in self.roots[..n].iter().zip(out) {
-            *o = RootSlot {
-                base: slot(&r.base),
-                derived: slot(&r.derived),
-            };
+            // A plain root's derived location is its base's: one slot.
+            let base = slot(&r.base);
+            let derived = if r.same != 0 { base } else { slot(&r.derived) };
+            *o = RootSlot { base, derived };
         }
         Ok(n)
+    }
+
+    /// Why [`DecodedFrame::root_slots`] gives no slots with `regs` and
+    /// `room` slots of output, the first error in this order: a register
+    /// unknown, roots not kept, no room, a root with no slot, a register
+    /// root not checked here, a register's save slot unknown.
+    #[cold]
+    #[inline(never)]
+    fn root_slots_error(&self, regs: &Registers, room: usize) -> RootSlotError {
+        if regs.known & self.roots_need != self.roots_need {
+            return match self.first_unknown(regs) {
+                DecodeError::RegisterUnknown(r) => RootSlotError::RegisterUnknown(r),
+                DecodeError::Table(_) => RootSlotError::NotKept,
+            };
+        }
+        if !self.has_roots() || self.num_roots as usize > DECODED_ROOTS {
+            return RootSlotError::NotKept;
+        }
+        if self.num_roots as usize > room {
+            return RootSlotError::Full;
+        }
+        let need = u64::from(self.slot_need);
+        if need & u64::from(SLOTS_NONE) != 0 {
+            return RootSlotError::NoSlot;
+        }
+        if need & u64::from(SLOTS_EXACT) != 0 {
+            return RootSlotError::NotKept;
+        }
+        if regs.saved & need != need {
+            return RootSlotError::NoSlot;
+        }
+        // Not reached (`root_slots` found one of the above): the exact way.
+        RootSlotError::NotKept
     }
 
     #[cold]
@@ -1411,8 +1437,6 @@ impl DecodedFrame {
     ) {
         let d = self;
         let cfa = step.cfa;
-        let keep = arch.callee_saved();
-        let (mut known, mut saved) = (regs.known & keep, regs.saved & keep);
         let n = (d.num_saved as usize).min(DECODED_SAVED);
         for (&s, &offset) in d.saved_slot[..n].iter().zip(&d.saved_offset) {
             let s = slot_index(s);
@@ -1420,10 +1444,8 @@ impl DecodedFrame {
             // SAFETY: in the span `fast_step` checked (the caller's promise).
             regs.value[s] = unsafe { memory.read_u64_unchecked(at) };
             regs.address[s] = at;
-            known |= 1 << s;
-            saved |= 1 << s;
         }
-        finish_step(arch, regs, known, saved, cfa, step.ra);
+        finish_step(arch, regs, d.saved_mask, cfa, step.ra);
     }
 }
 
@@ -1462,39 +1484,32 @@ pub fn step_decoded_checked<M: Memory>(
     if ra == 0 {
         return Err(Stop::EndOfStack);
     }
-    let keep = arch.callee_saved();
-    let (mut known, mut saved) = (regs.known & keep, regs.saved & keep);
     for ((&v, &s), &offset) in values.iter().zip(&d.saved_slot).zip(&d.saved_offset) {
         let s = slot_index(s);
         regs.value[s] = v;
         regs.address[s] = at(offset);
-        known |= 1 << s;
-        saved |= 1 << s;
     }
-    finish_step(arch, regs, known, saved, cfa, ra);
+    finish_step(arch, regs, d.saved_mask, cfa, ra);
     Ok(())
 }
 
-/// The end of [`step_decoded`]: the return address register's value in
-/// the caller is not its value at the caller's call site; the caller's SP
-/// is the CFA.
+/// The end of [`step_decoded`], once the saved registers' values and
+/// addresses are written: the callee-saved registers stay known (and
+/// saved) and those of `saved_mask` become so; the return address
+/// register's value in the caller is not its value at the caller's call
+/// site; the caller's SP is the CFA.
 #[inline(always)]
-fn finish_step(
-    arch: Arch,
-    regs: &mut Registers,
-    mut known: u64,
-    mut saved: u64,
-    cfa: u64,
-    ra: u64,
-) {
-    if let Some(ra_slot) = arch.slot(arch.return_address()) {
-        known &= !(1 << ra_slot);
-        saved &= !(1 << ra_slot);
-    }
-    let sp = arch.sp() as usize;
-    regs.value[sp] = cfa;
-    regs.known = known | 1 << sp;
-    regs.saved = saved & !(1 << sp);
+fn finish_step(arch: Arch, regs: &mut Registers, saved_mask: u64, cfa: u64, ra: u64) {
+    let ra_bit = match arch.slot(arch.return_address()) {
+        Some(s) => 1 << s,
+        None => 0,
+    };
+    let sp = 1 << arch.sp();
+    let keep = arch.callee_saved() & !ra_bit;
+    let set = saved_mask & !ra_bit;
+    regs.value[arch.sp() as usize] = cfa;
+    regs.known = regs.known & keep | set | sp;
+    regs.saved = (regs.saved & keep | set) & !sp;
     regs.pc = ra;
 }
 
@@ -1526,7 +1541,9 @@ fn cache_set(len: usize, pc: u64) -> usize {
 /// The slot holding `pc` in `slots` (length a power of two), if any.
 #[inline(always)]
 pub fn cache_find<E>(slots: &[CacheSlot<E>], pc: u64) -> Option<&CacheSlot<E>> {
-    if pc == 0 || !slots.len().is_power_of_two() {
+    // No power-of-two check (`cache_insert` keeps nothing otherwise, and
+    // every index is checked): one less per probe.
+    if pc == 0 {
         return None;
     }
     // The two slots in turn, without an array of their indices (which
@@ -1539,14 +1556,25 @@ pub fn cache_find<E>(slots: &[CacheSlot<E>], pc: u64) -> Option<&CacheSlot<E>> {
 }
 
 /// Puts `entry` for `pc` into `slots` (length a power of two; nothing is
-/// kept otherwise): in an empty slot of its two, else in the first, whose
-/// entry moves to the second (the one used least recently is dropped).
+/// kept otherwise): in the slot [`cache_claim`] gives.
 #[inline]
 pub fn cache_insert<'s, E: Copy>(
     slots: &'s mut [CacheSlot<E>],
     pc: u64,
     entry: &E,
 ) -> Option<&'s CacheSlot<E>> {
+    let slot = cache_claim(slots, pc)?;
+    slot.entry = *entry;
+    Some(slot)
+}
+
+/// The slot of `slots` (length a power of two; `None` otherwise) that
+/// `pc` is to be kept in, its PC set, its entry left to the caller to
+/// write (it holds whatever it held): an empty slot of its two, else the
+/// first, whose entry moves to the second (the one used least recently
+/// is dropped).
+#[inline]
+pub fn cache_claim<E>(slots: &mut [CacheSlot<E>], pc: u64) -> Option<&mut CacheSlot<E>> {
     if pc == 0 || !slots.len().is_power_of_two() {
         return None;
     }
@@ -1558,12 +1586,12 @@ pub fn cache_insert<'s, E: Copy>(
         j
     } else {
         // The first's entry to the second, and the second's (dropped) to
-        // the first, overwritten below.
+        // the first, overwritten by the caller.
         slots.swap(i, j);
         i
     };
-    slots[at] = CacheSlot { pc, entry: *entry };
-    Some(&slots[at])
+    slots[at].pc = pc;
+    Some(&mut slots[at])
 }
 
 /// Empties every slot.
