@@ -464,7 +464,7 @@ impl Names {
 
 /// The sites of one function, for [`SiteIndex::function_sites`].
 #[cfg(feature = "alloc")]
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Debug)]
 pub struct FunctionSites<'i> {
     named: Option<&'i [(u64, Match)]>,
     /// The sites listed without a name, when the rule falls back to them.
@@ -472,28 +472,39 @@ pub struct FunctionSites<'i> {
     /// The rule applies the fallback only where the named sites have no
     /// such ID (a function named `__unnamed_N`).
     fallback: bool,
+    /// Where in `named` and `unnamed` the last ID looked up was, plus one:
+    /// a function's records mostly come in the order of its sites' IDs,
+    /// so that the next one is compared first (no binary search).
+    next: [core::cell::Cell<u32>; 2],
 }
 
 #[cfg(feature = "alloc")]
 impl FunctionSites<'_> {
     /// [`Sites::lookup`]'s answer for this function and `id`.
     pub fn lookup(&self, id: u64) -> Match {
-        let get = |ids: Option<&[(u64, Match)]>| match ids {
-            Some(ids) => match ids.binary_search_by_key(&id, |e| e.0) {
-                Ok(i) => ids[i].1,
-                Err(_) => Match::Missing,
-            },
-            None => Match::Missing,
+        let get = |ids: Option<&[(u64, Match)]>, next: &core::cell::Cell<u32>| {
+            let Some(ids) = ids else {
+                return Match::Missing;
+            };
+            let at = match ids.get(next.get() as usize) {
+                Some(e) if e.0 == id => next.get() as usize,
+                _ => match ids.binary_search_by_key(&id, |e| e.0) {
+                    Ok(i) => i,
+                    Err(_) => return Match::Missing,
+                },
+            };
+            next.set(at as u32 + 1);
+            ids[at].1
         };
         match self.named {
             Some(_) => {
-                let m = get(self.named);
+                let m = get(self.named, &self.next[0]);
                 match (m, self.fallback) {
-                    (Match::Missing, true) => get(self.unnamed),
+                    (Match::Missing, true) => get(self.unnamed, &self.next[1]),
                     _ => m,
                 }
             }
-            None => get(self.unnamed),
+            None => get(self.unnamed, &self.next[1]),
         }
     }
 }
@@ -686,6 +697,7 @@ impl SiteIndex {
             named,
             unnamed: if fallback { ids(&[]) } else { None },
             fallback,
+            next: Default::default(),
         }
     }
 
@@ -1476,6 +1488,14 @@ mod tests {
                 let want = s.lookup(NAMES[f], id);
                 prop_assert_eq!(of.lookup(NAMES[f], id), want);
                 prop_assert_eq!(one_pass.function_sites(NAMES[f]).lookup(id), want);
+            }
+            // One function's sites asked many IDs in turn (the next-ID
+            // hint), in the questions' order then ascending.
+            for name in NAMES {
+                let sites = one_pass.function_sites(name);
+                for id in questions.iter().map(|q| q.1).chain(0..7) {
+                    prop_assert_eq!(sites.lookup(id), s.lookup(name, id));
+                }
             }
         }
 

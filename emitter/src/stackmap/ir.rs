@@ -18,7 +18,12 @@
 //! it, tracked as lines end (no search backwards); only a line mentioning
 //! an intrinsic or a deopt bundle is read further, and of those only the
 //! statements calling a site's intrinsic or carrying a bundle are parsed.
-//! No allocation per site.
+//! The common shapes take short cuts, each giving what the general path
+//! gives: a line without a mention is told by its first byte in the search
+//! loop; a statement written `%x = ...` or `call ...` after ASCII blanks
+//! skips the general trims and tests; a site's arguments as LLVM prints
+//! them (`i64 ID, i32 N`) are read without re-checking each step. No
+//! allocation per site.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -165,7 +170,7 @@ impl Directives {
     fn read(text: &str) -> Directives {
         // Both keys are quoted: most calls have no quoted attribute, and
         // need no search for either.
-        if memchr(b'"', text.as_bytes()).is_none() {
+        if !text.as_bytes().contains(&b'"') {
             return Directives::default();
         }
         let value = |key: &str| {
@@ -489,7 +494,11 @@ impl<'t> Scanner<'t> {
         let bytes = text.as_bytes();
         match bytes[at] {
             b'\n' => {
-                self.end_line(text, at);
+                // A line without a mention matters only if it may open or
+                // close a function (told here: most lines are neither).
+                if self.hit || may_scope(&bytes[self.line..at]) {
+                    self.end_line(text, at);
+                }
                 self.line = at + 1;
                 // (Its line may be in the next block, not checked yet.)
                 let next = &self.bytes[at + 1..];
@@ -516,15 +525,31 @@ impl<'t> Scanner<'t> {
     fn end_line(&mut self, text: &'t str, end: usize) {
         let (start, intrinsic, hit) = (self.line, self.intrinsic.take(), self.hit);
         self.hit = false;
-        if !hit {
-            // Only the scope of a line without a mention matters: its first
-            // byte after ASCII blanks tells most lines apart.
+        if hit {
+            // A statement in its commonest forms, `%x = ...` or `call `
+            // after ASCII blanks: no scope, no declaration.
             let b = &text.as_bytes()[start..end];
-            let first = b.iter().find(|&&c| !(c.is_ascii_whitespace() || c == 0x0B));
-            if !matches!(first, Some(b'd' | b'}' | 0x80..)) {
-                return;
+            let blanks = b.iter().take_while(|&&c| c == b' ' || c == b'\t').count();
+            match b.get(blanks) {
+                Some(b'%') => {}
+                Some(b'c') if b[blanks..].starts_with(b"call ") => {}
+                _ => return self.any_line(text, start, end, intrinsic, hit),
             }
+            return self.statement(text, start + blanks, end, intrinsic);
         }
+        self.any_line(text, start, end, intrinsic, hit);
+    }
+
+    /// [`end_line`](Self::end_line) of any line.
+    #[inline(always)]
+    fn any_line(
+        &mut self,
+        text: &'t str,
+        start: usize,
+        end: usize,
+        intrinsic: Option<usize>,
+        hit: bool,
+    ) {
         let line = trim_start(&text[start..end]);
         // Only these lines can open or close a function.
         if matches!(line.as_bytes().first(), Some(b'd' | b'}')) {
@@ -545,31 +570,67 @@ impl<'t> Scanner<'t> {
         }
         let Some(name) = self.function else { return };
         let statement = is_statement(line) || start == 0;
+        let mention = if statement {
+            // The line's first mention is the statement's.
+            intrinsic.map(|at| at - (end - line.len()))
+        } else {
+            None
+        };
         // Most mentions of intrinsics (a statepoint's gc.relocate and
         // gc.result calls) are no site: the intrinsic a statement calls
         // first decides.
-        if let (true, Some(at)) = (statement, intrinsic) {
-            if intrinsic_of(&text.as_bytes()[at + INTRINSIC_PREFIX.len()..]).is_none() {
-                return;
-            }
+        let called = match mention.map(|at| (at, intrinsic_of(&line.as_bytes()[at..]))) {
+            Some((_, None)) => return,
+            Some((at, Some((after, called)))) => Some((at + after, called)),
+            None => None,
+        };
+        let number = self.number(name);
+        if statement {
+            site(line, called, number, &mut self.out);
+        } else {
+            // A call split over lines (hand-written IR): from its first line.
+            let statement = statement_of(text, start, end);
+            let called = match occurrences(statement.as_bytes(), INTRINSIC_PREFIX).next() {
+                Some(at) => match intrinsic_of(&statement.as_bytes()[at..]) {
+                    Some((after, called)) => Some((at + after, called)),
+                    None => return,
+                },
+                None => None,
+            };
+            site(&statement, called, number, &mut self.out);
         }
+    }
+
+    /// The site of the statement from `first` (after the line's blanks) to
+    /// `end`, which mentions an intrinsic first at `intrinsic` or else a
+    /// deopt bundle, read as [`any_line`](Self::any_line) would: a statement is
+    /// neither a scope nor a declaration.
+    #[inline(always)]
+    fn statement(&mut self, text: &'t str, first: usize, end: usize, intrinsic: Option<usize>) {
+        let Some(name) = self.function else { return };
+        let called = match intrinsic {
+            Some(at) => match intrinsic_of(&text.as_bytes()[at..]) {
+                Some((after, called)) => Some((at - first + after, called)),
+                None => return,
+            },
+            None => None,
+        };
+        let number = self.number(name);
+        // After ASCII blanks: a character boundary.
+        site(&text[first..end], called, number, &mut self.out);
+    }
+
+    /// The number of function `name` in `out.functions`: the last one,
+    /// or `name`'s symbol added.
+    #[inline(always)]
+    fn number(&mut self, name: &'t str) -> u32 {
         let out = &mut self.out;
         if self.numbered.is_none_or(|n| !std::ptr::eq(n, name)) {
             symbol_of(name, &mut out.symbols);
             out.functions.push(out.symbols.len());
             self.numbered = Some(name);
         }
-        let number = out.functions.len() as u32 - 1;
-        if statement {
-            // The line's first mention is the statement's.
-            let first = end - line.len();
-            site(line, intrinsic.map(|at| at - first), number, out);
-        } else {
-            // A call split over lines (hand-written IR): from its first line.
-            let statement = statement_of(text, start, end);
-            let mention = occurrences(statement.as_bytes(), INTRINSIC_PREFIX).next();
-            site(&statement, mention, number, out);
-        }
+        out.functions.len() as u32 - 1
     }
 
     /// The attribute group whose line follows the newline at `at`.
@@ -584,6 +645,16 @@ impl<'t> Scanner<'t> {
             self.out.groups.insert(n, Directives::read(rest));
         }
     }
+}
+
+/// Whether `line`, which mentions nothing, may open or close a function:
+/// its first byte after ASCII blanks tells most lines apart.
+#[inline(always)]
+fn may_scope(line: &[u8]) -> bool {
+    let first = line
+        .iter()
+        .find(|&&c| !(c.is_ascii_whitespace() || c == 0x0B));
+    matches!(first, Some(b'd' | b'}' | 0x80..))
 }
 
 /// The statement whose last line is `text[start..end]`: that line, or if
@@ -621,25 +692,22 @@ fn is_statement(line: &str) -> bool {
 }
 
 /// The site of the statement `line` of function number `function`, if it
-/// has one; `mention` is where `line` first mentions an intrinsic.
-fn site(line: &str, mention: Option<usize>, function: u32, out: &mut Scan) {
+/// has one; `called` is the site intrinsic it calls first (where its name
+/// ends in `line`, after its [`intrinsic_of`] prefix), none if it mentions
+/// none.
+fn site(line: &str, called: Option<(usize, Intrinsic)>, function: u32, out: &mut Scan) {
     // Intrinsics cannot have their address taken: a mention in a body is a
     // call.
-    if let Some(at) = mention {
-        let call = line;
-        // The intrinsic is the callee: the first mention after `call`.
-        let after = &call[at + INTRINSIC_PREFIX.len()..];
-        let Some((prefix, intrinsic)) = intrinsic_of(after.as_bytes()) else {
-            return;
-        };
-        let after = &after[prefix..];
+    if let Some((at, intrinsic)) = called {
+        let after = &line.as_bytes()[at..];
         // `stackmap(` ends at the argument list; the others have a type
         // suffix first (`patchpoint.i64(`, `statepoint.p0(`,
         // `statepoint.p0f_isVoidf(`).
         let args = match intrinsic {
             Intrinsic::Site(SiteKind::StackMap) => after,
-            _ => match after.split_once('(') {
-                Some((_, a)) => a,
+            // A few bytes on: no vectorized search.
+            _ => match after.iter().position(|&c| c == b'(') {
+                Some(open) => &after[open + 1..],
                 None => return,
             },
         };
@@ -655,7 +723,7 @@ fn site(line: &str, mention: Option<usize>, function: u32, out: &mut Scan) {
                 }
             }
             Intrinsic::Deoptimize => {
-                let site = deopt_site(call, bundle_start(call), function, &mut out.group_refs);
+                let site = deopt_site(line, bundle_start(line), function, &mut out.group_refs);
                 out.sites.push(site);
             }
         }
@@ -666,37 +734,41 @@ fn site(line: &str, mention: Option<usize>, function: u32, out: &mut Scan) {
     let Some(bundles) = bundle_start(call) else {
         return;
     };
-    if contains(call, " asm ", 3) || contains(call, "@llvm.", 0) {
+    // `contains(call, " asm ", 3) || contains(call, "@llvm.", 0)` in one
+    // search.
+    let b = call.as_bytes();
+    if memchr::memchr2_iter(b'm', b'@', b).any(|at| match b[at] {
+        b'm' => at >= 3 && b[at - 3..].starts_with(b" asm "),
+        _ => b[at..].starts_with(b"@llvm."),
+    }) {
         return;
     }
     let site = deopt_site(call, Some(bundles), function, &mut out.group_refs);
     out.sites.push(site);
 }
 
-/// The intrinsic whose name (after [`INTRINSIC_PREFIX`]) `after` starts
-/// with, if its calls are sites, and the length of that name's prefix.
-fn intrinsic_of(after: &[u8]) -> Option<(usize, Intrinsic)> {
-    // The names differ in their first letter: one comparison, of a known
-    // length (no call to compare).
+/// The site intrinsic that `mention` (from its `@`) names after
+/// [`INTRINSIC_PREFIX`], if its calls are sites, and where that name's
+/// prefix ends in `mention`.
+fn intrinsic_of(mention: &[u8]) -> Option<(usize, Intrinsic)> {
+    // The names differ in their first four letters: one comparison of
+    // those, then of the whole name, of a known length (no call).
     fn named(after: &[u8], (name, intrinsic): (&str, Intrinsic)) -> Option<(usize, Intrinsic)> {
         let name = name.as_bytes();
-        (after.get(..name.len()) == Some(name)).then_some((name.len(), intrinsic))
+        (after.get(..name.len()) == Some(name))
+            .then_some((INTRINSIC_PREFIX.len() + name.len(), intrinsic))
     }
-    match after.first()? {
-        b's' => named(after, INTRINSICS[0]),
-        b'p' => named(after, INTRINSICS[1]),
-        b'g' => named(after, INTRINSICS[2]),
-        b'd' => named(after, INTRINSICS[3]),
-        _ => None,
-    }
-}
-
-/// Whether `needle` occurs in `text`: each of its byte at `key` (a rare
-/// one) in turn, the rest compared there.
-fn contains(text: &str, needle: &str, key: usize) -> bool {
-    let (text, needle) = (text.as_bytes(), needle.as_bytes());
-    memchr::memchr_iter(needle[key], text)
-        .any(|at| at >= key && text[at - key..].starts_with(needle))
+    let after = mention.get(INTRINSIC_PREFIX.len()..)?;
+    let head = u32::from_le_bytes(after.get(..4)?.try_into().ok()?);
+    let word = |name: &str| u32::from_le_bytes(name.as_bytes()[..4].try_into().unwrap());
+    let k = match head {
+        h if h == word(INTRINSICS[0].0) => 0,
+        h if h == word(INTRINSICS[1].0) => 1,
+        h if h == word(INTRINSICS[2].0) => 2,
+        h if h == word(INTRINSICS[3].0) => 3,
+        _ => return None,
+    };
+    named(after, INTRINSICS[k])
 }
 
 /// Where `needle` occurs in `line`, in order: each of its first byte in
@@ -778,13 +850,19 @@ fn deopt_site(
 ) -> ScanSite {
     let bundles = bundles.unwrap_or(call.len());
     let before = &call[..bundles];
-    let attrs = before.rfind(')').map_or("", |i| &before[i + 1..]);
+    // `)` is ASCII: a character boundary. (Short: no vectorized search.)
+    let attrs = before
+        .bytes()
+        .rposition(|c| c == b')')
+        .map_or("", |i| &before[i + 1..]);
     let start = group_refs.len() as u32;
-    group_refs.extend(
-        attrs
-            .split_whitespace()
-            .filter_map(|w| w.strip_prefix('#')?.parse::<u32>().ok()),
-    );
+    if attrs.as_bytes().contains(&b'#') {
+        group_refs.extend(
+            attrs
+                .split_whitespace()
+                .filter_map(|w| w.strip_prefix('#')?.parse::<u32>().ok()),
+        );
+    }
     ScanSite::Deopt {
         function,
         directives: Directives::read(attrs),
@@ -799,8 +877,13 @@ fn symbol_of(name: &str, out: &mut Vec<u8>) {
     if name.bytes().all(|b| b.is_ascii_digit()) {
         return;
     }
-    let first = out.len();
     let b = name.as_bytes();
+    // Most names have no escape: copied whole.
+    if !b.contains(&b'\\') {
+        out.extend_from_slice(b.strip_prefix(&[1]).unwrap_or(b));
+        return;
+    }
+    let first = out.len();
     let mut i = 0;
     while i < b.len() {
         let hex = |c: u8| (c as char).to_digit(16).map(|d| d as u8);
@@ -844,18 +927,20 @@ fn scope_of(line: &str) -> Option<Scope<'_>> {
     if let Some(rest) = line.strip_prefix("define ") {
         // `@` and `(` are ASCII: byte searches find them at char boundaries.
         let b = rest.as_bytes();
-        let name = memchr(b'@', b)
-            .and_then(|at| Some((at, at + 1 + memchr(b'(', &b[at + 1..])?)))
+        // Both near the start: no vectorized search.
+        let position = |b: &[u8], c: u8| b.iter().position(|&x| x == c);
+        let name = position(b, b'@')
+            .and_then(|at| Some((at, at + 1 + position(&b[at + 1..], b'(')?)))
             .map(|(at, open)| (&rest[..at], &rest[at + 1..open]))
             .map(|(linkage, name)| {
                 // The words split only if one could be `private`.
-                if contains(linkage, "private", 0)
+                if linkage.as_bytes().windows(7).any(|w| w == b"private")
                     && linkage.split_whitespace().any(|w| w == "private")
                 {
                     // Numbered, so that symbol_of names it nothing.
                     "0"
                 } else {
-                    name.trim_matches('"')
+                    trim_quotes(name)
                 }
             });
         return Some(match name {
@@ -864,6 +949,14 @@ fn scope_of(line: &str) -> Option<Scope<'_>> {
         });
     }
     (line == "}").then_some(Scope::End)
+}
+
+/// `name.trim_matches('"')`: `"` is ASCII, never inside a character.
+fn trim_quotes(name: &str) -> &str {
+    let b = name.as_bytes();
+    let start = b.iter().take_while(|&&c| c == b'"').count();
+    let end = b.len() - b[start..].iter().rev().take_while(|&&c| c == b'"').count();
+    &name[start..end]
 }
 
 /// `line` without leading whitespace, as `str::trim_start`: ASCII
@@ -884,8 +977,25 @@ fn trim_start(line: &str) -> &str {
 
 /// `i64 ID, i32 N, ...` at the start of an argument list: the ID as the
 /// record stores it (written negative in IR: two's complement) and N.
-fn parse_args(args: &str) -> Option<(u64, u32)> {
-    let b = args.as_bytes();
+fn parse_args(b: &[u8]) -> Option<(u64, u32)> {
+    // As LLVM prints them (`i64 ID, i32 N` then `,` or `)`), few enough
+    // digits not to overflow: read at once; any other spelling below.
+    if let Some(rest) = b.strip_prefix(b"i64 ") {
+        let (negative, rest) = match rest.split_first() {
+            Some((b'-', rest)) => (true, rest),
+            _ => (false, rest),
+        };
+        let (id, n) = leading_digits(rest);
+        if (1..=18).contains(&n) {
+            if let Some(rest) = rest[n..].strip_prefix(b", i32 ") {
+                let (bytes, m) = leading_digits(rest);
+                if (1..=9).contains(&m) && matches!(rest.get(m), Some(b',' | b')')) {
+                    let id = if negative { id.wrapping_neg() } else { id };
+                    return Some((id, bytes as u32));
+                }
+            }
+        }
+    }
     let (id, at) = typed_number(b, 0, b"i64")?;
     let at = skip_spaces(b, at);
     if b.get(at) != Some(&b',') {
@@ -899,6 +1009,22 @@ fn parse_args(args: &str) -> Option<(u64, u32)> {
     Some((id as u64, u32::try_from(bytes).ok()?))
 }
 
+/// The value of the decimal digits `b` starts with (wrapping) and how many.
+#[inline(always)]
+fn leading_digits(b: &[u8]) -> (u64, usize) {
+    let mut n: u64 = 0;
+    let mut at = 0;
+    while let Some(&c) = b.get(at) {
+        let d = c.wrapping_sub(b'0');
+        if d > 9 {
+            break;
+        }
+        n = n.wrapping_mul(10).wrapping_add(u64::from(d));
+        at += 1;
+    }
+    (n, at)
+}
+
 /// `TYPE [-]DIGITS` after spaces at `at`: the number and where it ends.
 fn typed_number(b: &[u8], at: usize, ty: &[u8]) -> Option<(i64, usize)> {
     let at = skip_spaces(b, at);
@@ -910,14 +1036,18 @@ fn typed_number(b: &[u8], at: usize, ty: &[u8]) -> Option<(i64, usize)> {
     if negative || b.get(at) == Some(&b'+') {
         at += 1;
     }
+    // Wrapping: checked again below when over 19 digits (10^19 > 2^63).
     let start = at;
-    let mut n: u64 = 0;
-    while let Some(d) = b.get(at).filter(|c| c.is_ascii_digit()) {
-        n = n.checked_mul(10)?.checked_add(u64::from(d - b'0'))?;
-        at += 1;
-    }
-    if at == start {
-        return None;
+    let (mut n, digits) = leading_digits(&b[at..]);
+    at += digits;
+    match digits {
+        0 => return None,
+        1..=19 => {}
+        _ => {
+            n = b[start..at].iter().try_fold(0u64, |n, d| {
+                n.checked_mul(10)?.checked_add(u64::from(d - b'0'))
+            })?
+        }
     }
     // i64 in IR: -2^63..=2^63-1, and unsigned spellings up to 2^64-1.
     let v = if negative {
