@@ -41,15 +41,21 @@ enum { MAX_SLOTS = 256 };
 static uint64_t *slots[MAX_SLOTS];
 static int num_slots;
 
-static void add_slot(const pcmap_value *v) {
+/* The slot a root's value is in (every root here has one). */
+static uint64_t *slot_of(const pcmap_value *v) {
   if (!v->has_address) {
     printf("FAIL: a root without a slot\n");
     exit(1);
   }
+  return (uint64_t *)(uintptr_t)v->address;
+}
+
+static void add_slot(const pcmap_value *v) {
+  uint64_t *slot = slot_of(v);
   for (int i = 0; i < num_slots; i++)
-    if (slots[i] == (uint64_t *)(uintptr_t)v->address) return;
+    if (slots[i] == slot) return;
   if (num_slots == MAX_SLOTS) exit(2);
-  slots[num_slots++] = (uint64_t *)(uintptr_t)v->address;
+  slots[num_slots++] = slot;
 }
 
 /* Derived pointers: where each is, where its base is, and how far apart
@@ -68,10 +74,9 @@ static void collect_root(void *ctx, const pcmap_root *r) {
   struct counts *n = ctx;
   n->roots++;
   add_slot(&r->base);
-  if (!r->derived.has_address) add_slot(&r->derived); /* says FAIL */
-  if (r->derived.address == r->base.address) return;
+  uint64_t *slot = slot_of(&r->derived), *base = slot_of(&r->base);
+  if (slot == base) return;
   if (num_derived == MAX_SLOTS) exit(2);
-  uint64_t *slot = (uint64_t *)(uintptr_t)r->derived.address, *base = (uint64_t *)(uintptr_t)r->base.address;
   derived[num_derived].slot = slot;
   derived[num_derived].base = base;
   derived[num_derived].offset = *slot - *base;
