@@ -83,8 +83,3 @@ pub mod walk;
 pub use endian::{BigEndian, Endian, LittleEndian, RunTimeEndian};
 pub use error::{Error, Result};
 pub use location::{LiveOut, Location, LocationKind};
-
-/// Rounds `n` up to a multiple of `align` (a power of two), `None` on overflow.
-pub(crate) fn align_up(n: usize, align: usize) -> Option<usize> {
-    Some(n.checked_add(align - 1)? & !(align - 1))
-}

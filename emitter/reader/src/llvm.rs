@@ -21,7 +21,7 @@
 //! are zero and come from relocations, which the caller resolves.
 
 use crate::endian::Bytes;
-use crate::{align_up, Endian, Error, LiveOut, Location, LocationKind, Result};
+use crate::{Endian, Error, LiveOut, Location, LocationKind, Result};
 
 const HEADER_SIZE: usize = 16;
 const CONSTANT_SIZE: usize = 8;
@@ -45,6 +45,24 @@ fn location_size(version: u8) -> usize {
     } else {
         8
     }
+}
+
+/// `n` rounded up to a multiple of 8: a record's parts end within a few
+/// MB of its table's start, which is far from overflow.
+#[inline(always)]
+fn pad8(n: usize) -> usize {
+    (n + 7) & !7
+}
+
+/// The error for the first of `parts` (each its end and where it starts)
+/// that ends past `len`.
+#[cold]
+fn first_missing(len: usize, parts: &[(usize, usize)]) -> Error {
+    let at = parts
+        .iter()
+        .find(|&&(end, _)| end > len)
+        .map_or(len, |p| p.1);
+    Error::Truncated { offset: at }
 }
 
 /// One table of `.llvm_stackmaps`, validated when parsed.
@@ -97,13 +115,6 @@ impl<'a, E: Endian> LlvmStackMap<'a, E> {
     /// record fits, location kinds and constant indices are valid and, from
     /// version 2, the functions' record counts add up to the record count.
     pub fn parse(data: &'a [u8], endian: E) -> Result<Self> {
-        Self::parse_checked(data, endian, true)
-    }
-
-    /// [`parse`](Self::parse); `quick`: records checked by
-    /// [`record_passes`](Self::record_passes) first (the answer is the same
-    /// either way: a test holds the two together).
-    fn parse_checked(data: &'a [u8], endian: E, quick: bool) -> Result<Self> {
         let b = Bytes::new(data, endian);
         let version = b.u8(0)?;
         if !(1..=3).contains(&version) {
@@ -134,30 +145,8 @@ impl<'a, E: Endian> LlvmStackMap<'a, E> {
                 "function record counts do not add up to the number of records",
             ));
         }
-        let loc_size = location_size(version);
         for _ in 0..map.num_records {
-            // Most records pass: checked straight from the bytes; the full
-            // check below, which names the problem, only where that fails.
-            if let Some(end) = quick.then(|| map.record_passes(offset)).flatten() {
-                offset = end;
-                continue;
-            }
-            let record = map.record_at(offset, true)?;
-            // Straight from the bytes (kinds are valid now): a big table has
-            // millions of locations, each decoded again when converted.
-            for raw in record.locations.data.chunks_exact(loc_size) {
-                if raw[0] == LocationKind::ConstantIndex as u8 {
-                    let index = b.endian.u32_from(raw[loc_size - 4..].try_into().unwrap());
-                    if index >= map.num_constants {
-                        return Err(Error::IndexOutOfRange {
-                            what: "constant",
-                            index: index.into(),
-                            count: map.num_constants.into(),
-                        });
-                    }
-                }
-            }
-            offset = map.record_end(offset, &record)?;
+            offset = map.check_record(offset)?;
         }
         map.size = offset;
         Ok(map)
@@ -264,119 +253,94 @@ impl<'a, E: Endian> LlvmStackMap<'a, E> {
         }
     }
 
-    /// The record at `offset`; `check` validates its location kinds (done
-    /// once by `parse`; later reads still bounds-check every access).
-    fn record_at(&self, offset: usize, check: bool) -> Result<LlvmRecord<'a, E>> {
-        let b = self.bytes;
-        // The header in one bounds check (this runs twice per record: when
-        // parsed and when iterated). Short of 16 bytes, the location count
-        // at 14 is the first field missing.
-        let header: &[u8; RECORD_HEADER_SIZE] = b
-            .data
-            .get(offset..offset + RECORD_HEADER_SIZE)
-            .and_then(|h| h.try_into().ok())
-            .ok_or(Error::Truncated {
-                offset: offset + 14,
-            })?;
-        let e = b.endian;
-        let num_locations = e.u16_from([header[14], header[15]]) as usize;
-        let locs_at = offset + RECORD_HEADER_SIZE;
-        let locations = b.slice(locs_at, num_locations * location_size(self.version))?;
-        let lo_header = self.live_out_header_offset(locs_at + locations.len())?;
-        let num_live_outs = b.u16(lo_header + 2)? as usize;
-        let live_outs = b.slice(
-            lo_header + LIVE_OUT_HEADER_SIZE,
-            num_live_outs * LIVE_OUT_SIZE,
-        )?;
-        let record = LlvmRecord {
-            id: e.u64_from(header[..8].try_into().unwrap()),
-            instruction_offset: e.u32_from(header[8..12].try_into().unwrap()),
-            flags: e.u16_from([header[12], header[13]]),
+    /// The record at `offset`, whose parts are at `span`.
+    fn record(&self, offset: usize, span: Span) -> LlvmRecord<'a, E> {
+        let (data, e) = (self.bytes.data, self.bytes.endian);
+        let h = &data[offset..offset + RECORD_HEADER_SIZE];
+        LlvmRecord {
+            id: e.u64_from(h[..8].try_into().unwrap()),
+            instruction_offset: e.u32_from(h[8..12].try_into().unwrap()),
+            flags: e.u16_from([h[12], h[13]]),
             version: self.version,
-            locations: Bytes::new(locations, b.endian),
-            live_outs: Bytes::new(live_outs, b.endian),
+            locations: Bytes::new(&data[span.locations], e),
+            live_outs: Bytes::new(&data[span.live_outs], e),
             table_offset: offset,
-        };
-        if check {
-            let size = location_size(self.version);
-            for (i, raw) in locations.chunks_exact(size).enumerate() {
-                if LocationKind::from_u8(raw[0]).is_none() {
-                    return Err(Error::BadLocationKind {
-                        offset: offset + RECORD_HEADER_SIZE + i * size,
-                        kind: raw[0],
-                    });
-                }
-            }
         }
-        Ok(record)
     }
 
-    /// The end of the record at `offset` if it passes every check of
-    /// `parse` (it fits, with its padding; its location kinds and constant
-    /// indices are valid), read from the bytes alone; `None` otherwise.
-    fn record_passes(&self, offset: usize) -> Option<usize> {
+    /// Checks the record at `offset` as `parse` does (it fits, with its
+    /// padding; its location kinds and constant indices are valid), straight
+    /// from the bytes (a big table has millions of locations); returns its
+    /// end.
+    fn check_record(&self, offset: usize) -> Result<usize> {
         let span = self.record_span(offset)?;
         let e = self.bytes.endian;
-        let loc_size = location_size(self.version);
-        for raw in self.bytes.data[span.locations.clone()].chunks_exact(loc_size) {
-            match raw[0] {
-                k if k == LocationKind::ConstantIndex as u8 => {
-                    let index = e.u32_from(raw[loc_size - 4..].try_into().ok()?);
-                    if index >= self.num_constants {
-                        return None;
-                    }
+        let size = location_size(self.version);
+        let locations = &self.bytes.data[span.locations.clone()];
+        for (i, raw) in locations.chunks_exact(size).enumerate() {
+            if raw[0] == LocationKind::ConstantIndex as u8 {
+                let index = e.u32_from(raw[size - 4..].try_into().unwrap());
+                if index >= self.num_constants {
+                    return Err(Error::IndexOutOfRange {
+                        what: "constant",
+                        index: index.into(),
+                        count: self.num_constants.into(),
+                    });
                 }
-                k => {
-                    LocationKind::from_u8(k)?;
-                }
+            } else if LocationKind::from_u8(raw[0]).is_none() {
+                return Err(Error::BadLocationKind {
+                    offset: span.locations.start + i * size,
+                    kind: raw[0],
+                });
             }
         }
-        Some(span.end)
+        Ok(span.end)
     }
 
-    /// Where the parts of the record at `offset` are, if it fits with its
-    /// padding (nothing else checked); `None` otherwise.
-    #[inline]
-    fn record_span(&self, offset: usize) -> Option<Span> {
+    /// Where the parts of the record at `offset` are and where it ends,
+    /// with its padding: the one definition of a record's layout. Nothing
+    /// but the fit is checked; an error names the first field missing.
+    // Inlined into its two callers: it runs twice per record.
+    #[inline(always)]
+    fn record_span(&self, offset: usize) -> Result<Span> {
         let (data, e) = (self.bytes.data, self.bytes.endian);
-        let locs_at = offset.checked_add(RECORD_HEADER_SIZE)?;
-        let header = data.get(offset..locs_at)?;
+        // Each part's end bounds the part before it: where the whole record
+        // fits, one test covers them all; which part is missing is worked
+        // out only when one is.
+        // Short of 16 bytes, the location count at 14 is the first field
+        // the layout needs.
+        let locs_at = offset + RECORD_HEADER_SIZE;
+        let header = data.get(offset..locs_at).ok_or(Error::Truncated {
+            offset: offset + 14,
+        })?;
         let num_locations = usize::from(e.u16_from([header[14], header[15]]));
         let locs_end = locs_at + num_locations * location_size(self.version);
         let lo_header = match self.version >= 3 {
-            true => align_up(locs_end, 8)?,
+            true => pad8(locs_end),
             false => locs_end,
         };
         let live_outs_at = lo_header + LIVE_OUT_HEADER_SIZE;
-        let count = data.get(lo_header + 2..live_outs_at)?;
+        let Some(count) = data.get(lo_header + 2..live_outs_at) else {
+            return Err(first_missing(
+                data.len(),
+                &[(locs_end, locs_at), (live_outs_at, lo_header + 2)],
+            ));
+        };
         let num_live_outs = usize::from(e.u16_from([count[0], count[1]]));
         let live_outs_end = live_outs_at + num_live_outs * LIVE_OUT_SIZE;
-        let end = align_up(live_outs_end, 8).filter(|&end| end <= data.len())?;
-        Some(Span {
+        // The trailing padding must be there too.
+        let end = pad8(live_outs_end);
+        if end > data.len() {
+            return Err(first_missing(
+                data.len(),
+                &[(live_outs_end, live_outs_at), (end, live_outs_end)],
+            ));
+        }
+        Ok(Span {
             locations: locs_at..locs_end,
             live_outs: live_outs_at..live_outs_end,
             end,
         })
-    }
-
-    fn live_out_header_offset(&self, after_locations: usize) -> Result<usize> {
-        if self.version >= 3 {
-            align_up(after_locations, 8).ok_or(Error::Truncated {
-                offset: after_locations,
-            })
-        } else {
-            Ok(after_locations)
-        }
-    }
-
-    fn record_end(&self, offset: usize, record: &LlvmRecord<'a, E>) -> Result<usize> {
-        let lo_header =
-            self.live_out_header_offset(offset + RECORD_HEADER_SIZE + record.locations.data.len())?;
-        let end = lo_header + LIVE_OUT_HEADER_SIZE + record.live_outs.data.len();
-        let end = align_up(end, 8).ok_or(Error::Truncated { offset: end })?;
-        // The trailing padding must be there too.
-        self.bytes.slice(0, end)?;
-        Ok(end)
     }
 }
 
@@ -481,31 +445,19 @@ impl<'a, E: Endian> Iterator for Records<'a, E> {
                 return Some(Err(e));
             }
         };
-        // `parse` checked every record already: its parts are found
-        // straight from the bytes (the checked path names a problem, if
-        // the table changed since).
-        let (map, data) = (&self.map, self.map.bytes.data);
-        if let Some(span) = map.record_span(offset) {
-            let e = map.bytes.endian;
-            let h = &data[offset..offset + RECORD_HEADER_SIZE];
-            self.offset = Ok(span.end);
-            self.left -= 1;
-            return Some(Ok(LlvmRecord {
-                id: e.u64_from(h[..8].try_into().unwrap()),
-                instruction_offset: e.u32_from(h[8..12].try_into().unwrap()),
-                flags: e.u16_from([h[12], h[13]]),
-                version: map.version,
-                locations: Bytes::new(&data[span.locations], e),
-                live_outs: Bytes::new(&data[span.live_outs], e),
-                table_offset: offset,
-            }));
-        }
-        let item = self.map.record_at(offset, false).and_then(|r| {
-            self.offset = self.map.record_end(offset, &r);
-            self.offset.map(|_| r)
-        });
-        self.left = if item.is_ok() { self.left - 1 } else { 0 };
-        Some(item)
+        // `parse` checked every record already; the layout is read again
+        // (an error names a problem, if the table changed since).
+        Some(match self.map.record_span(offset) {
+            Ok(span) => {
+                self.offset = Ok(span.end);
+                self.left -= 1;
+                Ok(self.map.record(offset, span))
+            }
+            Err(e) => {
+                self.left = 0;
+                Err(e)
+            }
+        })
     }
 }
 
@@ -563,65 +515,59 @@ mod tests {
     }
 
     proptest::proptest! {
-        /// The quick check of each record and the full one agree on every
-        /// table: valid ones (the same size) and ones with bytes changed,
-        /// cut short or grown (the same error, at the same place).
+        /// `parse` accepts a table built to the layout exactly when its
+        /// location kinds and constant indices are valid, and then its
+        /// records are those built; a table cut short never parses; a
+        /// table with bytes changed parses or fails, never panics, and
+        /// once parsed iterates to its end.
         #[test]
-        fn quick_record_check_agrees_with_the_full_one(
+        fn parse_follows_the_layout(
             version in 1u8..=3,
             records in proptest::collection::vec(
-                (proptest::collection::vec((0u8..7, proptest::prelude::any::<u32>()), 0..5), 0u16..3),
+                (proptest::collection::vec((0u8..7, 0u32..4), 0..5), 0u16..3),
                 1..6,
             ),
             constants in 0u32..3,
             edits in proptest::collection::vec((proptest::prelude::any::<proptest::sample::Index>(), proptest::prelude::any::<u8>()), 0..4),
             cut in proptest::option::of(proptest::prelude::any::<proptest::sample::Index>()),
-            big_endian in proptest::prelude::any::<bool>(),
         ) {
-            let mut t = lax_table(version, constants, &records);
+            let built = lax_table(version, constants, &records);
+            let valid = records.iter().flat_map(|(l, _)| l).all(|&(kind, offset)| {
+                (1..=4).contains(&kind) || (kind == 5 && offset < constants)
+            });
+            let map = LlvmStackMap::parse(&built, LittleEndian);
+            proptest::prop_assert_eq!(map.is_ok(), valid, "{:?}", map.err());
+            if let Ok(map) = map {
+                proptest::prop_assert_eq!(map.size(), built.len());
+                let read: Vec<_> = map.records().map(|r| r.unwrap()).collect();
+                proptest::prop_assert_eq!(read.len(), records.len());
+                for (r, (locations, live_outs)) in read.iter().zip(&records) {
+                    let kinds: Vec<u8> = r.location_fields().map(|(k, _, _)| k).collect();
+                    let built: Vec<u8> = locations.iter().map(|&(k, _)| k).collect();
+                    proptest::prop_assert_eq!(kinds, built);
+                    proptest::prop_assert_eq!(r.num_live_outs(), *live_outs);
+                }
+            }
+            let mut t = built.clone();
+            if let Some(cut) = cut {
+                t.truncate(cut.index(t.len()));
+                proptest::prop_assert!(LlvmStackMap::parse(&t, LittleEndian).is_err());
+            }
+            let mut t = built;
             for (at, byte) in edits {
                 let i = at.index(t.len());
                 t[i] = byte;
             }
-            if let Some(cut) = cut {
-                t.truncate(cut.index(t.len() + 1));
-            }
-            let size = |r: Result<LlvmStackMap<'_, crate::RunTimeEndian>>| r.map(|m| m.size());
-            let e = match big_endian {
-                true => crate::RunTimeEndian::Big,
-                false => crate::RunTimeEndian::Little,
-            };
-            proptest::prop_assert_eq!(
-                size(LlvmStackMap::parse_checked(&t, e, true)),
-                size(LlvmStackMap::parse_checked(&t, e, false))
-            );
-            // Iterated, a table's records are those the checked path reads.
-            if let Ok(map) = LlvmStackMap::parse(&t, e) {
-                let mut offset = map.records_offset().unwrap();
+            if let Ok(map) = LlvmStackMap::parse(&t, LittleEndian) {
+                let mut end = map.records_offset().unwrap();
                 for r in map.records() {
                     let r = r.unwrap();
-                    let full = map.record_at(offset, false).unwrap();
-                    proptest::prop_assert_eq!(fields(r), fields(full));
-                    offset = map.record_end(offset, &full).unwrap();
+                    proptest::prop_assert_eq!(r.table_offset, end);
+                    end = map.record_span(end).unwrap().end;
                 }
-                proptest::prop_assert_eq!(offset, map.size());
+                proptest::prop_assert_eq!(end, map.size());
             }
         }
-    }
-
-    /// A record's fields, to compare.
-    fn fields<'t>(
-        r: LlvmRecord<'t, crate::RunTimeEndian>,
-    ) -> (u64, u32, u16, usize, &'t [u8], &'t [u8]) {
-        let (locations, live_outs) = (r.locations.data, r.live_outs.data);
-        (
-            r.id,
-            r.instruction_offset,
-            r.flags,
-            r.table_offset,
-            locations,
-            live_outs,
-        )
     }
 
     /// A little-endian table of `version` with one function holding

@@ -333,8 +333,7 @@ pub fn write_llvm<E: Endian>(table: &Table, endian: E, version: u8) -> Result<Ve
     for c in &table.constants {
         out.extend_from_slice(&e.u64_bytes(*c));
     }
-    let pad8 =
-        |out: &mut Vec<u8>| out.resize(crate::align_up(out.len(), 8).unwrap_or(out.len()), 0);
+    let pad8 = |out: &mut Vec<u8>| out.resize(out.len().next_multiple_of(8), 0);
     for r in table.functions.iter().flat_map(|f| &f.records) {
         out.extend_from_slice(&e.u64_bytes(r.id));
         out.extend_from_slice(&e.u32_bytes(r.instruction_offset));
