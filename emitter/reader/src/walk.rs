@@ -371,7 +371,11 @@ pub struct Options {
     /// AArch64 x29 (frame record {x29, x30} at `[x29]`; the caller's SP is
     /// not known); PowerPC64 the back chain (caller's r1 at `[r1]`, return
     /// address at `[caller's r1 + 16]`). The caller asserts that every such
-    /// frame keeps it: the walker cannot check.
+    /// frame keeps it: the walker cannot check. It does check that the
+    /// chain goes up the stack (x86-64 and AArch64: a frame record lies
+    /// above SP, when known, and above the slot its address was saved in;
+    /// PowerPC64: the back chain rises), so that a chain that loops stops
+    /// with [`Stop::BadStack`].
     pub frame_pointer_chain: bool,
     /// Steps after which a walk stops with [`Stop::BadStack`].
     pub max_frames: u32,
@@ -576,9 +580,11 @@ pub fn step_in_place<F, T: FrameStates, M: Memory>(
     // SAVED_AT_ONCE: `get_mut` failed past it); MaybeUninit<T> has T's layout.
     let read: &[(u8, u64, u64)] = unsafe { core::slice::from_raw_parts(read.as_ptr().cast(), n) };
     let ra_slot = arch.slot(arch.return_address());
+    // The last save of the column, as the registers take it (a frame
+    // state lists a register once; a damaged table may not).
     let saved_ra = read
         .iter()
-        .find(|r| Some(r.0 as usize) == ra_slot)
+        .rfind(|r| Some(r.0 as usize) == ra_slot)
         .map(|r| r.1);
     let ra = match arch {
         Arch::X86_64 => memory.read_u64(cfa.wrapping_sub(8)).ok_or(Stop::BadStack)?,
@@ -694,6 +700,16 @@ impl<T: FrameStates, M: Memory> Unwinder<'_, T, M> {
                     return Err(Stop::EndOfStack);
                 }
                 if self.regs.sp(arch).is_some_and(|sp| fp < sp) {
+                    return Err(Stop::BadStack);
+                }
+                // A frame record lies above the slot its FP was saved in
+                // (a callee's frame): on AArch64, where a chain step
+                // leaves SP unknown, this is what ends a chain that loops.
+                if self
+                    .regs
+                    .address(arch, arch.fp())
+                    .is_some_and(|slot| fp <= slot)
+                {
                     return Err(Stop::BadStack);
                 }
                 next.pc = self.read(fp.wrapping_add(8))?;
@@ -1075,7 +1091,8 @@ impl DecodedFrame {
                     fits = false;
                     return;
                 }
-                if Some(s) == ra_slot && d.ra_index == RA_FROM_CFA {
+                // The last save of the column, as the step takes it.
+                if Some(s) == ra_slot {
                     d.ra_index = n as u8;
                 }
                 d.saved_slot[n] = s as u8;

@@ -667,6 +667,20 @@ fn frame_pointer_chain() {
     );
     assert_eq!(stop, Stop::EndOfStack);
 
+    // AArch64, unmanaged frames whose records loop (0x8300 -> 0x8400 ->
+    // 0x8300): SP is unknown after the first step, but each record must
+    // lie above the slot its address was read from, so the walk stops at
+    // the third frame, not at the frame limit.
+    let mut s = Stack::default();
+    s.put(0x8300, 0x8400);
+    s.put(0x8308, 0x9990);
+    s.put(0x8400, 0x8300);
+    s.put(0x8408, 0x9980);
+    let r = regs(arch, 0x9999, &[(31, 0x8000), (29, 0x8300)]);
+    let (frames, stop) = walk(&Tables::default(), &s, arch, r, chain);
+    assert_eq!(frames, vec![(0x9999, None), (0x9990, None), (0x9980, None)]);
+    assert_eq!(stop, Stop::BadStack);
+
     // PowerPC64: the back chain gives the caller's SP exactly.
     let arch = Arch::PowerPc64;
     let mut s = Stack::default();
@@ -835,4 +849,24 @@ fn powerpc64_record_after_the_toc_restore() {
         at(Arch::X86_64, 0x1010, Some(0x6000_0000)),
         FrameAt::NoRecord(_)
     ));
+}
+
+/// A damaged table may list a register twice: every route takes the last
+/// save, for the return address as for the registers (the first route to
+/// take the first one was found by the `walk_arch` fuzz target).
+#[test]
+fn a_register_saved_twice_takes_the_last_save() {
+    let arch = Arch::AArch64;
+    let tables = Tables(vec![Function {
+        start: 0x2000,
+        end: 0x2100,
+        records: vec![(0x2020, cfa(31, 32), vec![(30, -8), (30, -16)])],
+    }]);
+    let mut s = Stack::default();
+    s.put(0x7018, 0x5555);
+    s.put(0x7010, 0x6666);
+    let r = regs(arch, 0x2020, &[(31, 0x7000)]);
+    let (frames, stop) = walk(&tables, &s, arch, r, Options::default());
+    assert_eq!(frames, vec![(0x2020, Some(0x7020)), (0x6666, None)]);
+    assert_eq!(stop, Stop::Unmanaged);
 }

@@ -315,6 +315,11 @@ fn reference_step(
                 if sp.is_some_and(|sp| fp < sp) {
                     return Err(Stop::BadStack);
                 }
+                // The slot this FP was restored from is in a callee's frame.
+                let fp_slot = slot(arch, fp_col).unwrap();
+                if r.saved >> fp_slot & 1 != 0 && fp <= r.address[fp_slot] {
+                    return Err(Stop::BadStack);
+                }
                 next.pc = read(fp.wrapping_add(8))?;
                 set(arch, &mut next, fp_col, read(fp)?, Some(fp));
                 if arch == Arch::X86_64 {
@@ -427,8 +432,7 @@ fn build(data: &[u8]) -> (Tables, Stack, Arch, Registers, Options) {
     let mut i = Input(data);
     let flags = i.byte();
     let arch = [Arch::X86_64, Arch::AArch64, Arch::PowerPc64][usize::from(flags & 3) % 3];
-    // A frame limit, small or not: AArch64's frame pointer chain leaves
-    // SP unknown, so a chain that loops ends only there.
+    // A frame limit, small or not (a walk of many frames is slow here).
     let max_frames = match flags & 8 {
         0 => 256,
         _ => u32::from(i.byte() % 16),
