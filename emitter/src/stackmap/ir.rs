@@ -537,7 +537,35 @@ impl<'t> Scanner<'t> {
             }
             return self.statement(text, start + blanks, end, intrinsic);
         }
-        self.any_line(text, start, end, intrinsic, hit);
+        self.scope_line(&text[start..end]);
+    }
+
+    /// [`end_line`](Self::end_line) of a line without a mention: only its
+    /// scope.
+    #[inline(always)]
+    fn scope_line(&mut self, line: &'t str) {
+        // A function's end as LLVM prints it: no trim, no parse.
+        if line == "}" {
+            self.function = None;
+            return;
+        }
+        self.scope(trim_start(line));
+    }
+
+    /// Applies the scope of `line` (trimmed at the start) if it opens or
+    /// closes a function: whether it does.
+    #[inline(always)]
+    fn scope(&mut self, line: &'t str) -> bool {
+        // Only these lines can open or close a function.
+        if !matches!(line.as_bytes().first(), Some(b'd' | b'}')) {
+            return false;
+        }
+        match scope_of(line) {
+            Some(Scope::Define(name)) => self.function = Some(name),
+            Some(Scope::End) => self.function = None,
+            None => return false,
+        }
+        true
     }
 
     /// [`end_line`](Self::end_line) of any line.
@@ -551,19 +579,8 @@ impl<'t> Scanner<'t> {
         hit: bool,
     ) {
         let line = trim_start(&text[start..end]);
-        // Only these lines can open or close a function.
-        if matches!(line.as_bytes().first(), Some(b'd' | b'}')) {
-            match scope_of(line) {
-                Some(Scope::Define(name)) => {
-                    self.function = Some(name);
-                    return;
-                }
-                Some(Scope::End) => {
-                    self.function = None;
-                    return;
-                }
-                None => {}
-            }
+        if self.scope(line) {
+            return;
         }
         if !hit || line.starts_with("declare ") {
             return;
@@ -750,9 +767,11 @@ fn site(line: &str, called: Option<(usize, Intrinsic)>, function: u32, out: &mut
 /// The site intrinsic that `mention` (from its `@`) names after
 /// [`INTRINSIC_PREFIX`], if its calls are sites, and where that name's
 /// prefix ends in `mention`.
+#[inline(always)]
 fn intrinsic_of(mention: &[u8]) -> Option<(usize, Intrinsic)> {
     // The names differ in their first four letters: one comparison of
     // those, then of the whole name, of a known length (no call).
+    #[inline(always)]
     fn named(after: &[u8], (name, intrinsic): (&str, Intrinsic)) -> Option<(usize, Intrinsic)> {
         let name = name.as_bytes();
         (after.get(..name.len()) == Some(name))
@@ -761,14 +780,15 @@ fn intrinsic_of(mention: &[u8]) -> Option<(usize, Intrinsic)> {
     let after = mention.get(INTRINSIC_PREFIX.len()..)?;
     let head = u32::from_le_bytes(after.get(..4)?.try_into().ok()?);
     let word = |name: &str| u32::from_le_bytes(name.as_bytes()[..4].try_into().unwrap());
-    let k = match head {
-        h if h == word(INTRINSICS[0].0) => 0,
-        h if h == word(INTRINSICS[1].0) => 1,
-        h if h == word(INTRINSICS[2].0) => 2,
-        h if h == word(INTRINSICS[3].0) => 3,
-        _ => return None,
-    };
-    named(after, INTRINSICS[k])
+    // Each name compared in its own arm: a comparison of a known length,
+    // inlined (one indexed by `k` calls `memcmp`).
+    match head {
+        h if h == word(INTRINSICS[0].0) => named(after, INTRINSICS[0]),
+        h if h == word(INTRINSICS[1].0) => named(after, INTRINSICS[1]),
+        h if h == word(INTRINSICS[2].0) => named(after, INTRINSICS[2]),
+        h if h == word(INTRINSICS[3].0) => named(after, INTRINSICS[3]),
+        _ => None,
+    }
 }
 
 /// Where `needle` occurs in `line`, in order: each of its first byte in
