@@ -876,6 +876,14 @@ fn deopt_site(
         .rposition(|c| c == b')')
         .map_or("", |i| &before[i + 1..]);
     let start = group_refs.len() as u32;
+    // Most calls have no attribute (a blank or two): nothing to read.
+    if attrs.bytes().all(|c| c == b' ') {
+        return ScanSite::Deopt {
+            function,
+            directives: Directives::default(),
+            groups: (start, start),
+        };
+    }
     if attrs.as_bytes().contains(&b'#') {
         group_refs.extend(
             attrs
@@ -898,8 +906,14 @@ fn symbol_of(name: &str, out: &mut Vec<u8>) {
         return;
     }
     let b = name.as_bytes();
-    // Most names have no escape: copied whole.
-    if !b.contains(&b'\\') {
+    // Most names have no escape: copied whole. (Most are short: looked
+    // through byte by byte, cheaper than `contains`' search call.)
+    #[allow(clippy::manual_contains)]
+    let escaped = match b.len() {
+        0..=32 => b.iter().any(|&c| c == b'\\'),
+        _ => b.contains(&b'\\'),
+    };
+    if !escaped {
         out.extend_from_slice(b.strip_prefix(&[1]).unwrap_or(b));
         return;
     }
