@@ -754,7 +754,7 @@ fn site(line: &str, called: Option<(usize, Intrinsic)>, function: u32, out: &mut
     // `contains(call, " asm ", 3) || contains(call, "@llvm.", 0)` in one
     // search.
     let b = call.as_bytes();
-    if memchr::memchr2_iter(b'm', b'@', b).any(|at| match b[at] {
+    if ir_text::any_of2(b, [b'm', b'@'], |at| match b[at] {
         b'm' => at >= 3 && b[at - 3..].starts_with(b" asm "),
         _ => b[at..].starts_with(b"@llvm."),
     }) {
