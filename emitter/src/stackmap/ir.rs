@@ -413,7 +413,6 @@ fn llvm_dis() -> Option<PathBuf> {
 /// vectorized search; nothing is looked up backwards but the lines of a
 /// statement split over several.
 struct Scanner<'t> {
-    bytes: &'t [u8],
     out: Scan,
     /// Where the current line starts, where its first mention of an
     /// intrinsic is, and whether it mentions an intrinsic or a deopt bundle.
@@ -447,7 +446,6 @@ impl<'t> Scanner<'t> {
     /// The sites of the IR `bytes`, or the error of checking it is UTF-8.
     fn run(bytes: &'t [u8]) -> Result<Scan, std::str::Utf8Error> {
         let mut s = Scanner {
-            bytes,
             out: Scan::default(),
             line: 0,
             intrinsic: None,
@@ -495,17 +493,12 @@ impl<'t> Scanner<'t> {
         match bytes[at] {
             b'\n' => {
                 // A line without a mention matters only if it may open or
-                // close a function (told here: most lines are neither).
+                // close a function or be an attribute group (told here:
+                // most lines are neither).
                 if self.hit || may_scope(&bytes[self.line..at]) {
                     self.end_line(text, at);
                 }
                 self.line = at + 1;
-                // (Its line may be in the next block, not checked yet.)
-                let next = &self.bytes[at + 1..];
-                if next.first() == Some(&b'a') && next.starts_with(&ATTRIBUTE_GROUP.as_bytes()[1..])
-                {
-                    self.groups.push(at);
-                }
             }
             b'@' if self.intrinsic.is_none()
                 && bytes[at..].starts_with(INTRINSIC_PREFIX.as_bytes()) =>
@@ -525,6 +518,14 @@ impl<'t> Scanner<'t> {
     fn end_line(&mut self, text: &'t str, end: usize) {
         let (start, intrinsic, hit) = (self.line, self.intrinsic.take(), self.hit);
         self.hit = false;
+        // An attribute group, after a newline (`group` reads it at the end).
+        let b = text.as_bytes();
+        if b.get(start) == Some(&b'a')
+            && start > 0
+            && b[start - 1..end].starts_with(ATTRIBUTE_GROUP.as_bytes())
+        {
+            self.groups.push(start - 1);
+        }
         if hit {
             // A statement in its commonest forms, `%x = ...` or `call `
             // after ASCII blanks: no scope, no declaration.
@@ -664,14 +665,15 @@ impl<'t> Scanner<'t> {
     }
 }
 
-/// Whether `line`, which mentions nothing, may open or close a function:
-/// its first byte after ASCII blanks tells most lines apart.
+/// Whether `line`, which mentions nothing, may open or close a function
+/// or be an attribute group: its first byte after ASCII blanks tells most
+/// lines apart.
 #[inline(always)]
 fn may_scope(line: &[u8]) -> bool {
     let first = line
         .iter()
         .find(|&&c| !(c.is_ascii_whitespace() || c == 0x0B));
-    matches!(first, Some(b'd' | b'}' | 0x80..))
+    matches!(first, Some(b'd' | b'}' | b'a' | 0x80..))
 }
 
 /// The statement whose last line is `text[start..end]`: that line, or if
@@ -1130,6 +1132,29 @@ define i64 @"f"(i64 %a) {
         assert_eq!(s.lookup(b"f", 5), agree(SiteKind::StatePoint, 4));
         assert_eq!(s.lookup(b"f", 99), Match::Missing);
         assert_eq!(s.len(), 5);
+    }
+
+    #[test]
+    fn attribute_groups_wherever_their_line_ends() {
+        // A group is a line starting `attributes #` after a newline:
+        // the last line, with a final newline or without; one mentioning
+        // a deopt bundle; not one indented.
+        let ir = r#"define void @f() {
+  call void @g() #0 [ "deopt"() ]
+  call void @g() #1 [ "deopt"() ]
+  call void @g() #2 [ "deopt"() ]
+}
+  attributes #1 = { "statepoint-id"="21" }
+attributes #2 = { "deopt"="x" "statepoint-id"="22" }
+attributes #0 = { "statepoint-id"="20" }"#;
+        let sp = agree(SiteKind::StatePoint, 0);
+        for text in [ir.to_string(), format!("{ir}\n")] {
+            let s = IrSites::parse(&text);
+            assert_eq!(s.lookup(b"f", 20), sp);
+            assert_eq!(s.lookup(b"f", 22), sp);
+            assert_eq!(s.lookup(b"f", 21), Match::Missing);
+            assert_eq!(s.lookup(b"f", DEOPT_BUNDLE_STATEPOINT_ID), sp);
+        }
     }
 
     #[test]
