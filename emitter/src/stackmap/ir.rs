@@ -413,7 +413,6 @@ fn llvm_dis() -> Option<PathBuf> {
 /// vectorized search; nothing is looked up backwards but the lines of a
 /// statement split over several.
 struct Scanner<'t> {
-    bytes: &'t [u8],
     out: Scan,
     /// Where the current line starts, where its first mention of an
     /// intrinsic is, and whether it mentions an intrinsic or a deopt bundle.
@@ -447,7 +446,6 @@ impl<'t> Scanner<'t> {
     /// The sites of the IR `bytes`, or the error of checking it is UTF-8.
     fn run(bytes: &'t [u8]) -> Result<Scan, std::str::Utf8Error> {
         let mut s = Scanner {
-            bytes,
             out: Scan::default(),
             line: 0,
             intrinsic: None,
@@ -495,17 +493,12 @@ impl<'t> Scanner<'t> {
         match bytes[at] {
             b'\n' => {
                 // A line without a mention matters only if it may open or
-                // close a function (told here: most lines are neither).
+                // close a function or be an attribute group (told here:
+                // most lines are neither).
                 if self.hit || may_scope(&bytes[self.line..at]) {
                     self.end_line(text, at);
                 }
                 self.line = at + 1;
-                // (Its line may be in the next block, not checked yet.)
-                let next = &self.bytes[at + 1..];
-                if next.first() == Some(&b'a') && next.starts_with(&ATTRIBUTE_GROUP.as_bytes()[1..])
-                {
-                    self.groups.push(at);
-                }
             }
             b'@' if self.intrinsic.is_none()
                 && bytes[at..].starts_with(INTRINSIC_PREFIX.as_bytes()) =>
@@ -525,6 +518,14 @@ impl<'t> Scanner<'t> {
     fn end_line(&mut self, text: &'t str, end: usize) {
         let (start, intrinsic, hit) = (self.line, self.intrinsic.take(), self.hit);
         self.hit = false;
+        // An attribute group, after a newline (`group` reads it at the end).
+        let b = text.as_bytes();
+        if b.get(start) == Some(&b'a')
+            && start > 0
+            && b[start - 1..end].starts_with(ATTRIBUTE_GROUP.as_bytes())
+        {
+            self.groups.push(start - 1);
+        }
         if hit {
             // A statement in its commonest forms, `%x = ...` or `call `
             // after ASCII blanks: no scope, no declaration.
@@ -537,7 +538,35 @@ impl<'t> Scanner<'t> {
             }
             return self.statement(text, start + blanks, end, intrinsic);
         }
-        self.any_line(text, start, end, intrinsic, hit);
+        self.scope_line(&text[start..end]);
+    }
+
+    /// [`end_line`](Self::end_line) of a line without a mention: only its
+    /// scope.
+    #[inline(always)]
+    fn scope_line(&mut self, line: &'t str) {
+        // A function's end as LLVM prints it: no trim, no parse.
+        if line == "}" {
+            self.function = None;
+            return;
+        }
+        self.scope(trim_start(line));
+    }
+
+    /// Applies the scope of `line` (trimmed at the start) if it opens or
+    /// closes a function: whether it does.
+    #[inline(always)]
+    fn scope(&mut self, line: &'t str) -> bool {
+        // Only these lines can open or close a function.
+        if !matches!(line.as_bytes().first(), Some(b'd' | b'}')) {
+            return false;
+        }
+        match scope_of(line) {
+            Some(Scope::Define(name)) => self.function = Some(name),
+            Some(Scope::End) => self.function = None,
+            None => return false,
+        }
+        true
     }
 
     /// [`end_line`](Self::end_line) of any line.
@@ -551,19 +580,8 @@ impl<'t> Scanner<'t> {
         hit: bool,
     ) {
         let line = trim_start(&text[start..end]);
-        // Only these lines can open or close a function.
-        if matches!(line.as_bytes().first(), Some(b'd' | b'}')) {
-            match scope_of(line) {
-                Some(Scope::Define(name)) => {
-                    self.function = Some(name);
-                    return;
-                }
-                Some(Scope::End) => {
-                    self.function = None;
-                    return;
-                }
-                None => {}
-            }
+        if self.scope(line) {
+            return;
         }
         if !hit || line.starts_with("declare ") {
             return;
@@ -647,14 +665,15 @@ impl<'t> Scanner<'t> {
     }
 }
 
-/// Whether `line`, which mentions nothing, may open or close a function:
-/// its first byte after ASCII blanks tells most lines apart.
+/// Whether `line`, which mentions nothing, may open or close a function
+/// or be an attribute group: its first byte after ASCII blanks tells most
+/// lines apart.
 #[inline(always)]
 fn may_scope(line: &[u8]) -> bool {
     let first = line
         .iter()
         .find(|&&c| !(c.is_ascii_whitespace() || c == 0x0B));
-    matches!(first, Some(b'd' | b'}' | 0x80..))
+    matches!(first, Some(b'd' | b'}' | b'a' | 0x80..))
 }
 
 /// The statement whose last line is `text[start..end]`: that line, or if
@@ -737,7 +756,7 @@ fn site(line: &str, called: Option<(usize, Intrinsic)>, function: u32, out: &mut
     // `contains(call, " asm ", 3) || contains(call, "@llvm.", 0)` in one
     // search.
     let b = call.as_bytes();
-    if memchr::memchr2_iter(b'm', b'@', b).any(|at| match b[at] {
+    if ir_text::any_of2(b, [b'm', b'@'], |at| match b[at] {
         b'm' => at >= 3 && b[at - 3..].starts_with(b" asm "),
         _ => b[at..].starts_with(b"@llvm."),
     }) {
@@ -750,9 +769,11 @@ fn site(line: &str, called: Option<(usize, Intrinsic)>, function: u32, out: &mut
 /// The site intrinsic that `mention` (from its `@`) names after
 /// [`INTRINSIC_PREFIX`], if its calls are sites, and where that name's
 /// prefix ends in `mention`.
+#[inline(always)]
 fn intrinsic_of(mention: &[u8]) -> Option<(usize, Intrinsic)> {
     // The names differ in their first four letters: one comparison of
     // those, then of the whole name, of a known length (no call).
+    #[inline(always)]
     fn named(after: &[u8], (name, intrinsic): (&str, Intrinsic)) -> Option<(usize, Intrinsic)> {
         let name = name.as_bytes();
         (after.get(..name.len()) == Some(name))
@@ -761,14 +782,15 @@ fn intrinsic_of(mention: &[u8]) -> Option<(usize, Intrinsic)> {
     let after = mention.get(INTRINSIC_PREFIX.len()..)?;
     let head = u32::from_le_bytes(after.get(..4)?.try_into().ok()?);
     let word = |name: &str| u32::from_le_bytes(name.as_bytes()[..4].try_into().unwrap());
-    let k = match head {
-        h if h == word(INTRINSICS[0].0) => 0,
-        h if h == word(INTRINSICS[1].0) => 1,
-        h if h == word(INTRINSICS[2].0) => 2,
-        h if h == word(INTRINSICS[3].0) => 3,
-        _ => return None,
-    };
-    named(after, INTRINSICS[k])
+    // Each name compared in its own arm: a comparison of a known length,
+    // inlined (one indexed by `k` calls `memcmp`).
+    match head {
+        h if h == word(INTRINSICS[0].0) => named(after, INTRINSICS[0]),
+        h if h == word(INTRINSICS[1].0) => named(after, INTRINSICS[1]),
+        h if h == word(INTRINSICS[2].0) => named(after, INTRINSICS[2]),
+        h if h == word(INTRINSICS[3].0) => named(after, INTRINSICS[3]),
+        _ => None,
+    }
 }
 
 /// Where `needle` occurs in `line`, in order: each of its first byte in
@@ -856,6 +878,14 @@ fn deopt_site(
         .rposition(|c| c == b')')
         .map_or("", |i| &before[i + 1..]);
     let start = group_refs.len() as u32;
+    // Most calls have no attribute (a blank or two): nothing to read.
+    if attrs.bytes().all(|c| c == b' ') {
+        return ScanSite::Deopt {
+            function,
+            directives: Directives::default(),
+            groups: (start, start),
+        };
+    }
     if attrs.as_bytes().contains(&b'#') {
         group_refs.extend(
             attrs
@@ -878,8 +908,14 @@ fn symbol_of(name: &str, out: &mut Vec<u8>) {
         return;
     }
     let b = name.as_bytes();
-    // Most names have no escape: copied whole.
-    if !b.contains(&b'\\') {
+    // Most names have no escape: copied whole. (Most are short: looked
+    // through byte by byte, cheaper than `contains`' search call.)
+    #[allow(clippy::manual_contains)]
+    let escaped = match b.len() {
+        0..=32 => b.iter().any(|&c| c == b'\\'),
+        _ => b.contains(&b'\\'),
+    };
+    if !escaped {
         out.extend_from_slice(b.strip_prefix(&[1]).unwrap_or(b));
         return;
     }
@@ -1096,6 +1132,29 @@ define i64 @"f"(i64 %a) {
         assert_eq!(s.lookup(b"f", 5), agree(SiteKind::StatePoint, 4));
         assert_eq!(s.lookup(b"f", 99), Match::Missing);
         assert_eq!(s.len(), 5);
+    }
+
+    #[test]
+    fn attribute_groups_wherever_their_line_ends() {
+        // A group is a line starting `attributes #` after a newline:
+        // the last line, with a final newline or without; one mentioning
+        // a deopt bundle; not one indented.
+        let ir = r#"define void @f() {
+  call void @g() #0 [ "deopt"() ]
+  call void @g() #1 [ "deopt"() ]
+  call void @g() #2 [ "deopt"() ]
+}
+  attributes #1 = { "statepoint-id"="21" }
+attributes #2 = { "deopt"="x" "statepoint-id"="22" }
+attributes #0 = { "statepoint-id"="20" }"#;
+        let sp = agree(SiteKind::StatePoint, 0);
+        for text in [ir.to_string(), format!("{ir}\n")] {
+            let s = IrSites::parse(&text);
+            assert_eq!(s.lookup(b"f", 20), sp);
+            assert_eq!(s.lookup(b"f", 22), sp);
+            assert_eq!(s.lookup(b"f", 21), Match::Missing);
+            assert_eq!(s.lookup(b"f", DEOPT_BUNDLE_STATEPOINT_ID), sp);
+        }
     }
 
     #[test]

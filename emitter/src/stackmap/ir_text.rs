@@ -41,6 +41,26 @@ pub(super) fn each_of3(haystack: &[u8], needles: [u8; 3], found: &mut impl Found
     }
 }
 
+/// Whether `test` accepts a position of `haystack` (a line: tens of bytes)
+/// holding one of `needles`, tried in order until it does. With AVX2, 32
+/// bytes a compare (the last 32 overlapping the ones before): one pass,
+/// where `memchr2_iter` searches again from each position it stops at.
+pub(super) fn any_of2(
+    haystack: &[u8],
+    needles: [u8; 2],
+    mut test: impl FnMut(usize) -> bool,
+) -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        if haystack.len() >= 32 && std::is_x86_feature_detected!("avx2") {
+            // SAFETY: the CPU has AVX2 (checked just above).
+            return unsafe { x86::any_of2_avx2(haystack, needles, &mut test) };
+        }
+    }
+    let [a, b] = needles;
+    memchr::memchr2_iter(a, b, haystack).any(test)
+}
+
 /// Whether every byte of `bytes` is ASCII (`<[u8]>::is_ascii`, faster on
 /// x86_64 with AVX2).
 pub(super) fn is_ascii(bytes: &[u8]) -> bool {
@@ -107,6 +127,40 @@ mod x86 {
             at += 64;
         }
         each_of3_tail(haystack, at, needles, found);
+    }
+
+    /// [`super::any_of2`] with AVX2, on at least 32 bytes.
+    ///
+    /// # Safety
+    /// The CPU must have AVX2.
+    #[target_feature(enable = "avx2")]
+    pub(super) unsafe fn any_of2_avx2(
+        haystack: &[u8],
+        needles: [u8; 2],
+        test: &mut impl FnMut(usize) -> bool,
+    ) -> bool {
+        assert!(haystack.len() >= 32);
+        let a = _mm256_set1_epi8(needles[0] as i8);
+        let b = _mm256_set1_epi8(needles[1] as i8);
+        let mut at = 0;
+        while at < haystack.len() {
+            // The last 32 bytes end the text; those already seen are
+            // masked off.
+            let start = at.min(haystack.len() - 32);
+            // SAFETY: `start + 32 <= haystack.len()`: an unaligned load in
+            // bounds.
+            let v = unsafe { _mm256_loadu_si256(haystack.as_ptr().add(start).cast()) };
+            let hit = _mm256_or_si256(_mm256_cmpeq_epi8(v, a), _mm256_cmpeq_epi8(v, b));
+            let mut mask = (_mm256_movemask_epi8(hit) as u32) & (u32::MAX << (at - start));
+            while mask != 0 {
+                if test(start + mask.trailing_zeros() as usize) {
+                    return true;
+                }
+                mask &= mask - 1;
+            }
+            at = start + 32;
+        }
+        false
     }
 
     /// [`super::each_of3`] with SSE2.
@@ -195,6 +249,22 @@ mod tests {
                     assert_eq!(sse2, want, "sse2 {start}..{len}");
                 }
                 assert_eq!(is_ascii(h), h.is_ascii(), "{start}..{len}");
+                // Every position tried, in order, then stopping at each.
+                let want: Vec<_> = memchr::memchr2_iter(b'@', b'"', h).collect();
+                let mut got = Vec::new();
+                assert!(!any_of2(h, [b'@', b'"'], |at| {
+                    got.push(at);
+                    false
+                }));
+                assert_eq!(got, want, "any_of2 {start}..{len}");
+                for (k, &stop) in want.iter().enumerate() {
+                    let mut tried = 0;
+                    assert!(any_of2(h, [b'@', b'"'], |at| {
+                        tried += 1;
+                        at == stop
+                    }));
+                    assert_eq!(tried, k + 1, "any_of2 stops {start}..{len}");
+                }
             }
         }
     }
