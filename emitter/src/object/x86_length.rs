@@ -659,7 +659,8 @@ mod tests {
     /// Every x86-64 object at hand: the fuzz seeds, the members of the
     /// Rust sysroot's libraries (LLVM's code), the bench objects when
     /// made (`scripts/bench-emit`), and any in `PCMAP_X86_OBJECTS`
-    /// (colon-separated paths: objects or archives).
+    /// (colon-separated paths: objects, archives, or directories searched
+    /// for `.o` and `.a` files, such as `lit-tests`).
     fn real_objects() -> Vec<(String, Vec<u8>)> {
         let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
         let mut paths: Vec<std::path::PathBuf> = Vec::new();
@@ -691,8 +692,27 @@ mod tests {
                     .any(|k| n.starts_with(k))
             }));
         }
+        // Directories (the lit tests' outputs) are searched for objects.
+        fn walk(p: std::path::PathBuf, out: &mut Vec<std::path::PathBuf>) {
+            match std::fs::read_dir(&p) {
+                Ok(entries) => {
+                    let mut v: Vec<_> = entries.flatten().map(|e| e.path()).collect();
+                    v.sort();
+                    for e in v {
+                        if e.is_dir() {
+                            walk(e, out);
+                        } else if e.extension().is_some_and(|x| x == "o" || x == "a") {
+                            out.push(e);
+                        }
+                    }
+                }
+                Err(_) => out.push(p),
+            }
+        }
         if let Ok(more) = std::env::var("PCMAP_X86_OBJECTS") {
-            paths.extend(more.split(':').filter(|p| !p.is_empty()).map(Into::into));
+            for p in more.split(':').filter(|p| !p.is_empty()) {
+                walk(p.into(), &mut paths);
+            }
         }
         let mut out = Vec::new();
         for p in paths {
