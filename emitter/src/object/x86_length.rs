@@ -400,6 +400,37 @@ pub fn quick(code: &[u8]) -> Option<Quick> {
             realign: false,
         });
     }
+    // Next most common: one of 66, F3, F2, [REX], then 0F and an opcode
+    // with a ModRM and no group (SSE moves and arithmetic), from the
+    // prefix's table without `read`'s prefix loop.
+    let p = PREFIX[usize::from(w[0])];
+    if p >= 2 {
+        // 66 → P_66, F3 → P_F3, F2 → P_F2.
+        let class = p.trailing_zeros() as usize;
+        let rex_w = w[1] & 0xF0 == 0x40 && w[1] & 8 != 0;
+        let o = if w[1] & 0xF0 == 0x40 { 2 } else { 1 };
+        if w[o] == 0x0F {
+            let d = TWO_BYTE[class & 3][usize::from(w[(o + 1) & 15])];
+            if d & (VALID | MODRM | GROUP | MEM) == VALID | MODRM {
+                let m = w[(o + 2) & 15];
+                let l = MODRM_LEN[usize::from(m)];
+                let mut len = o + 2 + usize::from(l & 0x7F);
+                if l & 0x80 != 0 {
+                    if m < 0x40 && w[len & 15] & 7 == 5 {
+                        len += 4;
+                    }
+                    len += 1;
+                }
+                let s = usize::from(rex_w) * 2 + usize::from(class == P_66);
+                len += usize::from(IMM_LEN[usize::from(d & IMM) * 4 + s]);
+                return Some(Quick {
+                    len,
+                    call: false,
+                    realign: false,
+                });
+            }
+        }
+    }
     read_window(w)
 }
 
