@@ -84,7 +84,15 @@ pub fn read_sleb128(data: &[u8], offset: usize) -> Result<(i64, usize), LebError
 
 /// Writes `value` as ULEB128 into `out`; returns the length.
 #[inline]
-pub fn write_uleb128(mut value: u64, out: &mut [u8; MAX_LEN]) -> usize {
+pub fn write_uleb128(value: u64, out: &mut [u8; MAX_LEN]) -> usize {
+    put_uleb128(value, out)
+}
+
+/// Writes `value` as ULEB128 at the start of `out`, which must hold
+/// [`uleb128_len`] bytes (panics otherwise); returns the length. A writer
+/// encodes into a buffer of its own, several values in turn.
+#[inline]
+pub fn put_uleb128(mut value: u64, out: &mut [u8]) -> usize {
     let mut n = 0;
     loop {
         let mut byte = (value & 0x7f) as u8;
@@ -102,7 +110,14 @@ pub fn write_uleb128(mut value: u64, out: &mut [u8; MAX_LEN]) -> usize {
 
 /// Writes `value` as SLEB128 into `out`; returns the length.
 #[inline]
-pub fn write_sleb128(mut value: i64, out: &mut [u8; MAX_LEN]) -> usize {
+pub fn write_sleb128(value: i64, out: &mut [u8; MAX_LEN]) -> usize {
+    put_sleb128(value, out)
+}
+
+/// [`put_uleb128`] for SLEB128: `out` must hold the encoding (at most
+/// [`MAX_LEN`] bytes).
+#[inline]
+pub fn put_sleb128(mut value: i64, out: &mut [u8]) -> usize {
     let mut n = 0;
     loop {
         let byte = (value & 0x7f) as u8;

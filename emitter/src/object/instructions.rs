@@ -38,10 +38,11 @@ pub struct Calls<'a> {
     code: &'a [u8],
     /// For the forms `quick` leaves (made on the first).
     decoder: Option<Decoder<'a>>,
-    /// Where the next instruction starts.
+    /// Where the next instruction starts: the end of the last decoded.
     at: usize,
-    /// The end, length and call-ness of the last instruction decoded.
-    last: Option<(u64, u32, bool)>,
+    /// The length and call-ness of the last instruction decoded (length
+    /// 0: none yet).
+    last: (u32, bool),
     /// The last offset asked for.
     asked: u64,
     /// An undecodable instruction came before `asked`.
@@ -57,7 +58,7 @@ impl<'a> Calls<'a> {
             code,
             decoder: None,
             at: 0,
-            last: None,
+            last: (0, false),
             asked: 0,
             invalid: false,
             realigned: false,
@@ -65,7 +66,21 @@ impl<'a> Calls<'a> {
     }
 
     /// As `call_ending_at(target, code, end)`.
+    #[inline(never)]
     pub fn ending_at(&mut self, end: u64) -> Option<u32> {
+        // Records of one function often share an offset or lie in one
+        // instruction's reach: answered without decoding, in line.
+        if self.target == Target::X86_64 && end >= self.asked && (self.at as u64) >= end {
+            self.asked = end;
+            let (len, call) = self.last;
+            return (!self.invalid && self.at as u64 == end && call).then_some(len);
+        }
+        self.decode_to(end)
+    }
+
+    /// [`ending_at`](Self::ending_at), decoding on to `end`.
+    #[inline(never)]
+    fn decode_to(&mut self, end: u64) -> Option<u32> {
         if self.target != Target::X86_64 {
             return call_ending_at(self.target, self.code, end);
         }
@@ -78,41 +93,60 @@ impl<'a> Calls<'a> {
         }
         // The first instruction ending at or after `end` decides, as in
         // `call_ending_at`: instructions already decoded end before it.
-        loop {
-            if let Some((next, len, call)) = self.last {
-                if next >= end {
-                    return (next == end && call).then_some(len);
+        // The common forms are measured here, in one tight loop.
+        let code = self.code;
+        let (mut at, mut last, mut realigned) = (self.at, self.last, false);
+        while (at as u64) < end {
+            match x86_length::quick(&code[at..]) {
+                Some(q) => {
+                    at += q.len;
+                    last = (q.len as u32, q.call);
+                    realigned |= q.realign;
+                }
+                None => {
+                    (self.at, self.last) = (at, last);
+                    self.realigned |= realigned;
+                    if !self.decode_next() {
+                        return None;
+                    }
+                    (at, last) = (self.at, self.last);
                 }
             }
-            if !self.step() {
-                return None;
-            }
         }
+        (self.at, self.last) = (at, last);
+        self.realigned |= realigned;
+        (at as u64 == end && last.1).then_some(last.0)
+    }
+
+    /// Decodes the instruction at `at` with iced into `last`; false at the
+    /// code's end or at an undecodable instruction (then `invalid`).
+    #[inline(never)]
+    fn decode_next(&mut self) -> bool {
+        if self.at >= self.code.len() {
+            return false;
+        }
+        let Some(i) = self.decode() else {
+            self.invalid = true;
+            return false;
+        };
+        self.realigned |= realigns(&i);
+        self.at += i.len();
+        self.last = (i.len() as u32, is_call(&i));
+        true
     }
 
     /// Decodes the next instruction into `last`; false at the code's end
     /// or at an undecodable instruction (then `invalid`).
     fn step(&mut self) -> bool {
-        let rest = &self.code[self.at..];
-        if rest.is_empty() {
-            return false;
+        match x86_length::quick(self.code.get(self.at..).unwrap_or_default()) {
+            Some(q) => {
+                self.at += q.len;
+                self.last = (q.len as u32, q.call);
+                self.realigned |= q.realign;
+                true
+            }
+            None => self.decode_next(),
         }
-        let (len, call) = match x86_length::quick(rest) {
-            Some(q) => (q.len, q.call),
-            None => match self.decode() {
-                Some(i) => {
-                    self.realigned |= realigns(&i);
-                    (i.len(), is_call(&i))
-                }
-                None => {
-                    self.invalid = true;
-                    return false;
-                }
-            },
-        };
-        self.at += len;
-        self.last = Some((self.at as u64, len as u32, call));
-        true
     }
 
     /// The instruction at `at`, decoded in full; `None` if undecodable.
@@ -192,7 +226,7 @@ fn may_realign(code: &[u8]) -> bool {
 }
 
 /// An x86-64 `and rsp, -N`.
-fn realigns(i: &Instruction) -> bool {
+pub(crate) fn realigns(i: &Instruction) -> bool {
     matches!(i.code(), Code::And_rm64_imm8 | Code::And_rm64_imm32)
         && i.op0_kind() == OpKind::Register
         && i.op0_register() == Register::RSP
