@@ -23,7 +23,7 @@ use std::collections::HashMap;
 use std::hint::black_box;
 use std::time::Duration;
 
-use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
+use criterion::{criterion_group, BenchmarkId, Criterion};
 use std::mem::MaybeUninit;
 
 use pcmap_capi::ffi::{pcmap_find, pcmap_find_site, pcmap_open};
@@ -278,5 +278,94 @@ fn benches(c: &mut Criterion) {
     }
 }
 
+/// `pcmap_find_site` over every PC of `pcs`, out of line so that callgrind
+/// can count it (`--toggle-collect=*site_pass*`): the sum of the Site
+/// offsets and stack sizes, to compare answers between builds.
+#[inline(never)]
+fn site_pass(m: &pcmap_stackmaps, pcs: &[u64]) -> u64 {
+    let mut sum = 0u64;
+    for &pc in pcs {
+        let mut site = MaybeUninit::<pcmap_site>::uninit();
+        // SAFETY: `m` was opened and its section outlives it; `site` writable.
+        let s = unsafe { pcmap_find_site(m, black_box(pc), site.as_mut_ptr()) };
+        assert_eq!(s, pcmap_status::PCMAP_OK);
+        // SAFETY: written on OK.
+        let site = unsafe { site.assume_init() };
+        let fields = [
+            site.table,
+            site.function.into(),
+            site.record.into(),
+            site.site.into(),
+            site.stack_size.into(),
+        ];
+        for v in fields {
+            sum = sum.wrapping_mul(31).wrapping_add(v);
+        }
+    }
+    sum
+}
+
+/// The hash table's lookups over every PC of `pcs`, as `site_pass`.
+#[inline(never)]
+fn hash_pass(t: &HashMap<u64, Safepoint<'_>>, pcs: &[u64]) -> u64 {
+    let mut sum = 0u64;
+    for &pc in pcs {
+        let sp = t[&black_box(pc)];
+        sum = sum.wrapping_add(sp.stack_size ^ sp.record.id);
+    }
+    sum
+}
+
+/// `PCMAP_BENCH_LOOP=<passes>`: instead of criterion, the best of
+/// `passes` passes of the 4,096 lookups, `pcmap_find_site` and the hash
+/// table interleaved (steadier than criterion on a shared machine); with
+/// 1 pass, for callgrind, the flat side only. `PCMAP_BENCH_RECORDS=<n>`:
+/// that size only.
+fn loop_mode(passes: usize) {
+    let only: Option<usize> = std::env::var("PCMAP_BENCH_RECORDS")
+        .ok()
+        .and_then(|v| v.parse().ok());
+    for n in SIZES.into_iter().filter(|&n| only.is_none_or(|o| o == n)) {
+        let t = table(n);
+        let flat = write_flat_placed(&t, LittleEndian, false, true, 0).unwrap();
+        let pcs = return_addresses(&t);
+        let section = flat_open(&flat);
+        if passes <= 1 {
+            println!("records {n}: checksum {:x}", site_pass(&section, &pcs));
+            continue;
+        }
+        let v3 = write_llvm(&t, LittleEndian, 3).unwrap();
+        let hashed = build_hash_table(&v3);
+        let (mut best_flat, mut best_hash) = (f64::MAX, f64::MAX);
+        let mut sum = 0;
+        for _ in 0..passes {
+            let start = std::time::Instant::now();
+            sum = site_pass(&section, &pcs);
+            best_flat = best_flat.min(start.elapsed().as_secs_f64());
+            let start = std::time::Instant::now();
+            black_box(hash_pass(&hashed, &pcs));
+            best_hash = best_hash.min(start.elapsed().as_secs_f64());
+        }
+        let per = |t: f64| t * 1e9 / LOOKUPS as f64;
+        println!(
+            "records {n}: pcmap_find_site {:.1} ns, hash table {:.1} ns, ratio {:.2}, checksum {sum:x}",
+            per(best_flat),
+            per(best_hash),
+            best_flat / best_hash
+        );
+    }
+}
+
 criterion_group!(lookup, benches);
-criterion_main!(lookup);
+
+fn main() {
+    if let Some(passes) = std::env::var("PCMAP_BENCH_LOOP")
+        .ok()
+        .and_then(|v| v.parse().ok())
+    {
+        loop_mode(passes);
+        return;
+    }
+    lookup();
+    Criterion::default().configure_from_args().final_summary();
+}

@@ -832,7 +832,8 @@ impl<'a, E: Endian> View<'a, '_, E> {
 fn prefetch_guess(data: &[u8], kept: KeptHeader<'_>, bucket: u32, buckets: u32) {
     let b = kept.bounds;
     // Byte offsets, each the bucket's share of its array (the two do not
-    // depend on each other).
+    // depend on each other; two divisions, 32-bit where the product fits:
+    // one 64-bit fraction for both delayed the prefetches).
     #[inline(always)]
     fn share(
         b: &[u32; NUM_BOUNDS],
@@ -855,20 +856,21 @@ fn prefetch_guess(data: &[u8], kept: KeptHeader<'_>, bucket: u32, buckets: u32) 
     prefetch(data, at + 64);
 }
 
-/// Asks the CPU to bring byte `at` of `bytes` into the cache, if it is
-/// there: a hint, which reads nothing and changes no result.
+/// Asks the CPU to bring byte `at` of `bytes` into the cache: a hint,
+/// which reads nothing and changes no result. Not bounds-checked: `at` is
+/// inside `bytes` or a line past it (the guess's shares are below their
+/// arrays' ends), and a prefetch of any address is harmless.
 #[inline(always)]
 fn prefetch(bytes: &[u8], at: usize) {
-    let Some(b) = bytes.get(at) else { return };
-    let p: *const u8 = b;
+    let p = bytes.as_ptr().wrapping_add(at);
     #[cfg(target_arch = "x86_64")]
-    // SAFETY: a prefetch reads no memory a program sees and cannot fault;
-    // the address is inside `bytes` anyway.
+    // SAFETY: a prefetch reads no memory a program sees and cannot fault,
+    // whatever the address (Intel SDM, PREFETCHh: no exceptions).
     unsafe {
         core::arch::x86_64::_mm_prefetch::<{ core::arch::x86_64::_MM_HINT_T0 }>(p.cast());
     }
     #[cfg(target_arch = "aarch64")]
-    // SAFETY: as above; `prfm` is a hint.
+    // SAFETY: as above; `prfm` is a hint that never faults.
     unsafe {
         core::arch::asm!("prfm pldl1keep, [{0}]", in(reg) p, options(nostack, readonly, preserves_flags));
     }
