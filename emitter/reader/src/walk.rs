@@ -987,6 +987,9 @@ pub struct DecodedFrame {
     /// The slots of the saved registers (`saved_slot`) as a mask: a step
     /// makes them known and saved in one go.
     pub saved_mask: u64,
+    /// Slots a step by the plan needs known: the CFA register's and SP's
+    /// (checked in one test; SP unknown: the exact way).
+    pub step_need: u64,
     /// CFA = value of slot `cfa_slot` + `cfa_offset`.
     pub cfa_offset: i32,
     /// Where the return address is read, from the CFA: the save slot of
@@ -1003,6 +1006,11 @@ pub struct DecodedFrame {
     pub num_saved: u8,
     /// Roots, or `u8::MAX`: the roots are not decoded (only a step is).
     pub num_roots: u8,
+    /// `num_roots` when every root has a slot by the plan (an Indirect
+    /// location, or a Register location whose save slot `slot_need`
+    /// checks); else `u8::MAX` (a Direct or Constant root, or roots not
+    /// kept): [`DecodedFrame::root_slots`] gives none.
+    pub slot_roots: u8,
     /// Saved registers in the frame state's order: slot, CFA offset.
     pub saved_slot: [u8; DECODED_SAVED],
     /// Every read of a step is an 8-aligned word at CFA + o, with
@@ -1016,18 +1024,10 @@ pub struct DecodedFrame {
     pub saved_offset: [i32; DECODED_SAVED],
     /// The first `num_roots` roots.
     pub roots: [DecodedRoot; DECODED_ROOTS],
-    /// What the roots' slots need ([`DecodedFrame::root_slots`]): bit `s`
-    /// (below 30), a Register root in slot `s`, whose save slot must be
-    /// known; [`SLOTS_NONE`], a Direct or Constant root (no slot);
-    /// [`SLOTS_EXACT`], a Register root in a higher slot (not checked
-    /// here).
-    pub slot_need: u32,
+    /// What the roots' slots need ([`DecodedFrame::root_slots`]): bit `s`,
+    /// a Register root in slot `s`, whose save slot must be known.
+    pub slot_need: u64,
 }
-
-/// [`DecodedFrame::slot_need`]: a root is not in memory.
-pub const SLOTS_NONE: u32 = 1 << 31;
-/// [`DecodedFrame::slot_need`]: a Register root in slot 30 or above.
-pub const SLOTS_EXACT: u32 = 1 << 30;
 
 impl DecodedFrame {
     /// The fixed form of a record whose frame state is `state` and whose
@@ -1045,6 +1045,7 @@ impl DecodedFrame {
         let mut d = DecodedFrame {
             roots_need: 0,
             saved_mask: 0,
+            step_need: 0,
             cfa_offset: rule.offset,
             ra_offset: 0,
             cfa_register: rule.register,
@@ -1052,13 +1053,15 @@ impl DecodedFrame {
             ra_index: RA_FROM_CFA,
             num_saved: 0,
             num_roots: u8::MAX,
+            slot_roots: u8::MAX,
             saved_slot: [0; DECODED_SAVED],
             reads_low: 1,
             reads_high: 0,
             saved_offset: [0; DECODED_SAVED],
             roots: [DecodedRoot::default(); DECODED_ROOTS],
-            slot_need: SLOTS_NONE,
+            slot_need: 0,
         };
+        d.step_need = 1 << d.cfa_slot | 1 << arch.sp();
         let ra_slot = arch.slot(arch.return_address());
         let mut fits = true;
         // The span of the saved registers' slots (`reads_low`).
@@ -1110,7 +1113,7 @@ impl DecodedFrame {
     /// fit (more than [`DECODED_ROOTS`], a ConstantIndex, a register
     /// without a slot).
     pub fn set_roots(&mut self, arch: Arch, roots: &[Root]) -> bool {
-        let mut slot_need = 0u32;
+        let (mut slot_need, mut slots) = (0u64, true);
         let mut location = |l: &Location, need: &mut u64| -> Option<DecodedLocation> {
             let slot = match l.kind {
                 LocationKind::Constant => 0,
@@ -1127,14 +1130,11 @@ impl DecodedFrame {
             let (word, offset) = match l.kind {
                 LocationKind::Indirect => (VALUE_WORD + slot, l.offset),
                 LocationKind::Register => {
-                    slot_need |= 1u32
-                        .checked_shl(slot.into())
-                        .filter(|&b| b < SLOTS_EXACT)
-                        .unwrap_or(SLOTS_EXACT);
+                    slot_need |= 1 << slot;
                     (ADDRESS_WORD + slot, 0)
                 }
                 _ => {
-                    slot_need |= SLOTS_NONE;
+                    slots = false;
                     (0, l.offset)
                 }
             };
@@ -1146,7 +1146,8 @@ impl DecodedFrame {
             })
         };
         self.num_roots = u8::MAX;
-        self.slot_need = SLOTS_NONE;
+        self.slot_roots = u8::MAX;
+        self.slot_need = 0;
         if roots.len() > DECODED_ROOTS {
             return false;
         }
@@ -1167,6 +1168,7 @@ impl DecodedFrame {
             };
         }
         self.num_roots = roots.len() as u8;
+        self.slot_roots = if slots { self.num_roots } else { u8::MAX };
         self.roots_need = need;
         self.slot_need = slot_need;
         true
@@ -1229,31 +1231,47 @@ impl DecodedFrame {
         regs: &Registers,
         out: &mut [RootSlot],
     ) -> Result<usize, RootSlotError> {
-        // One test for the frame (a frame whose roots were not kept has
-        // `num_roots` u8::MAX and `slot_need` SLOTS_NONE; `SLOTS_NONE` and
-        // `SLOTS_EXACT` are masked off `saved`, so either fails it); the
-        // error, in its order, out of line.
-        let n = self.num_roots as usize;
-        let need = u64::from(self.slot_need);
-        let fast = regs.known & self.roots_need == self.roots_need
-            && regs.saved & need & !u64::from(SLOTS_NONE | SLOTS_EXACT) == need
-            && n <= DECODED_ROOTS;
-        let (true, Some(out)) = (fast, out.get_mut(..n)) else {
+        // The error, in its order, out of line.
+        let (Some(n), Some(out)) = (
+            self.slots_ready(regs),
+            out.get_mut(..self.slot_roots as usize),
+        ) else {
             return Err(self.root_slots_error(regs, out.len()));
         };
+        for (r, o) in self.roots[..n].iter().zip(out) {
+            *o = self.root_slot(regs, r);
+        }
+        Ok(n)
+    }
+
+    /// How many roots [`DecodedFrame::root_slots`] gives with `regs` when
+    /// it gives them: one test for the frame (`slot_roots` is `u8::MAX`
+    /// where a root has no slot by the plan, or the roots were not kept).
+    #[inline(always)]
+    pub fn slots_ready(&self, regs: &Registers) -> Option<usize> {
+        let n = self.slot_roots as usize;
+        let need = self.slot_need;
+        (regs.known & self.roots_need == self.roots_need
+            && regs.saved & need == need
+            && n <= DECODED_ROOTS)
+            .then_some(n)
+    }
+
+    /// Root `r`'s slots with `regs`, once [`DecodedFrame::slots_ready`]
+    /// said the frame's roots have them: each location's word of the
+    /// registers plus its offset (a plain root's derived location is its
+    /// base's: one slot).
+    #[inline(always)]
+    pub fn root_slot(&self, regs: &Registers, r: &DecodedRoot) -> RootSlot {
         let words = regs.words();
         let slot = |l: &DecodedLocation| {
             // Clamped: no index out of bounds whatever the entry holds.
             let w = words[(l.word as usize).min(WORDS - 1)];
             w.wrapping_add(l.offset as i64 as u64)
         };
-        for (r, o) in self.roots[..n].iter().zip(out) {
-            // A plain root's derived location is its base's: one slot.
-            let base = slot(&r.base);
-            let derived = if r.same != 0 { base } else { slot(&r.derived) };
-            *o = RootSlot { base, derived };
-        }
-        Ok(n)
+        let base = slot(&r.base);
+        let derived = if r.same != 0 { base } else { slot(&r.derived) };
+        RootSlot { base, derived }
     }
 
     /// Why [`DecodedFrame::root_slots`] gives no slots with `regs` and
@@ -1275,13 +1293,10 @@ impl DecodedFrame {
         if self.num_roots as usize > room {
             return RootSlotError::Full;
         }
-        let need = u64::from(self.slot_need);
-        if need & u64::from(SLOTS_NONE) != 0 {
+        if self.slot_roots != self.num_roots {
             return RootSlotError::NoSlot;
         }
-        if need & u64::from(SLOTS_EXACT) != 0 {
-            return RootSlotError::NotKept;
-        }
+        let need = self.slot_need;
         if regs.saved & need != need {
             return RootSlotError::NoSlot;
         }
@@ -1390,10 +1405,10 @@ pub struct FastStep {
 
 impl DecodedFrame {
     /// Whether the step of this frame with registers `regs` succeeds with
-    /// its reads unchecked: the CFA register known, the CFA above SP, every
-    /// read inside one span `memory` allows, the return address not 0.
-    /// Changes nothing; `None`: [`step_decoded_checked`] gives the step (or
-    /// its error).
+    /// its reads unchecked: the CFA register and SP known, the CFA above
+    /// SP, every read inside one span `memory` allows, the return address
+    /// not 0. Changes nothing; `None`: [`step_decoded_checked`] (or the
+    /// exact way) gives the step, or its error.
     #[inline(always)]
     pub fn fast_step<M: Memory>(
         &self,
@@ -1402,13 +1417,13 @@ impl DecodedFrame {
         regs: &Registers,
     ) -> Option<FastStep> {
         let d = self;
-        let c = slot_index(d.cfa_slot);
-        let cfa = regs.value[c].wrapping_add(d.cfa_offset as i64 as u64);
-        let sp = arch.sp() as usize;
+        if regs.known & d.step_need != d.step_need {
+            return None;
+        }
+        let cfa = regs.value[slot_index(d.cfa_slot)].wrapping_add(d.cfa_offset as i64 as u64);
         let words = |w: i8| cfa.wrapping_add((w as i64 * 8) as u64);
         let (low, high) = (words(d.reads_low), words(d.reads_high));
-        let fast = regs.known >> c & 1 != 0
-            && !(regs.known >> sp & 1 != 0 && cfa <= regs.value[sp])
+        let fast = cfa > regs.value[arch.sp() as usize]
             && d.reads_low <= d.reads_high
             && low <= high
             && memory.can_read(low, high);
