@@ -1378,45 +1378,53 @@ unsafe fn collect(a: &Start, mut sink: Sink<'_>) -> pcmap_status {
     // The frame's cache entry (in the cache's memory, which neither the
     // roots nor the step write), found by the probe or by a lookup.
     let mut hit = cached(w).map(|e| e as *const Entry);
+    // The cache's entries, for the probe (they stay where they are for the
+    // walk: a flush only empties them).
+    let table = w.cache.as_ref().map(|c| {
+        let slots = c.entries.cast::<Slot>().cast_const();
+        (w.cache, slots, c.capacity as usize)
+    });
     loop {
-        // Roots given by the plan (then not again the exact way).
-        let mut given = false;
         if let Some(e) = hit {
             let e = &*e;
-            let by_plan = match &mut sink {
-                Sink::Frames(visit, ctx) => visit_frame(w, e, &mut buffer, *visit, *ctx),
-                Sink::Slots(b) => give_slots(w, e, b),
-            };
-            given = match by_plan {
-                Ok(g) => g,
-                Err(s) => return s,
-            };
-            let regs = registers_mut(&mut w.regs);
-            let step = match given {
-                true => e.frame.fast_step(&memory, arch, regs),
-                false => None,
-            };
-            if let Some(step) = step {
-                // SAFETY: `fast_step` of this frame, memory and registers.
-                e.frame.apply_fast_step(&memory, arch, regs, step);
-                w.depth = w.depth.saturating_add(1);
-                let pc = w.regs.pc;
-                // A hit: only the entry (its function and record are not
-                // copied: nothing here reads them but through the entry).
-                if let Some(c) = w.cache.as_mut().filter(|c| c.epoch == w.cache_epoch) {
-                    let found = walk::cache_find(c.slots(), pc);
-                    if let Some(slot) = found.filter(|s| s.entry.frame.cfa_register != UNMANAGED) {
-                        hit = Some(&slot.entry as *const Entry);
-                        w.entry = (slot as *const Slot).cast();
-                        c.hits = c.hits.wrapping_add(1);
+            // The plan's checks (nothing changed yet), then the sink's.
+            if let Some(step) = e.frame.fast_step(&memory, arch, registers(&w.regs)) {
+                let by_plan = match &mut sink {
+                    Sink::Frames(visit, ctx) => visit_frame(w, e, &mut buffer, *visit, *ctx),
+                    Sink::Slots(b) => give_slots(w, e, b),
+                };
+                match by_plan {
+                    Ok(true) => {
+                        // SAFETY: `fast_step` of this frame, memory and
+                        // registers (the sink only read them).
+                        e.frame
+                            .apply_fast_step(&memory, arch, registers_mut(&mut w.regs), step);
+                        w.depth = w.depth.saturating_add(1);
+                        let pc = w.regs.pc;
+                        // A hit: only the entry (its function and record
+                        // are not copied: nothing here reads them but
+                        // through the entry); `at` stays a record.
+                        if let Some((c, p, n)) = table {
+                            // SAFETY: the walk's cache and its entries.
+                            let (c, slots) = (&mut *c, core::slice::from_raw_parts(p, n));
+                            let found = walk::cache_find(slots, pc)
+                                .filter(|s| s.entry.frame.cfa_register != UNMANAGED);
+                            if let Some(slot) = found.filter(|_| c.epoch == w.cache_epoch) {
+                                hit = Some(&slot.entry as *const Entry);
+                                w.entry = (slot as *const Slot).cast();
+                                c.hits = c.hits.wrapping_add(1);
+                                continue;
+                            }
+                        }
+                        match look_up_next(w, &memory, arch, pc) {
+                            Ok(e) => hit = e,
+                            Err(s) => return s,
+                        }
                         continue;
                     }
-                }
-                match look_up_next(w, &memory, arch, pc) {
-                    Ok(e) => hit = e,
+                    Ok(false) => {}
                     Err(s) => return s,
                 }
-                continue;
             }
             // The plan does not apply: the exact way, from the entry's
             // function and record.
@@ -1424,7 +1432,7 @@ unsafe fn collect(a: &Start, mut sink: Sink<'_>) -> pcmap_status {
             // the entry is in the cache's memory, not in the walk.
             core::ptr::copy_nonoverlapping(&e.found, addr_of_mut!(w.function).cast::<Found>(), 1);
         }
-        if !given && w.at == PCMAP_WALK_AT_RECORD {
+        if w.at == PCMAP_WALK_AT_RECORD {
             let s = match &mut sink {
                 Sink::Frames(visit, ctx) => {
                     let mut frame = pcmap_walk_frame {

@@ -987,8 +987,9 @@ pub struct DecodedFrame {
     /// The slots of the saved registers (`saved_slot`) as a mask: a step
     /// makes them known and saved in one go.
     pub saved_mask: u64,
-    /// Slots a step by the plan needs known: the CFA register's and SP's
-    /// (checked in one test; SP unknown: the exact way).
+    /// Slots the plan needs known: the CFA register's, SP's and the kept
+    /// roots' registers (one test for the frame; any unknown: the exact
+    /// way, whose step and roots give what they give then).
     pub step_need: u64,
     /// CFA = value of slot `cfa_slot` + `cfa_offset`.
     pub cfa_offset: i32,
@@ -999,8 +1000,8 @@ pub struct DecodedFrame {
     pub cfa_register: u16,
     /// The CFA register's slot.
     pub cfa_slot: u8,
-    /// Index among the saved registers of the return address column, or
-    /// `RA_FROM_CFA`.
+    /// 0: the return address column is saved (at `ra_offset`; not among
+    /// the kept saved registers); `RA_FROM_CFA`: it is not.
     pub ra_index: u8,
     /// Saved registers kept.
     pub num_saved: u8,
@@ -1073,13 +1074,22 @@ impl DecodedFrame {
                 low = low.min(offset);
                 high = high.max(offset);
                 aligned &= offset % 8 == 0;
+                // The return address column: read at `ra_offset` (its
+                // first save slot, as the exact step reads it), not kept
+                // with the others (the step forgets its register): every
+                // kept slot is below 32.
+                // (Saved twice: not kept; the exact step's register holds
+                // the last slot's value, its return address the first's.)
+                if Some(s) == ra_slot {
+                    fits &= d.ra_index == RA_FROM_CFA;
+                    d.ra_index = 0;
+                    d.ra_offset = offset;
+                    return;
+                }
                 let n = d.num_saved as usize;
                 if n == DECODED_SAVED {
                     fits = false;
                     return;
-                }
-                if Some(s) == ra_slot && d.ra_index == RA_FROM_CFA {
-                    d.ra_index = n as u8;
                 }
                 d.saved_slot[n] = s as u8;
                 d.saved_offset[n] = offset;
@@ -1091,7 +1101,7 @@ impl DecodedFrame {
             return None;
         }
         d.ra_offset = match arch {
-            _ if d.ra_index != RA_FROM_CFA => d.saved_offset[d.ra_index as usize],
+            _ if d.ra_index != RA_FROM_CFA => d.ra_offset,
             Arch::X86_64 => -8,
             Arch::AArch64 => return None,
             Arch::PowerPc64 => 16,
@@ -1168,6 +1178,7 @@ impl DecodedFrame {
             };
         }
         self.num_roots = roots.len() as u8;
+        self.step_need |= need;
         self.slot_roots = if slots { self.num_roots } else { u8::MAX };
         self.roots_need = need;
         self.slot_need = slot_need;
@@ -1232,8 +1243,9 @@ impl DecodedFrame {
         out: &mut [RootSlot],
     ) -> Result<usize, RootSlotError> {
         // The error, in its order, out of line.
+        let ready = regs.known & self.roots_need == self.roots_need;
         let (Some(n), Some(out)) = (
-            self.slots_ready(regs),
+            self.slots_ready(regs).filter(|_| ready),
             out.get_mut(..self.slot_roots as usize),
         ) else {
             return Err(self.root_slots_error(regs, out.len()));
@@ -1244,17 +1256,16 @@ impl DecodedFrame {
         Ok(n)
     }
 
-    /// How many roots [`DecodedFrame::root_slots`] gives with `regs` when
-    /// it gives them: one test for the frame (`slot_roots` is `u8::MAX`
-    /// where a root has no slot by the plan, or the roots were not kept).
+    /// How many roots [`DecodedFrame::root_slots`] gives with `regs`,
+    /// whose registers the roots need are known (`roots_need`, in
+    /// `step_need`: [`DecodedFrame::fast_step`] checks them), when it gives
+    /// them: one test for the frame (`slot_roots` is `u8::MAX` where a
+    /// root has no slot by the plan, or the roots were not kept).
     #[inline(always)]
     pub fn slots_ready(&self, regs: &Registers) -> Option<usize> {
         let n = self.slot_roots as usize;
         let need = self.slot_need;
-        (regs.known & self.roots_need == self.roots_need
-            && regs.saved & need == need
-            && n <= DECODED_ROOTS)
-            .then_some(n)
+        (regs.saved & need == need && n <= DECODED_ROOTS).then_some(n)
     }
 
     /// Root `r`'s slots with `regs`, once [`DecodedFrame::slots_ready`]
@@ -1265,8 +1276,8 @@ impl DecodedFrame {
     pub fn root_slot(&self, regs: &Registers, r: &DecodedRoot) -> RootSlot {
         let words = regs.words();
         let slot = |l: &DecodedLocation| {
-            // Clamped: no index out of bounds whatever the entry holds.
-            let w = words[(l.word as usize).min(WORDS - 1)];
+            // Checked: no index out of bounds whatever the entry holds.
+            let w = words.get(l.word as usize).copied().unwrap_or(0);
             w.wrapping_add(l.offset as i64 as u64)
         };
         let base = slot(&r.base);
@@ -1454,13 +1465,13 @@ impl DecodedFrame {
         let cfa = step.cfa;
         let n = (d.num_saved as usize).min(DECODED_SAVED);
         for (&s, &offset) in d.saved_slot[..n].iter().zip(&d.saved_offset) {
-            let s = slot_index(s);
+            let s = saved_index(s);
             let at = cfa.wrapping_add(offset as i64 as u64);
             // SAFETY: in the span `fast_step` checked (the caller's promise).
             regs.value[s] = unsafe { memory.read_u64_unchecked(at) };
             regs.address[s] = at;
         }
-        finish_step(arch, regs, d.saved_mask, cfa, step.ra);
+        finish_step(arch, regs, d, cfa, step.ra);
     }
 }
 
@@ -1492,19 +1503,16 @@ pub fn step_decoded_checked<M: Memory>(
     // SAFETY: the first `n` were written above; MaybeUninit<u64> has
     // u64's layout.
     let values: &[u64] = unsafe { core::slice::from_raw_parts(values.as_ptr().cast(), n) };
-    let ra = match values.get(d.ra_index as usize) {
-        Some(&v) => v,
-        None => memory.read_u64(at(d.ra_offset)).ok_or(Stop::BadStack)?,
-    };
+    let ra = memory.read_u64(at(d.ra_offset)).ok_or(Stop::BadStack)?;
     if ra == 0 {
         return Err(Stop::EndOfStack);
     }
     for ((&v, &s), &offset) in values.iter().zip(&d.saved_slot).zip(&d.saved_offset) {
-        let s = slot_index(s);
+        let s = saved_index(s);
         regs.value[s] = v;
         regs.address[s] = at(offset);
     }
-    finish_step(arch, regs, d.saved_mask, cfa, ra);
+    finish_step(arch, regs, d, cfa, ra);
     Ok(())
 }
 
@@ -1514,14 +1522,24 @@ pub fn step_decoded_checked<M: Memory>(
 /// register's value in the caller is not its value at the caller's call
 /// site; the caller's SP is the CFA.
 #[inline(always)]
-fn finish_step(arch: Arch, regs: &mut Registers, saved_mask: u64, cfa: u64, ra: u64) {
+fn finish_step(arch: Arch, regs: &mut Registers, d: &DecodedFrame, cfa: u64, ra: u64) {
     let ra_bit = match arch.slot(arch.return_address()) {
-        Some(s) => 1 << s,
+        // A saved return address column (not among the kept registers):
+        // its value and slot written as the exact step writes them, the
+        // register unknown all the same.
+        Some(s) => {
+            if d.ra_index != RA_FROM_CFA {
+                regs.value[s] = ra;
+                regs.address[s] = cfa.wrapping_add(d.ra_offset as i64 as u64);
+            }
+            1 << s
+        }
         None => 0,
     };
     let sp = 1 << arch.sp();
     let keep = arch.callee_saved() & !ra_bit;
-    let set = saved_mask & !ra_bit;
+    // No return address column among them (`DecodedFrame::new`).
+    let set = d.saved_mask;
     regs.value[arch.sp() as usize] = cfa;
     regs.known = regs.known & keep | set | sp;
     regs.saved = (regs.saved & keep | set) & !sp;
@@ -1533,6 +1551,14 @@ fn finish_step(arch: Arch, regs: &mut Registers, saved_mask: u64, cfa: u64, ra: 
 #[inline(always)]
 fn slot_index(s: u8) -> usize {
     (s as usize).min(REGISTER_SLOTS - 1)
+}
+
+/// A kept saved register's slot as an index of [`Registers`]: below 32
+/// (the return address column, PowerPC64's slot 32, is not kept), masked
+/// so that no index is out of bounds whatever the entry holds.
+#[inline(always)]
+fn saved_index(s: u8) -> usize {
+    (s & 31) as usize
 }
 
 /// One entry of a decoded-frame cache: a return address (0: empty) and
