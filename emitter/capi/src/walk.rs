@@ -1113,7 +1113,7 @@ pub unsafe extern "C" fn pcmap_walk_roots(
         return PCMAP_NOT_FOUND;
     }
     if let Some(e) = cached(w).filter(|e| e.frame.has_roots()) {
-        let visited = e.frame.roots(registers(&w.regs), |base, derived, r| {
+        let visited = e.frame.roots_known(registers(&w.regs), |base, derived, r| {
             let root = pcmap_root {
                 base: base.into(),
                 derived: derived.into(),
@@ -1497,7 +1497,7 @@ unsafe fn visit_frame(
         return Ok(false);
     }
     let mut n = 0usize;
-    let decoded = e.frame.roots(registers(&w.regs), |base, derived, r| {
+    let decoded = e.frame.roots_known(registers(&w.regs), |base, derived, r| {
         if let Some(slot) = buffer.get_mut(n) {
             slot.write(pcmap_root {
                 base: base.into(),
@@ -1771,6 +1771,18 @@ impl From<walk::RootsError> for Status {
             walk::RootsError::NotAStatepoint => PCMAP_ERR_CORRUPT,
             walk::RootsError::Table(e) => e.into(),
         })
+    }
+}
+
+impl From<walk::KnownValue> for pcmap_value {
+    #[inline(always)]
+    fn from(v: walk::KnownValue) -> Self {
+        pcmap_value {
+            value: v.value,
+            address: v.address,
+            has_value: v.has_value,
+            has_address: v.has_address,
+        }
     }
 }
 

@@ -1200,6 +1200,16 @@ impl DecodedFrame {
         regs: &Registers,
         mut f: impl FnMut(Value, Value, &DecodedRoot),
     ) -> Result<(), DecodeError> {
+        self.roots_known(regs, |b, d, r| f(b.into(), d.into(), r))
+    }
+
+    /// [`DecodedFrame::roots`] with each location as a [`KnownValue`].
+    #[inline(always)]
+    pub fn roots_known(
+        &self,
+        regs: &Registers,
+        mut f: impl FnMut(KnownValue, KnownValue, &DecodedRoot),
+    ) -> Result<(), DecodeError> {
         if regs.known & self.roots_need != self.roots_need {
             return Err(self.first_unknown(regs));
         }
@@ -1359,28 +1369,53 @@ pub enum RootSlotError {
     Full,
 }
 
-/// [`decode`] of a kept location whose register is known.
+/// A kept location decoded ([`DecodedFrame::roots_known`]): a [`Value`]
+/// as plain fields, 0 where absent (the C API's `pcmap_value`).
+#[repr(C)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct KnownValue {
+    /// The value (0 without one).
+    pub value: u64,
+    /// Where it is stored (0 without one).
+    pub address: u64,
+    /// Whether `value` is one.
+    pub has_value: bool,
+    /// Whether `address` is one.
+    pub has_address: bool,
+}
+
+impl From<KnownValue> for Value {
+    #[inline(always)]
+    fn from(v: KnownValue) -> Value {
+        Value {
+            value: v.has_value.then_some(v.value),
+            address: v.has_address.then_some(v.address),
+        }
+    }
+}
+
+/// [`decode`] of a kept location whose register is known, as plain
+/// fields (no `Option` to unpack: a few moves per location).
 #[inline(always)]
-fn decode_known(l: &DecodedLocation, regs: &Registers) -> Value {
+fn decode_known(l: &DecodedLocation, regs: &Registers) -> KnownValue {
     let s = slot_index(l.slot);
-    let at = regs.value[s].wrapping_add(l.offset as i64 as u64);
-    match l.kind {
-        k if k == LocationKind::Indirect as u8 => Value {
-            value: None,
-            address: Some(at),
-        },
-        k if k == LocationKind::Direct as u8 => Value {
-            value: Some(at),
-            address: None,
-        },
-        k if k == LocationKind::Register as u8 => Value {
-            value: Some(regs.value[s]),
-            address: (regs.saved >> s & 1 != 0).then_some(regs.address[s]),
-        },
-        _ => Value {
-            value: Some(l.offset as i64 as u64),
-            address: None,
-        },
+    let r = regs.value[s];
+    let offset = l.offset as i64 as u64;
+    let at = r.wrapping_add(offset);
+    let (value, address, has_value, has_address) = match l.kind {
+        k if k == LocationKind::Indirect as u8 => (0, at, false, true),
+        k if k == LocationKind::Direct as u8 => (at, 0, true, false),
+        k if k == LocationKind::Register as u8 => {
+            let saved = regs.saved >> s & 1 != 0;
+            (r, if saved { regs.address[s] } else { 0 }, true, saved)
+        }
+        _ => (offset, 0, true, false),
+    };
+    KnownValue {
+        value,
+        address,
+        has_value,
+        has_address,
     }
 }
 
