@@ -260,20 +260,37 @@ fn registers_mut(r: &mut pcmap_registers) -> &mut Registers {
     unsafe { &mut *(r as *mut pcmap_registers).cast::<Registers>() }
 }
 
-/// Reads of the running program's stack, within the walk's bounds.
+/// Reads of the running program's stack, within the walk's bounds: words
+/// at or above `low` (at least 1: never address 0) ending at or below
+/// `high` (`u64::MAX` without bounds).
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct NativeMemory {
     low: u64,
     high: u64,
 }
 
+impl NativeMemory {
+    /// The walk's bounds `[stack_low, stack_high)`; both 0: none.
+    #[inline(always)]
+    fn new(stack_low: u64, stack_high: u64) -> NativeMemory {
+        match stack_low != 0 || stack_high != 0 {
+            true => NativeMemory {
+                low: stack_low.max(1),
+                high: stack_high,
+            },
+            false => NativeMemory {
+                low: 1,
+                high: u64::MAX,
+            },
+        }
+    }
+}
+
 impl Memory for NativeMemory {
     #[inline(always)]
     fn read_u64(&self, address: u64) -> Option<u64> {
-        let bounded = self.low != 0 || self.high != 0;
         let end = address.checked_add(8)?;
-        if address & 7 != 0 || address == 0 || (bounded && (address < self.low || end > self.high))
-        {
+        if address & 7 != 0 || address < self.low || end > self.high {
             return None;
         }
         // SAFETY: an aligned, non-null address inside the bounds the caller
@@ -284,11 +301,7 @@ impl Memory for NativeMemory {
     }
     #[inline(always)]
     fn can_read(&self, low: u64, high: u64) -> bool {
-        let bounded = self.low != 0 || self.high != 0;
-        low & 7 == 0
-            && low != 0
-            && low <= high
-            && !(bounded && (low < self.low || high > self.high))
+        low & 7 == 0 && low >= self.low && low <= high && high <= self.high
     }
     #[inline(always)]
     unsafe fn read_u64_unchecked(&self, address: u64) -> u64 {
@@ -404,10 +417,7 @@ impl pcmap_walk {
         }
     }
     fn memory(&self) -> NativeMemory {
-        NativeMemory {
-            low: self.stack_low,
-            high: self.stack_high,
-        }
+        NativeMemory::new(self.stack_low, self.stack_high)
     }
     /// The record's Data area (valid with `PCMAP_WALK_AT_RECORD`).
     #[inline(always)]
@@ -840,10 +850,7 @@ unsafe fn init(
     let Some(arch) = ARCH else {
         return PCMAP_ERR_ARGUMENT;
     };
-    let memory = NativeMemory {
-        low: stack_low,
-        high: stack_high,
-    };
+    let memory = NativeMemory::new(stack_low, stack_high);
     if let Some(c) = cache.as_mut() {
         if c.capacity < 2 || c.entries.is_null() {
             return PCMAP_ERR_ARGUMENT;
@@ -896,11 +903,21 @@ pub unsafe extern "C" fn pcmap_walk_step(walk: *mut pcmap_walk) -> pcmap_status 
         return PCMAP_ERR_ARGUMENT;
     }
     let memory = w.memory();
-    // The entry is in the cache's memory, not in `*w`.
-    let stepped = match cached(w).map(|e| e as *const Entry) {
+    // The entry's plan where it applies, else the exact way (a hit copied
+    // the function and record into `*w`). The entry is in the cache's
+    // memory, not in `*w`.
+    let planned = cached(w).map(|e| e as *const Entry).and_then(|e| {
         // SAFETY: `cached` checked it is the frame's entry, in the caller's
         // cache memory, which the step does not write.
-        Some(e) => walk::step_decoded(&memory, arch, registers_mut(&mut w.regs), &(*e).frame),
+        let d = unsafe { &(*e).frame };
+        Some((d, d.fast_step(&memory, arch, registers(&w.regs))?))
+    });
+    let stepped = match planned {
+        Some((d, step)) => {
+            // SAFETY: `fast_step` of this frame, memory and registers.
+            d.apply_fast_step(&memory, arch, registers_mut(&mut w.regs), step);
+            Ok(())
+        }
         None => step_uncached(w, &memory, arch),
     };
     if let Err(stop) = stepped {
@@ -1096,7 +1113,7 @@ pub unsafe extern "C" fn pcmap_walk_roots(
         return PCMAP_NOT_FOUND;
     }
     if let Some(e) = cached(w).filter(|e| e.frame.has_roots()) {
-        let visited = e.frame.roots(registers(&w.regs), |base, derived, r| {
+        let visited = e.frame.roots_known(registers(&w.regs), |base, derived, r| {
             let root = pcmap_root {
                 base: base.into(),
                 derived: derived.into(),
@@ -1251,17 +1268,6 @@ impl pcmap_slot_buffer {
         self.count = 0;
         Ok(())
     }
-    /// The room after the written slots.
-    ///
-    /// # Safety
-    /// `slots` is writable for `capacity` slots.
-    #[inline(always)]
-    unsafe fn rest(&mut self) -> &mut [RootSlot] {
-        let n = self.capacity.saturating_sub(self.count) as usize;
-        // SAFETY: inside the caller's `capacity` slots; `pcmap_root_slot`
-        // is laid out as `RootSlot` (asserted above).
-        core::slice::from_raw_parts_mut(self.slots.add(self.count as usize).cast::<RootSlot>(), n)
-    }
 }
 
 /// Walks the whole stack from `regs` as `pcmap_walk_collect` does (same
@@ -1336,9 +1342,12 @@ enum Sink<'b> {
 
 /// `pcmap_walk_collect` and `pcmap_walk_collect_slots`: one loop (one copy
 /// of the start, the step, the cache probe and the lookup), the frames
-/// given to `sink`. A frame found in the cache is stepped and its roots
-/// taken from the entry alone, checked once (by the probe that found it);
-/// any other goes the cursor's exact way and is kept if it fits.
+/// given to `sink`. A frame found in the cache is given and stepped from
+/// the entry alone where its plan applies (the sink's checks, then
+/// `fast_step`'s), its caller probed in the cache; any other frame, or
+/// the rest of a cached one whose plan does not apply (its function and
+/// record copied from the entry), goes the cursor's exact way, and its
+/// caller is looked up and kept if it fits.
 ///
 /// # Safety
 /// As `pcmap_walk_collect`; `sink`'s callback and buffer as promised there.
@@ -1369,76 +1378,126 @@ unsafe fn collect(a: &Start, mut sink: Sink<'_>) -> pcmap_status {
     // The frame's cache entry (in the cache's memory, which neither the
     // roots nor the step write), found by the probe or by a lookup.
     let mut hit = cached(w).map(|e| e as *const Entry);
+    // The cache's entries, for the probe (they stay where they are for the
+    // walk: a flush only empties them).
+    let table = w.cache.as_ref().map(|c| {
+        let slots = c.entries.cast::<Slot>().cast_const();
+        (w.cache, slots, c.capacity as usize)
+    });
     loop {
+        if let Some(e) = hit {
+            let e = &*e;
+            // The plan's checks (nothing changed yet), then the sink's.
+            if let Some(step) = e.frame.fast_step(&memory, arch, registers(&w.regs)) {
+                let by_plan = match &mut sink {
+                    Sink::Frames(visit, ctx) => visit_frame(w, e, &mut buffer, *visit, *ctx),
+                    Sink::Slots(b) => give_slots(w, e, b),
+                };
+                match by_plan {
+                    Ok(true) => {
+                        // SAFETY: `fast_step` of this frame, memory and
+                        // registers (the sink only read them).
+                        e.frame
+                            .apply_fast_step(&memory, arch, registers_mut(&mut w.regs), step);
+                        w.depth = w.depth.saturating_add(1);
+                        let pc = w.regs.pc;
+                        // A hit: only the entry (its function and record
+                        // are not copied: nothing here reads them but
+                        // through the entry); `at` stays a record.
+                        if let Some((c, p, n)) = table {
+                            // SAFETY: the walk's cache and its entries.
+                            let (c, slots) = (&mut *c, core::slice::from_raw_parts(p, n));
+                            let found = walk::cache_find(slots, pc)
+                                .filter(|s| s.entry.frame.cfa_register != UNMANAGED);
+                            if let Some(slot) = found.filter(|_| c.epoch == w.cache_epoch) {
+                                hit = Some(&slot.entry as *const Entry);
+                                w.entry = (slot as *const Slot).cast();
+                                c.hits = c.hits.wrapping_add(1);
+                                continue;
+                            }
+                        }
+                        match look_up_next(w, &memory, arch, pc) {
+                            Ok(e) => hit = e,
+                            Err(s) => return s,
+                        }
+                        continue;
+                    }
+                    Ok(false) => {}
+                    Err(s) => return s,
+                }
+            }
+            // The plan does not apply: the exact way, from the entry's
+            // function and record.
+            // SAFETY: `Found` is laid out as these fields (asserted above);
+            // the entry is in the cache's memory, not in the walk.
+            core::ptr::copy_nonoverlapping(&e.found, addr_of_mut!(w.function).cast::<Found>(), 1);
+        }
         if w.at == PCMAP_WALK_AT_RECORD {
-            // SAFETY: as above.
-            let e = hit.map(|e| &*e);
             let s = match &mut sink {
                 Sink::Frames(visit, ctx) => {
-                    let e = e.filter(|e| e.frame.has_roots());
-                    visit_frame(w, e, &mut buffer, *visit, *ctx)
+                    let mut frame = pcmap_walk_frame {
+                        regs: &w.regs,
+                        roots: buffer.as_ptr().cast(),
+                        num_roots: 0,
+                        depth: w.depth,
+                    };
+                    collect_uncached(w, &mut frame, *visit, *ctx)
                 }
-                Sink::Slots(b) => give_slots(w, e, b),
+                Sink::Slots(b) => slots_uncached(w, b),
             };
             if s != PCMAP_OK {
                 return s;
             }
         }
-        let stepped = match hit {
-            // SAFETY: as in `pcmap_walk_step`.
-            Some(e) => walk::step_decoded(&memory, arch, registers_mut(&mut w.regs), &(*e).frame),
-            None => step_uncached(w, &memory, arch),
-        };
-        if let Err(stop) = stepped {
+        if let Err(stop) = step_uncached(w, &memory, arch) {
             return stop.into();
         }
         w.depth = w.depth.saturating_add(1);
         let pc = w.regs.pc;
-        // A hit: only the entry (its function and record are not copied:
-        // nothing here reads them but through the entry).
-        if let Some(c) = w.cache.as_mut().filter(|c| c.epoch == w.cache_epoch) {
-            let found = walk::cache_find(c.slots(), pc);
-            if let Some(slot) = found.filter(|s| s.entry.frame.cfa_register != UNMANAGED) {
-                hit = Some(&slot.entry as *const Entry);
-                w.entry = (slot as *const Slot).cast();
-                w.at = PCMAP_WALK_AT_RECORD;
-                c.hits = c.hits.wrapping_add(1);
-                continue;
-            }
+        match look_up_next(w, &memory, arch, pc) {
+            Ok(e) => hit = e,
+            Err(s) => return s,
         }
-        let (maps, flags, cache) = (w.maps, w.flags, w.cache);
-        match look_up_cached(w, cache, maps, flags, &memory, arch, pc) {
-            Ok(at) => w.at = at,
-            Err(e) => return e,
-        }
-        hit = cached(w).map(|e| e as *const Entry);
     }
 }
 
-/// `pcmap_walk_collect` at a frame with a record: its roots, from the
-/// cache entry `e` (if it has them) or the table, to `visit`.
+/// `collect`'s lookup of the caller's PC `pc` (not found by its probe):
+/// through the cache, `at` written; the entry if it was kept.
+///
+/// # Safety
+/// As `collect`.
+#[inline(always)]
+unsafe fn look_up_next(
+    w: &mut pcmap_walk,
+    memory: &NativeMemory,
+    arch: Arch,
+    pc: u64,
+) -> Result<Option<*const Entry>, pcmap_status> {
+    let (maps, flags, cache) = (w.maps, w.flags, w.cache);
+    w.at = look_up_cached(w, cache, maps, flags, memory, arch, pc)?;
+    Ok(cached(w).map(|e| e as *const Entry))
+}
+
+/// `pcmap_walk_collect` at a frame found in the cache: its roots decoded
+/// from the entry `e`, to `visit`. `Ok(false)`: the entry cannot give them
+/// (not kept, or a register they need unknown): nothing visited, the
+/// frame goes the exact way.
 ///
 /// # Safety
 /// As `collect`.
 #[inline(always)]
 unsafe fn visit_frame(
     w: &mut pcmap_walk,
-    e: Option<&Entry>,
+    e: &Entry,
     buffer: &mut [MaybeUninit<pcmap_root>; walk::DECODED_ROOTS],
     visit: unsafe extern "C" fn(ctx: *mut core::ffi::c_void, frame: *const pcmap_walk_frame),
     ctx: *mut core::ffi::c_void,
-) -> pcmap_status {
-    let mut frame = pcmap_walk_frame {
-        regs: &w.regs,
-        roots: buffer.as_ptr().cast(),
-        num_roots: 0,
-        depth: w.depth,
-    };
-    let Some(e) = e else {
-        return collect_uncached(w, &mut frame, visit, ctx);
-    };
+) -> Result<bool, pcmap_status> {
+    if !e.frame.has_roots() {
+        return Ok(false);
+    }
     let mut n = 0usize;
-    let decoded = e.frame.roots(registers(&w.regs), |base, derived, r| {
+    let decoded = e.frame.roots_known(registers(&w.regs), |base, derived, r| {
         if let Some(slot) = buffer.get_mut(n) {
             slot.write(pcmap_root {
                 base: base.into(),
@@ -1449,87 +1508,52 @@ unsafe fn visit_frame(
             n += 1;
         }
     });
-    if let Err(e) = decoded {
-        return match e {
-            walk::DecodeError::RegisterUnknown(_) => PCMAP_ERR_NO_REGISTER,
-            walk::DecodeError::Table(e) => e.into(),
-        };
+    if decoded.is_err() {
+        return Ok(false);
     }
-    frame.num_roots = n as u32;
+    let frame = pcmap_walk_frame {
+        regs: &w.regs,
+        roots: buffer.as_ptr().cast(),
+        num_roots: n as u32,
+        depth: w.depth,
+    };
     visit(ctx, &frame);
-    PCMAP_OK
+    Ok(true)
 }
 
-/// `pcmap_walk_collect_slots` at a frame with a record: its roots' slots,
-/// from the cache entry `e` (if it has them) or the table, into `b`.
+/// `pcmap_walk_collect_slots` at a frame found in the cache: its roots'
+/// slots from the entry `e` into `b`, all together (the buffer passed to
+/// `full` first if they do not fit). `Ok(false)`: the entry cannot give
+/// them (not kept, a root without a slot, a register unknown): nothing
+/// given, the frame goes the exact way.
 ///
 /// # Safety
 /// As `collect`.
 #[inline(always)]
 unsafe fn give_slots(
-    w: &mut pcmap_walk,
-    e: Option<&Entry>,
-    b: &mut pcmap_slot_buffer,
-) -> pcmap_status {
-    let Some(e) = e else {
-        return slots_uncached(w, b);
-    };
-    // The entry's slots where they fit (`root_slots` writes nothing
-    // otherwise); any other case out of line, at most once more.
-    loop {
-        let why = match e.frame.root_slots(registers(&w.regs), b.rest()) {
-            Ok(n) => {
-                b.count += n as u32;
-                b.frames += 1;
-                return PCMAP_OK;
-            }
-            Err(why) => why,
-        };
-        if let Some(s) = slots_not_given(w, e, b, why) {
-            return s;
-        }
-    }
-}
-
-/// `give_slots` when the entry `e` gave no slots (`why`), as if the
-/// buffer had made room for its roots first: the buffer passed to `full`
-/// if they do not fit, then the entry's error, or the exact way. `None`:
-/// they fit now, ask the entry again.
-///
-/// # Safety
-/// As `collect`.
-#[inline(never)]
-unsafe fn slots_not_given(
-    w: &mut pcmap_walk,
+    w: &pcmap_walk,
     e: &Entry,
     b: &mut pcmap_slot_buffer,
-    why: walk::RootSlotError,
-) -> Option<pcmap_status> {
-    if !e.frame.has_roots() {
-        return Some(slots_uncached(w, b));
+) -> Result<bool, pcmap_status> {
+    let regs = registers(&w.regs);
+    let Some(n) = e.frame.slots_ready(regs) else {
+        return Ok(false);
+    };
+    if b.count as usize + n > b.capacity as usize {
+        b.flush()?;
+        // Only a `full` that shrank the buffer leaves no room now.
+        if n > b.capacity as usize {
+            return Err(PCMAP_ERR_OUT_OF_RANGE);
+        }
     }
-    let n = e.frame.num_roots as usize;
-    if let Err(s) = b.room(n) {
-        return Some(s);
+    let out = b.slots.add(b.count as usize).cast::<RootSlot>();
+    for (i, r) in e.frame.roots[..n].iter().enumerate() {
+        // SAFETY: the caller's buffer has room for `n` more (above).
+        out.add(i).write(e.frame.root_slot(regs, r));
     }
-    Some(match why {
-        // Once: after `room`, only a `full` that shrank the buffer leaves
-        // no room.
-        walk::RootSlotError::Full if b.count as usize + n <= b.capacity as usize => return None,
-        // Roots the entry cannot check: the exact way.
-        walk::RootSlotError::NotKept => slots_uncached(w, b),
-        why => slot_error(why),
-    })
-}
-
-/// A `RootSlotError` as the status `pcmap_walk_collect_slots` returns.
-#[cold]
-fn slot_error(e: walk::RootSlotError) -> pcmap_status {
-    match e {
-        walk::RootSlotError::RegisterUnknown(_) => PCMAP_ERR_NO_REGISTER,
-        walk::RootSlotError::NoSlot => PCMAP_STOP_NO_SLOT,
-        walk::RootSlotError::NotKept | walk::RootSlotError::Full => PCMAP_ERR_OUT_OF_RANGE,
-    }
+    b.count += n as u32;
+    b.frames += 1;
+    Ok(true)
 }
 
 /// `pcmap_walk_collect_slots` at a frame not in the cache (or whose entry
@@ -1747,6 +1771,18 @@ impl From<walk::RootsError> for Status {
             walk::RootsError::NotAStatepoint => PCMAP_ERR_CORRUPT,
             walk::RootsError::Table(e) => e.into(),
         })
+    }
+}
+
+impl From<walk::KnownValue> for pcmap_value {
+    #[inline(always)]
+    fn from(v: walk::KnownValue) -> Self {
+        pcmap_value {
+            value: v.value,
+            address: v.address,
+            has_value: v.has_value,
+            has_address: v.has_address,
+        }
     }
 }
 

@@ -1003,6 +1003,10 @@ pub struct DecodedFrame {
     /// The slots of the saved registers (`saved_slot`) as a mask: a step
     /// makes them known and saved in one go.
     pub saved_mask: u64,
+    /// Slots the plan needs known: the CFA register's, SP's and the kept
+    /// roots' registers (one test for the frame; any unknown: the exact
+    /// way, whose step and roots give what they give then).
+    pub step_need: u64,
     /// CFA = value of slot `cfa_slot` + `cfa_offset`.
     pub cfa_offset: i32,
     /// Where the return address is read, from the CFA: the save slot of
@@ -1012,13 +1016,18 @@ pub struct DecodedFrame {
     pub cfa_register: u16,
     /// The CFA register's slot.
     pub cfa_slot: u8,
-    /// Index among the saved registers of the return address column, or
-    /// `RA_FROM_CFA`.
+    /// 0: the return address column is saved (at `ra_offset`; not among
+    /// the kept saved registers); `RA_FROM_CFA`: it is not.
     pub ra_index: u8,
     /// Saved registers kept.
     pub num_saved: u8,
     /// Roots, or `u8::MAX`: the roots are not decoded (only a step is).
     pub num_roots: u8,
+    /// `num_roots` when every root has a slot by the plan (an Indirect
+    /// location, or a Register location whose save slot `slot_need`
+    /// checks); else `u8::MAX` (a Direct or Constant root, or roots not
+    /// kept): [`DecodedFrame::root_slots`] gives none.
+    pub slot_roots: u8,
     /// Saved registers in the frame state's order: slot, CFA offset.
     pub saved_slot: [u8; DECODED_SAVED],
     /// Every read of a step is an 8-aligned word at CFA + o, with
@@ -1032,18 +1041,10 @@ pub struct DecodedFrame {
     pub saved_offset: [i32; DECODED_SAVED],
     /// The first `num_roots` roots.
     pub roots: [DecodedRoot; DECODED_ROOTS],
-    /// What the roots' slots need ([`DecodedFrame::root_slots`]): bit `s`
-    /// (below 30), a Register root in slot `s`, whose save slot must be
-    /// known; [`SLOTS_NONE`], a Direct or Constant root (no slot);
-    /// [`SLOTS_EXACT`], a Register root in a higher slot (not checked
-    /// here).
-    pub slot_need: u32,
+    /// What the roots' slots need ([`DecodedFrame::root_slots`]): bit `s`,
+    /// a Register root in slot `s`, whose save slot must be known.
+    pub slot_need: u64,
 }
-
-/// [`DecodedFrame::slot_need`]: a root is not in memory.
-pub const SLOTS_NONE: u32 = 1 << 31;
-/// [`DecodedFrame::slot_need`]: a Register root in slot 30 or above.
-pub const SLOTS_EXACT: u32 = 1 << 30;
 
 impl DecodedFrame {
     /// The fixed form of a record whose frame state is `state` and whose
@@ -1061,6 +1062,7 @@ impl DecodedFrame {
         let mut d = DecodedFrame {
             roots_need: 0,
             saved_mask: 0,
+            step_need: 0,
             cfa_offset: rule.offset,
             ra_offset: 0,
             cfa_register: rule.register,
@@ -1068,13 +1070,15 @@ impl DecodedFrame {
             ra_index: RA_FROM_CFA,
             num_saved: 0,
             num_roots: u8::MAX,
+            slot_roots: u8::MAX,
             saved_slot: [0; DECODED_SAVED],
             reads_low: 1,
             reads_high: 0,
             saved_offset: [0; DECODED_SAVED],
             roots: [DecodedRoot::default(); DECODED_ROOTS],
-            slot_need: SLOTS_NONE,
+            slot_need: 0,
         };
+        d.step_need = 1 << d.cfa_slot | 1 << arch.sp();
         let ra_slot = arch.slot(arch.return_address());
         let mut fits = true;
         // The span of the saved registers' slots (`reads_low`).
@@ -1086,14 +1090,21 @@ impl DecodedFrame {
                 low = low.min(offset);
                 high = high.max(offset);
                 aligned &= offset % 8 == 0;
+                // The return address column: read at `ra_offset` (its
+                // save slot), not kept with the others (the step forgets
+                // its register): every kept slot is below 32. Saved
+                // twice (a damaged table): not kept; the exact step
+                // takes the last save.
+                if Some(s) == ra_slot {
+                    fits &= d.ra_index == RA_FROM_CFA;
+                    d.ra_index = 0;
+                    d.ra_offset = offset;
+                    return;
+                }
                 let n = d.num_saved as usize;
                 if n == DECODED_SAVED {
                     fits = false;
                     return;
-                }
-                // The last save of the column, as the step takes it.
-                if Some(s) == ra_slot {
-                    d.ra_index = n as u8;
                 }
                 d.saved_slot[n] = s as u8;
                 d.saved_offset[n] = offset;
@@ -1105,7 +1116,7 @@ impl DecodedFrame {
             return None;
         }
         d.ra_offset = match arch {
-            _ if d.ra_index != RA_FROM_CFA => d.saved_offset[d.ra_index as usize],
+            _ if d.ra_index != RA_FROM_CFA => d.ra_offset,
             Arch::X86_64 => -8,
             Arch::AArch64 => return None,
             Arch::PowerPc64 => 16,
@@ -1127,7 +1138,7 @@ impl DecodedFrame {
     /// fit (more than [`DECODED_ROOTS`], a ConstantIndex, a register
     /// without a slot).
     pub fn set_roots(&mut self, arch: Arch, roots: &[Root]) -> bool {
-        let mut slot_need = 0u32;
+        let (mut slot_need, mut slots) = (0u64, true);
         let mut location = |l: &Location, need: &mut u64| -> Option<DecodedLocation> {
             let slot = match l.kind {
                 LocationKind::Constant => 0,
@@ -1144,14 +1155,11 @@ impl DecodedFrame {
             let (word, offset) = match l.kind {
                 LocationKind::Indirect => (VALUE_WORD + slot, l.offset),
                 LocationKind::Register => {
-                    slot_need |= 1u32
-                        .checked_shl(slot.into())
-                        .filter(|&b| b < SLOTS_EXACT)
-                        .unwrap_or(SLOTS_EXACT);
+                    slot_need |= 1 << slot;
                     (ADDRESS_WORD + slot, 0)
                 }
                 _ => {
-                    slot_need |= SLOTS_NONE;
+                    slots = false;
                     (0, l.offset)
                 }
             };
@@ -1163,7 +1171,8 @@ impl DecodedFrame {
             })
         };
         self.num_roots = u8::MAX;
-        self.slot_need = SLOTS_NONE;
+        self.slot_roots = u8::MAX;
+        self.slot_need = 0;
         if roots.len() > DECODED_ROOTS {
             return false;
         }
@@ -1184,6 +1193,8 @@ impl DecodedFrame {
             };
         }
         self.num_roots = roots.len() as u8;
+        self.step_need |= need;
+        self.slot_roots = if slots { self.num_roots } else { u8::MAX };
         self.roots_need = need;
         self.slot_need = slot_need;
         true
@@ -1203,6 +1214,16 @@ impl DecodedFrame {
         &self,
         regs: &Registers,
         mut f: impl FnMut(Value, Value, &DecodedRoot),
+    ) -> Result<(), DecodeError> {
+        self.roots_known(regs, |b, d, r| f(b.into(), d.into(), r))
+    }
+
+    /// [`DecodedFrame::roots`] with each location as a [`KnownValue`].
+    #[inline(always)]
+    pub fn roots_known(
+        &self,
+        regs: &Registers,
+        mut f: impl FnMut(KnownValue, KnownValue, &DecodedRoot),
     ) -> Result<(), DecodeError> {
         if regs.known & self.roots_need != self.roots_need {
             return Err(self.first_unknown(regs));
@@ -1246,31 +1267,47 @@ impl DecodedFrame {
         regs: &Registers,
         out: &mut [RootSlot],
     ) -> Result<usize, RootSlotError> {
-        // One test for the frame (a frame whose roots were not kept has
-        // `num_roots` u8::MAX and `slot_need` SLOTS_NONE; `SLOTS_NONE` and
-        // `SLOTS_EXACT` are masked off `saved`, so either fails it); the
-        // error, in its order, out of line.
-        let n = self.num_roots as usize;
-        let need = u64::from(self.slot_need);
-        let fast = regs.known & self.roots_need == self.roots_need
-            && regs.saved & need & !u64::from(SLOTS_NONE | SLOTS_EXACT) == need
-            && n <= DECODED_ROOTS;
-        let (true, Some(out)) = (fast, out.get_mut(..n)) else {
+        // The error, in its order, out of line.
+        let ready = regs.known & self.roots_need == self.roots_need;
+        let (Some(n), Some(out)) = (
+            self.slots_ready(regs).filter(|_| ready),
+            out.get_mut(..self.slot_roots as usize),
+        ) else {
             return Err(self.root_slots_error(regs, out.len()));
         };
-        let words = regs.words();
-        let slot = |l: &DecodedLocation| {
-            // Clamped: no index out of bounds whatever the entry holds.
-            let w = words[(l.word as usize).min(WORDS - 1)];
-            w.wrapping_add(l.offset as i64 as u64)
-        };
         for (r, o) in self.roots[..n].iter().zip(out) {
-            // A plain root's derived location is its base's: one slot.
-            let base = slot(&r.base);
-            let derived = if r.same != 0 { base } else { slot(&r.derived) };
-            *o = RootSlot { base, derived };
+            *o = self.root_slot(regs, r);
         }
         Ok(n)
+    }
+
+    /// How many roots [`DecodedFrame::root_slots`] gives with `regs`,
+    /// whose registers the roots need are known (`roots_need`, in
+    /// `step_need`: [`DecodedFrame::fast_step`] checks them), when it gives
+    /// them: one test for the frame (`slot_roots` is `u8::MAX` where a
+    /// root has no slot by the plan, or the roots were not kept).
+    #[inline(always)]
+    pub fn slots_ready(&self, regs: &Registers) -> Option<usize> {
+        let n = self.slot_roots as usize;
+        let need = self.slot_need;
+        (regs.saved & need == need && n <= DECODED_ROOTS).then_some(n)
+    }
+
+    /// Root `r`'s slots with `regs`, once [`DecodedFrame::slots_ready`]
+    /// said the frame's roots have them: each location's word of the
+    /// registers plus its offset (a plain root's derived location is its
+    /// base's: one slot).
+    #[inline(always)]
+    pub fn root_slot(&self, regs: &Registers, r: &DecodedRoot) -> RootSlot {
+        let words = regs.words();
+        let slot = |l: &DecodedLocation| {
+            // Checked: no index out of bounds whatever the entry holds.
+            let w = words.get(l.word as usize).copied().unwrap_or(0);
+            w.wrapping_add(l.offset as i64 as u64)
+        };
+        let base = slot(&r.base);
+        let derived = if r.same != 0 { base } else { slot(&r.derived) };
+        RootSlot { base, derived }
     }
 
     /// Why [`DecodedFrame::root_slots`] gives no slots with `regs` and
@@ -1292,13 +1329,10 @@ impl DecodedFrame {
         if self.num_roots as usize > room {
             return RootSlotError::Full;
         }
-        let need = u64::from(self.slot_need);
-        if need & u64::from(SLOTS_NONE) != 0 {
+        if self.slot_roots != self.num_roots {
             return RootSlotError::NoSlot;
         }
-        if need & u64::from(SLOTS_EXACT) != 0 {
-            return RootSlotError::NotKept;
-        }
+        let need = self.slot_need;
         if regs.saved & need != need {
             return RootSlotError::NoSlot;
         }
@@ -1350,28 +1384,53 @@ pub enum RootSlotError {
     Full,
 }
 
-/// [`decode`] of a kept location whose register is known.
+/// A kept location decoded ([`DecodedFrame::roots_known`]): a [`Value`]
+/// as plain fields, 0 where absent (the C API's `pcmap_value`).
+#[repr(C)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct KnownValue {
+    /// The value (0 without one).
+    pub value: u64,
+    /// Where it is stored (0 without one).
+    pub address: u64,
+    /// Whether `value` is one.
+    pub has_value: bool,
+    /// Whether `address` is one.
+    pub has_address: bool,
+}
+
+impl From<KnownValue> for Value {
+    #[inline(always)]
+    fn from(v: KnownValue) -> Value {
+        Value {
+            value: v.has_value.then_some(v.value),
+            address: v.has_address.then_some(v.address),
+        }
+    }
+}
+
+/// [`decode`] of a kept location whose register is known, as plain
+/// fields (no `Option` to unpack: a few moves per location).
 #[inline(always)]
-fn decode_known(l: &DecodedLocation, regs: &Registers) -> Value {
+fn decode_known(l: &DecodedLocation, regs: &Registers) -> KnownValue {
     let s = slot_index(l.slot);
-    let at = regs.value[s].wrapping_add(l.offset as i64 as u64);
-    match l.kind {
-        k if k == LocationKind::Indirect as u8 => Value {
-            value: None,
-            address: Some(at),
-        },
-        k if k == LocationKind::Direct as u8 => Value {
-            value: Some(at),
-            address: None,
-        },
-        k if k == LocationKind::Register as u8 => Value {
-            value: Some(regs.value[s]),
-            address: (regs.saved >> s & 1 != 0).then_some(regs.address[s]),
-        },
-        _ => Value {
-            value: Some(l.offset as i64 as u64),
-            address: None,
-        },
+    let r = regs.value[s];
+    let offset = l.offset as i64 as u64;
+    let at = r.wrapping_add(offset);
+    let (value, address, has_value, has_address) = match l.kind {
+        k if k == LocationKind::Indirect as u8 => (0, at, false, true),
+        k if k == LocationKind::Direct as u8 => (at, 0, true, false),
+        k if k == LocationKind::Register as u8 => {
+            let saved = regs.saved >> s & 1 != 0;
+            (r, if saved { regs.address[s] } else { 0 }, true, saved)
+        }
+        _ => (offset, 0, true, false),
+    };
+    KnownValue {
+        value,
+        address,
+        has_value,
+        has_address,
     }
 }
 
@@ -1407,10 +1466,10 @@ pub struct FastStep {
 
 impl DecodedFrame {
     /// Whether the step of this frame with registers `regs` succeeds with
-    /// its reads unchecked: the CFA register known, the CFA above SP, every
-    /// read inside one span `memory` allows, the return address not 0.
-    /// Changes nothing; `None`: [`step_decoded_checked`] gives the step (or
-    /// its error).
+    /// its reads unchecked: the CFA register and SP known, the CFA above
+    /// SP, every read inside one span `memory` allows, the return address
+    /// not 0. Changes nothing; `None`: [`step_decoded_checked`] (or the
+    /// exact way) gives the step, or its error.
     #[inline(always)]
     pub fn fast_step<M: Memory>(
         &self,
@@ -1419,13 +1478,13 @@ impl DecodedFrame {
         regs: &Registers,
     ) -> Option<FastStep> {
         let d = self;
-        let c = slot_index(d.cfa_slot);
-        let cfa = regs.value[c].wrapping_add(d.cfa_offset as i64 as u64);
-        let sp = arch.sp() as usize;
+        if regs.known & d.step_need != d.step_need {
+            return None;
+        }
+        let cfa = regs.value[slot_index(d.cfa_slot)].wrapping_add(d.cfa_offset as i64 as u64);
         let words = |w: i8| cfa.wrapping_add((w as i64 * 8) as u64);
         let (low, high) = (words(d.reads_low), words(d.reads_high));
-        let fast = regs.known >> c & 1 != 0
-            && !(regs.known >> sp & 1 != 0 && cfa <= regs.value[sp])
+        let fast = cfa > regs.value[arch.sp() as usize]
             && d.reads_low <= d.reads_high
             && low <= high
             && memory.can_read(low, high);
@@ -1456,13 +1515,13 @@ impl DecodedFrame {
         let cfa = step.cfa;
         let n = (d.num_saved as usize).min(DECODED_SAVED);
         for (&s, &offset) in d.saved_slot[..n].iter().zip(&d.saved_offset) {
-            let s = slot_index(s);
+            let s = saved_index(s);
             let at = cfa.wrapping_add(offset as i64 as u64);
             // SAFETY: in the span `fast_step` checked (the caller's promise).
             regs.value[s] = unsafe { memory.read_u64_unchecked(at) };
             regs.address[s] = at;
         }
-        finish_step(arch, regs, d.saved_mask, cfa, step.ra);
+        finish_step(arch, regs, d, cfa, step.ra);
     }
 }
 
@@ -1494,19 +1553,16 @@ pub fn step_decoded_checked<M: Memory>(
     // SAFETY: the first `n` were written above; MaybeUninit<u64> has
     // u64's layout.
     let values: &[u64] = unsafe { core::slice::from_raw_parts(values.as_ptr().cast(), n) };
-    let ra = match values.get(d.ra_index as usize) {
-        Some(&v) => v,
-        None => memory.read_u64(at(d.ra_offset)).ok_or(Stop::BadStack)?,
-    };
+    let ra = memory.read_u64(at(d.ra_offset)).ok_or(Stop::BadStack)?;
     if ra == 0 {
         return Err(Stop::EndOfStack);
     }
     for ((&v, &s), &offset) in values.iter().zip(&d.saved_slot).zip(&d.saved_offset) {
-        let s = slot_index(s);
+        let s = saved_index(s);
         regs.value[s] = v;
         regs.address[s] = at(offset);
     }
-    finish_step(arch, regs, d.saved_mask, cfa, ra);
+    finish_step(arch, regs, d, cfa, ra);
     Ok(())
 }
 
@@ -1516,14 +1572,24 @@ pub fn step_decoded_checked<M: Memory>(
 /// register's value in the caller is not its value at the caller's call
 /// site; the caller's SP is the CFA.
 #[inline(always)]
-fn finish_step(arch: Arch, regs: &mut Registers, saved_mask: u64, cfa: u64, ra: u64) {
+fn finish_step(arch: Arch, regs: &mut Registers, d: &DecodedFrame, cfa: u64, ra: u64) {
     let ra_bit = match arch.slot(arch.return_address()) {
-        Some(s) => 1 << s,
+        // A saved return address column (not among the kept registers):
+        // its value and slot written as the exact step writes them, the
+        // register unknown all the same.
+        Some(s) => {
+            if d.ra_index != RA_FROM_CFA {
+                regs.value[s] = ra;
+                regs.address[s] = cfa.wrapping_add(d.ra_offset as i64 as u64);
+            }
+            1 << s
+        }
         None => 0,
     };
     let sp = 1 << arch.sp();
     let keep = arch.callee_saved() & !ra_bit;
-    let set = saved_mask & !ra_bit;
+    // No return address column among them (`DecodedFrame::new`).
+    let set = d.saved_mask;
     regs.value[arch.sp() as usize] = cfa;
     regs.known = regs.known & keep | set | sp;
     regs.saved = (regs.saved & keep | set) & !sp;
@@ -1535,6 +1601,14 @@ fn finish_step(arch: Arch, regs: &mut Registers, saved_mask: u64, cfa: u64, ra: 
 #[inline(always)]
 fn slot_index(s: u8) -> usize {
     (s as usize).min(REGISTER_SLOTS - 1)
+}
+
+/// A kept saved register's slot as an index of [`Registers`]: below 32
+/// (the return address column, PowerPC64's slot 32, is not kept), masked
+/// so that no index is out of bounds whatever the entry holds.
+#[inline(always)]
+fn saved_index(s: u8) -> usize {
+    (s & 31) as usize
 }
 
 /// One entry of a decoded-frame cache: a return address (0: empty) and

@@ -870,3 +870,51 @@ fn a_register_saved_twice_takes_the_last_save() {
     assert_eq!(frames, vec![(0x2020, Some(0x7020)), (0x6666, None)]);
     assert_eq!(stop, Stop::Unmanaged);
 }
+
+/// A frame whose whole span of reads the memory allows at once: the
+/// cached walk steps it by the plan (`fast_step`, `apply_fast_step`: the
+/// saved registers' values and slots, SP, PC), which must give the exact
+/// step's registers (`walk` compares every frame's).
+#[test]
+fn a_plan_restores_saved_registers() {
+    let arch = Arch::X86_64;
+    let t = Tables(vec![
+        Function {
+            start: 0x1000,
+            end: 0x1100,
+            records: vec![(0x1010, cfa(7, 32), vec![(3, -24), (6, -16)])],
+        },
+        Function {
+            start: 0x2000,
+            end: 0x2100,
+            records: vec![(0x2020, cfa(6, 16), vec![])],
+        },
+        Function {
+            start: 0x3000,
+            end: 0x3100,
+            records: vec![(0x3030, cfa(7, 16), vec![])],
+        },
+    ]);
+    let mut s = Stack::default();
+    // 0x3030 returns to 0x1010 (a walk's first frame is not cached: its
+    // caller is); rbx, rbp saved by 0x1010, its return address; 0x2020's
+    // frame (CFA = the restored RBP + 16) returns to 0.
+    for (a, v) in [
+        (0x6ff0, 0x1010),
+        (0x7000, 0xb1),
+        (0x7008, 0x7100),
+        (0x7010, 0x2020),
+        (0x7108, 0),
+    ] {
+        s.put(a, v);
+    }
+    let r = regs(arch, 0x3030, &[(7, 0x6fe8)]);
+    let (frames, stop) = walk(&t, &s, arch, r, Options::default());
+    let cfas = [
+        (0x3030, Some(0x6ff8)),
+        (0x1010, Some(0x7018)),
+        (0x2020, Some(0x7110)),
+    ];
+    assert_eq!(frames, cfas);
+    assert_eq!(stop, Stop::EndOfStack);
+}
