@@ -822,8 +822,9 @@ mod tests {
             wrong.len(),
             &wrong[..wrong.len().min(40)]
         );
-        // The sysroot's libraries alone hold millions.
-        assert!(instructions > 1_000_000, "{instructions}");
+        // The sysroot's libraries alone hold ~130,000 (a fresh checkout's
+        // floor); the bench objects, once made, add millions.
+        assert!(instructions > 100_000, "{instructions}");
         assert!(answered > instructions, "{answered} of {instructions}");
     }
 
