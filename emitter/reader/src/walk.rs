@@ -993,8 +993,9 @@ pub struct DecodedRoot {
 /// register without a slot, a ConstantIndex root, AArch64 without a saved
 /// x30, a malformed statepoint) has none: [`DecodedFrame::new`] gives
 /// `None` and the walk takes the decoding path. Applied by
-/// [`step_decoded`] and [`DecodedFrame::roots`], it gives exactly what
-/// [`step_in_place`] and [`try_roots`] + [`decode`] give.
+/// [`DecodedFrame::fast_step`] + [`DecodedFrame::apply_fast_step`] and
+/// [`DecodedFrame::roots`], it gives exactly what [`step_in_place`] and
+/// [`try_roots`] + [`decode`] give.
 #[repr(C)]
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct DecodedFrame {
@@ -1434,28 +1435,6 @@ fn decode_known(l: &DecodedLocation, regs: &Registers) -> KnownValue {
     }
 }
 
-/// [`step_in_place`] for a frame whose record is `d`: the same checks in
-/// the same order, the same registers; on `Err` `regs` is unchanged. When
-/// `memory` allows every read of the step at once ([`Memory::can_read`]
-/// over the entry's span), they go unchecked (no read can then fail:
-/// [`DecodedFrame::fast_step`]); otherwise, and for every error,
-/// [`step_decoded_checked`] (out of line: one copy however many callers
-/// inline this).
-#[inline(always)]
-pub fn step_decoded<M: Memory>(
-    memory: &M,
-    arch: Arch,
-    regs: &mut Registers,
-    d: &DecodedFrame,
-) -> Result<(), Stop> {
-    match d.fast_step(memory, arch, regs) {
-        // SAFETY: `fast_step` of this frame, memory and registers.
-        Some(f) => unsafe { d.apply_fast_step(memory, arch, regs, f) },
-        None => return step_decoded_checked(memory, arch, regs, d),
-    }
-    Ok(())
-}
-
 /// A step [`DecodedFrame::fast_step`] found possible: the CFA and the
 /// return address.
 #[derive(Debug, Clone, Copy)]
@@ -1468,8 +1447,8 @@ impl DecodedFrame {
     /// Whether the step of this frame with registers `regs` succeeds with
     /// its reads unchecked: the CFA register and SP known, the CFA above
     /// SP, every read inside one span `memory` allows, the return address
-    /// not 0. Changes nothing; `None`: [`step_decoded_checked`] (or the
-    /// exact way) gives the step, or its error.
+    /// not 0. Changes nothing; `None`: the exact way ([`step_in_place`])
+    /// gives the step, or its error.
     #[inline(always)]
     pub fn fast_step<M: Memory>(
         &self,
@@ -1498,7 +1477,7 @@ impl DecodedFrame {
     }
 
     /// The step [`fast_step`](Self::fast_step) found possible: `regs`
-    /// become the caller's, as [`step_decoded`] gives them.
+    /// become the caller's, as [`step_in_place`] gives them.
     ///
     /// # Safety
     /// `step` is what `fast_step` gave for this frame, `memory` and `regs`,
@@ -1525,48 +1504,7 @@ impl DecodedFrame {
     }
 }
 
-/// [`step_decoded`] with every read checked by [`Memory::read_u64`].
-#[inline(never)]
-pub fn step_decoded_checked<M: Memory>(
-    memory: &M,
-    arch: Arch,
-    regs: &mut Registers,
-    d: &DecodedFrame,
-) -> Result<(), Stop> {
-    let c = slot_index(d.cfa_slot);
-    if regs.known >> c & 1 == 0 {
-        return Err(Stop::RegisterUnknown(d.cfa_register));
-    }
-    let cfa = regs.value[c].wrapping_add(d.cfa_offset as i64 as u64);
-    let sp = arch.sp() as usize;
-    if regs.known >> sp & 1 != 0 && cfa <= regs.value[sp] {
-        return Err(Stop::BadStack);
-    }
-    let n = (d.num_saved as usize).min(DECODED_SAVED);
-    let at = |offset: i32| cfa.wrapping_add(offset as i64 as u64);
-    // Every read first (nothing changes if one fails); left uninitialised:
-    // only the first `n` are written and read.
-    let mut values = [const { core::mem::MaybeUninit::<u64>::uninit() }; DECODED_SAVED];
-    for (v, &offset) in values.iter_mut().zip(&d.saved_offset[..n]) {
-        v.write(memory.read_u64(at(offset)).ok_or(Stop::BadStack)?);
-    }
-    // SAFETY: the first `n` were written above; MaybeUninit<u64> has
-    // u64's layout.
-    let values: &[u64] = unsafe { core::slice::from_raw_parts(values.as_ptr().cast(), n) };
-    let ra = memory.read_u64(at(d.ra_offset)).ok_or(Stop::BadStack)?;
-    if ra == 0 {
-        return Err(Stop::EndOfStack);
-    }
-    for ((&v, &s), &offset) in values.iter().zip(&d.saved_slot).zip(&d.saved_offset) {
-        let s = saved_index(s);
-        regs.value[s] = v;
-        regs.address[s] = at(offset);
-    }
-    finish_step(arch, regs, d, cfa, ra);
-    Ok(())
-}
-
-/// The end of [`step_decoded`], once the saved registers' values and
+/// The end of [`DecodedFrame::apply_fast_step`], once the saved registers' values and
 /// addresses are written: the callee-saved registers stay known (and
 /// saved) and those of `saved_mask` become so; the return address
 /// register's value in the caller is not its value at the caller's call
@@ -1720,12 +1658,18 @@ impl<T: UnwindTables, M: Memory> Cursor<'_, T, M> {
             return Err(Stop::BadStack);
         }
         let mut next = self.regs;
-        let hit = match (&self.at, cache_find(cache, self.regs.pc)) {
-            (FrameAt::Record(..), Some(s)) => Some(s.entry.frame),
+        // A cached frame by its plan where its checks pass, else the exact
+        // way (which gives every error), as the C API steps it.
+        let planned = match (&self.at, cache_find(cache, self.regs.pc)) {
+            (FrameAt::Record(..), Some(s)) => {
+                let d = s.entry.frame;
+                d.fast_step(&self.memory, self.arch, &next).map(|f| (d, f))
+            }
             _ => None,
         };
-        match hit {
-            Some(d) => step_decoded(&self.memory, self.arch, &mut next, &d)?,
+        match planned {
+            // SAFETY: `fast_step` of this frame, memory and registers.
+            Some((d, f)) => unsafe { d.apply_fast_step(&self.memory, self.arch, &mut next, f) },
             None => self.step_exact(&mut next)?,
         }
         self.at = match cache_find(cache, next.pc) {

@@ -32,7 +32,7 @@ impl Memory for &Stack {
 }
 
 /// The same stack, allowing a span of reads at once where every word of
-/// it is on the stack (`step_decoded`'s unchecked reads); an unchecked read
+/// it is on the stack (the plan's unchecked reads); an unchecked read
 /// of a word not there panics.
 #[derive(Clone, Copy)]
 struct Bulk<'s>(&'s Stack);
