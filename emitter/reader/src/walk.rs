@@ -29,6 +29,9 @@
 //! asserts such frames keep; registers that chain cannot restore become
 //! unknown, and a later frame that needs them stops.
 
+mod hot;
+pub use hot::{HotPlan, HotRegisters, HotStep};
+
 use crate::{Location, LocationKind};
 
 /// Register slots of a [`Registers`]: DWARF registers 0..=31 (x86-64 uses

@@ -7,8 +7,8 @@ use std::collections::HashMap;
 
 use pcmap_reader::walk::{
     self, decode, roots, Arch, CacheSlot, CachedFrame, CfaRule, Cursor, DecodeError, DecodedFrame,
-    FrameAt, FrameStates, Memory, Options, Registers, Root, RootLayout, RootSlot, RootSlotError,
-    RootsError, State, Stop, UnwindTables, Value,
+    FrameAt, FrameStates, HotPlan, HotRegisters, Memory, Options, Registers, Root, RootLayout,
+    RootSlot, RootSlotError, RootsError, State, Stop, UnwindTables, Value,
 };
 use pcmap_reader::{Location, LocationKind};
 
@@ -141,7 +141,137 @@ fn walk(
         );
         assert_eq!(cached.1, stop, "{pass} cached walk, reads at once: stop");
     }
+    hot_runs_agree(tables, stack, arch, options, &frames);
     (frames.iter().map(|f| (f.0.pc, f.1)).collect(), stop)
+}
+
+/// Roots a hot run is tried with: none; two off SP, two off the frame
+/// pointer (its vector path); off SP and the frame pointer, then in a
+/// callee-saved register too (its general path).
+fn hot_roots(arch: Arch) -> [Vec<Root>; 5] {
+    let at = |kind, dwarf_reg, offset| Location {
+        kind,
+        size: 8,
+        dwarf_reg,
+        offset,
+    };
+    let root = |base: Location, derived: Location, i: u16| Root {
+        base,
+        derived,
+        base_index: i,
+        derived_index: i + 1,
+    };
+    let callee = match arch {
+        Arch::X86_64 => 3,
+        Arch::AArch64 => 19,
+        Arch::PowerPc64 => 14,
+    };
+    let (sp, fp) = (
+        at(LocationKind::Indirect, arch.sp(), 8),
+        at(LocationKind::Indirect, arch.fp(), -16),
+    );
+    let reg = at(LocationKind::Register, callee, 0);
+    [
+        vec![],
+        vec![
+            root(sp, sp, 0),
+            root(at(LocationKind::Indirect, arch.sp(), 24), sp, 2),
+        ],
+        vec![
+            root(fp, fp, 0),
+            root(at(LocationKind::Indirect, arch.fp(), -8), fp, 2),
+        ],
+        vec![root(sp, fp, 0), root(fp, sp, 2)],
+        vec![root(sp, fp, 0), root(reg, reg, 2), root(fp, sp, 4)],
+    ]
+}
+
+/// Runs of the hot form (`HotPlan`: the C API's slots collector) from
+/// every frame of the exact walk `frames` on, as far as its checks pass,
+/// with each set of `hot_roots`: every frame it steps the exact walk
+/// steps too, each frame's root slots are what its decoded frame gives
+/// with the exact walk's registers, and where the run ends its registers
+/// are the exact walk's there (known registers' values, the save slots
+/// of those saved, the masks, SP, PC). Registers not known may differ:
+/// a run does not write them.
+#[allow(clippy::type_complexity)]
+fn hot_runs_agree(
+    tables: &Tables,
+    stack: &Stack,
+    arch: Arch,
+    options: Options,
+    frames: &[(Registers, Option<u64>, FrameAt<u64, (usize, usize)>)],
+) {
+    let memory = Bulk(stack);
+    for roots in hot_roots(arch) {
+        for start in 0..frames.len() {
+            let mut regs = frames[start].0;
+            let mut hot = HotRegisters::new(arch, &mut regs);
+            let (mut i, mut pc) = (start, frames[start].0.pc);
+            while let FrameAt::Record(_, record, state) = frames[i].2 {
+                // The cursor's frame limit: a policy of the cursor's (the
+                // C API has none), not of the plan's.
+                if i >= options.max_frames as usize {
+                    break;
+                }
+                let Some(mut d) = DecodedFrame::new(tables, &record, arch, state) else {
+                    break;
+                };
+                if !d.set_roots(arch, &roots) {
+                    break;
+                }
+                let h = HotPlan::new(&d, arch);
+                let Some(step) = h.check(&memory, &hot) else {
+                    break;
+                };
+                assert!(
+                    i + 1 < frames.len(),
+                    "hot run from {start}: a step the exact walk does not take at {i}"
+                );
+                let mut got = [RootSlot::default(); 8];
+                let mut want = [RootSlot::default(); 8];
+                // SAFETY: room for every root a plan holds.
+                unsafe { h.root_slots(&step, arch, &mut hot, got.as_mut_ptr()) };
+                let n = d
+                    .root_slots(&frames[i].0, &mut want)
+                    .expect("the decoded frame gives the slots the hot form does");
+                assert_eq!(step.num_roots(), n);
+                assert_eq!(
+                    got[..n],
+                    want[..n],
+                    "hot run from {start}: frame {i}'s root slots"
+                );
+                pc = step.ra();
+                // SAFETY: `check` of this plan, memory and registers.
+                unsafe { h.apply(&memory, arch, &mut hot, step) };
+                i += 1;
+                assert_eq!(pc, frames[i].0.pc, "hot run from {start}: frame {i}'s PC");
+            }
+            if i == start {
+                continue;
+            }
+            // SAFETY: the run's reads were all in its checked spans.
+            unsafe { hot.finish(&memory, arch, pc) };
+            let want = &frames[i].0;
+            let what = format!("hot run from {start} to {i}");
+            assert_eq!(
+                (regs.pc, regs.known, regs.saved),
+                (want.pc, want.known, want.saved),
+                "{what}"
+            );
+            for s in 0..regs.value.len() {
+                if regs.known >> s & 1 != 0 {
+                    assert_eq!(regs.value[s], want.value[s], "{what}: slot {s}'s value");
+                    if regs.saved >> s & 1 != 0 {
+                        assert_eq!(
+                            regs.address[s], want.address[s],
+                            "{what}: slot {s}'s save slot"
+                        );
+                    }
+                }
+            }
+        }
+    }
 }
 
 type Cached = CacheSlot<CachedFrame<u64, (usize, usize)>>;
@@ -599,6 +729,56 @@ fn stops() {
     let limited = Options { max_frames: 5, ..o };
     let (frames, stop) = walk(&t, &loop_stack, arch, r, limited);
     assert_eq!((frames.len(), stop), (6, Stop::BadStack));
+}
+
+/// A frame whose caller holds a root in a register the frame saved (the
+/// root's slot is that save slot): the exact walk, the cached ones and
+/// the hot runs (`walk`) agree on every frame, the hot runs' register
+/// roots included.
+#[test]
+fn a_root_in_a_saved_register() {
+    let arch = Arch::X86_64;
+    let t = Tables(vec![
+        Function {
+            start: 0x1000,
+            end: 0x1100,
+            records: vec![(0x1010, cfa(7, 32), vec![(3, -24), (6, -16)])],
+        },
+        Function {
+            start: 0x2000,
+            end: 0x2100,
+            records: vec![(0x2020, cfa(6, 16), vec![])],
+        },
+        Function {
+            start: 0x3000,
+            end: 0x3100,
+            records: vec![(0x3030, cfa(7, 16), vec![])],
+        },
+    ]);
+    let mut s = Stack::default();
+    // As `a_plan_restores_saved_registers`, but 0x2020 returns to 0x3030,
+    // whose frame returns to 0: rbx (saved by 0x1010) is known, with its
+    // save slot, in 0x2020's frame, which steps.
+    for (a, v) in [
+        (0x6ff0, 0x1010),
+        (0x7000, 0xb1),
+        (0x7008, 0x7100),
+        (0x7010, 0x2020),
+        (0x7108, 0x3030),
+        (0x7118, 0),
+    ] {
+        s.put(a, v);
+    }
+    let r = regs(arch, 0x3030, &[(7, 0x6fe8)]);
+    let (frames, stop) = walk(&t, &s, arch, r, Options::default());
+    let cfas = [
+        (0x3030, Some(0x6ff8)),
+        (0x1010, Some(0x7018)),
+        (0x2020, Some(0x7110)),
+        (0x3030, Some(0x7120)),
+    ];
+    assert_eq!(frames, cfas);
+    assert_eq!(stop, Stop::EndOfStack);
 }
 
 /// The frame pointer chain through unmanaged frames, per architecture.

@@ -1,0 +1,400 @@
+//! A frame plan in the form a walk's hot loop reads: [`HotPlan`], built
+//! from a [`DecodedFrame`] for the common frame shape, and the registers
+//! of a run of such frames, [`HotRegisters`].
+//!
+//! The shape: a CFA that is SP or the frame pointer plus an offset, and
+//! roots whose slots are off SP or the frame pointer (an `Indirect`
+//! location) or are a register's save slot (a `Register` location). A run
+//! then needs only SP's and the frame pointer's values, which it keeps in
+//! registers with the masks; a step records where it found the saved
+//! registers (one store each) and reads their values only when the run
+//! ends ([`HotRegisters::finish`]), when they are the values the exact
+//! step reads (the walk reads the stack, never writes it).
+//!
+//! ```text
+//! HotPlan, one load per item; the first 56 bytes and a cache slot's PC
+//! fill one cache line:
+//!    0  need        u64   slots that must be known; bit 63: no hot form
+//!    8  slot_need   u64   slots whose save slot the roots use
+//!   16  set         u64   slots the step finds saved
+//!   24  cfa_offset, ra_offset, low, high, fp_offset   i32 each
+//!   44  link        u32   the cache's: the slot of the caller's entry
+//!   48  cfa_fp, fp_saved, num_saved, num_roots, one_base   u8
+//!   56  roots[8]    [u64; 2]  per location: offset << 32 | word, or the
+//!                             offset alone (one_base)
+//!  184  saved[12]   u64   CFA offset << 32 | slot
+//! ```
+
+use super::{
+    Arch, DecodedFrame, FastStep, Memory, Registers, RootSlot, ADDRESS_WORD, DECODED_ROOTS,
+    DECODED_SAVED, VALUE_WORD, WORDS,
+};
+
+/// `HotPlan::need`'s bit for a frame without a hot form: no slot has it,
+/// and [`HotRegisters`] never knows it.
+const NO_HOT_FORM: u64 = 1 << 63;
+
+/// The bits of `Registers::known` and `Registers::saved` that name slots.
+const SLOT_BITS: u64 = (1 << super::REGISTER_SLOTS) - 1;
+
+/// A [`DecodedFrame`] in the form a run of frames reads: every item one
+/// word (see the module's layout). A frame of another shape has
+/// bit 63 (no slot's) in `need`: [`HotPlan::check`] refuses it.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct HotPlan {
+    /// Slots that must be known: the CFA register's, SP's, the roots'.
+    pub need: u64,
+    /// Slots whose save slot the roots' slots are.
+    pub slot_need: u64,
+    /// Slots the step finds saved (known and saved after it).
+    pub set: u64,
+    /// CFA = SP, or the frame pointer (`cfa_fp`), + `cfa_offset`.
+    pub cfa_offset: i32,
+    /// The return address is at CFA + `ra_offset`.
+    pub ra_offset: i32,
+    /// Every read of the step is an aligned word in `[CFA + low, CFA +
+    /// high)`.
+    pub low: i32,
+    /// See `low`.
+    pub high: i32,
+    /// The frame pointer's save slot, CFA + `fp_offset` (`fp_saved`).
+    pub fp_offset: i32,
+    /// Not the plan's: a word for whatever keeps it (the C API's cache:
+    /// the slot of the caller's entry), in the plan's first cache line.
+    pub link: u32,
+    /// 1: the CFA is the frame pointer's value + `cfa_offset`.
+    pub cfa_fp: u8,
+    /// 1: the step finds the frame pointer saved (at `fp_offset`).
+    pub fp_saved: u8,
+    /// Saved registers in `saved`.
+    pub num_saved: u8,
+    /// Roots in `roots`.
+    pub num_roots: u8,
+    /// Every root's locations are off one register: 1, SP; 2, the frame
+    /// pointer (`roots` holds their offsets alone: a root's slots are the
+    /// register + each, two adds at once); 0, not so.
+    pub one_base: u8,
+    /// The roots' base and derived locations: offset << 32 | the word of
+    /// [`Registers::words`] it is added to (SP's value, the frame
+    /// pointer's, or a save slot's address); with `one_base`, the offsets
+    /// alone.
+    pub roots: [[u64; 2]; DECODED_ROOTS],
+    /// The saved registers: offset from the CFA << 32 | slot.
+    pub saved: [u64; DECODED_SAVED],
+}
+
+impl HotPlan {
+    /// `d`'s hot form, or one [`HotPlan::check`] refuses if `d` is not of
+    /// the shape (module doc) or has no roots with slots.
+    pub fn new(d: &DecodedFrame, arch: Arch) -> HotPlan {
+        let mut h = HotPlan {
+            need: 0,
+            slot_need: 0,
+            set: 0,
+            cfa_offset: 0,
+            ra_offset: 0,
+            low: 0,
+            high: 0,
+            fp_offset: 0,
+            link: 0,
+            cfa_fp: 0,
+            fp_saved: 0,
+            num_saved: 0,
+            num_roots: 0,
+            one_base: 0,
+            roots: [[0; 2]; DECODED_ROOTS],
+            saved: [0; DECODED_SAVED],
+        };
+        h.fill(d, arch);
+        h
+    }
+
+    /// Makes this `d`'s hot form ([`HotPlan::new`]) in place, but for
+    /// `link` and the roots and saved registers past `d`'s, which it
+    /// leaves as they are (never read): a cache entry's is written where
+    /// it lies, with no array zeroed (a call to memset on some targets)
+    /// and no constructor unrolled.
+    pub fn fill(&mut self, d: &DecodedFrame, arch: Arch) {
+        let h = self;
+        let (sp, fp) = (arch.sp() as u8, arch.fp() as u8);
+        let (sp_word, fp_word) = (VALUE_WORD + sp, VALUE_WORD + fp);
+        let n = d.slot_roots as usize;
+        let m = d.num_saved as usize;
+        (h.need, h.slot_need, h.set) = (NO_HOT_FORM, d.slot_need, d.saved_mask);
+        (h.cfa_offset, h.ra_offset) = (d.cfa_offset, d.ra_offset);
+        (h.low, h.high) = (i32::from(d.reads_low) * 8, i32::from(d.reads_high) * 8);
+        h.cfa_fp = u8::from(d.cfa_slot == fp && fp != sp);
+        (h.num_saved, h.num_roots, h.fp_saved, h.one_base) = (d.num_saved, n as u8, 0, 0);
+        let (Some(roots), Some(saved)) = (d.roots.get(..n), d.saved_slot.get(..m)) else {
+            return;
+        };
+        let fits =
+            (d.cfa_slot == sp || d.cfa_slot == fp) && d.reads_low <= d.reads_high && d.has_roots();
+        if !fits {
+            return;
+        }
+        // A root's word: SP's or the frame pointer's value, or a save
+        // slot's address; no other register's value is kept in a run.
+        // `all`: bit 0, every location is off SP; bit 1, off the frame
+        // pointer.
+        let mut all = 3u8;
+        for (r, out) in roots.iter().zip(&mut h.roots) {
+            for (l, o) in [&r.base, &r.derived].into_iter().zip(out) {
+                if !(l.word == sp_word || l.word == fp_word || l.word >= ADDRESS_WORD) {
+                    return;
+                }
+                all &= u8::from(l.word == sp_word) | u8::from(l.word == fp_word) << 1;
+                *o = (l.offset as u32 as u64) << 32 | u64::from(l.word);
+            }
+        }
+        // One register for all: the offsets alone (SP's if both, as
+        // with no roots), for the vector add; without one, the general
+        // path (the same slots).
+        h.one_base = if VECTOR_ADD {
+            [0, 1, 2, 1][usize::from(all)]
+        } else {
+            0
+        };
+        if h.one_base != 0 {
+            for o in h.roots[..n].as_flattened_mut() {
+                *o = (*o as i64 >> 32) as u64;
+            }
+        }
+        for ((&s, &offset), out) in saved.iter().zip(&d.saved_offset).zip(&mut h.saved) {
+            let s = s & 31;
+            *out = (offset as u32 as u64) << 32 | u64::from(s);
+            if s == fp {
+                // The last save of it: what the exact step reads.
+                (h.fp_saved, h.fp_offset) = (1, offset);
+            }
+        }
+        h.need = d.step_need;
+    }
+
+    /// Whether this frame steps by its hot form with `regs` (what
+    /// [`DecodedFrame::fast_step`] checks, and the roots' save slots
+    /// known): the CFA and the return address; `None`: not by this form.
+    #[inline(always)]
+    pub fn check<M: Memory>(&self, memory: &M, regs: &HotRegisters<'_>) -> Option<HotStep<'_>> {
+        let h = self;
+        if regs.known & h.need != h.need || regs.saved & h.slot_need != h.slot_need {
+            return None;
+        }
+        let roots = h.roots.get(..h.num_roots as usize)?;
+        let saved = h.saved.get(..h.num_saved as usize)?;
+        let base = if h.cfa_fp != 0 { regs.fp } else { regs.sp };
+        let cfa = base.wrapping_add(h.cfa_offset as i64 as u64);
+        let (low, high) = (
+            cfa.wrapping_add(h.low as i64 as u64),
+            cfa.wrapping_add(h.high as i64 as u64),
+        );
+        if !(cfa > regs.sp && low <= high && memory.can_read(low, high)) {
+            return None;
+        }
+        // SAFETY: an aligned word in [low, high), which `can_read`
+        // allowed (`DecodedFrame::new` put every read of the step there).
+        let ra = unsafe { memory.read_u64_unchecked(cfa.wrapping_add(h.ra_offset as i64 as u64)) };
+        (ra != 0).then_some(HotStep {
+            step: FastStep { cfa, ra },
+            roots,
+            saved,
+        })
+    }
+
+    /// The roots' slots with `regs`, once [`HotPlan::check`] passed,
+    /// written to `out`: what [`DecodedFrame::root_slot`] gives for each.
+    ///
+    /// # Safety
+    /// `out` is writable for `num_roots` slots.
+    #[inline(always)]
+    pub unsafe fn root_slots(
+        &self,
+        step: &HotStep<'_>,
+        arch: Arch,
+        regs: &mut HotRegisters<'_>,
+        out: *mut RootSlot,
+    ) {
+        let roots = step.roots;
+        if VECTOR_ADD && self.one_base != 0 {
+            let base = if self.one_base == 2 { regs.fp } else { regs.sp };
+            // SAFETY: the caller's promise.
+            unsafe { add_to_each(roots, base, out) };
+            return;
+        }
+        // SP's and the frame pointer's values, which a run keeps out of
+        // the registers' words until a root needs them.
+        regs.file.value[arch.sp() as usize] = regs.sp;
+        regs.file.value[arch.fp() as usize] = regs.fp;
+        let words = regs.file.words();
+        // Clamped: no index out of bounds whatever the plan holds.
+        let slot =
+            |l: u64| words[(l as u8 as usize).min(WORDS - 1)].wrapping_add((l as i64 >> 32) as u64);
+        for (i, &[b, d]) in roots.iter().enumerate() {
+            // SAFETY: the caller's promise.
+            unsafe {
+                out.add(i).write(RootSlot {
+                    base: slot(b),
+                    derived: slot(d),
+                })
+            };
+        }
+    }
+
+    /// The step [`HotPlan::check`] found possible: `regs` become the
+    /// caller's, as [`DecodedFrame::apply_fast_step`] leaves them once
+    /// [`HotRegisters::finish`] reads the saved values.
+    ///
+    /// # Safety
+    /// `step` is what `check` gave for this plan, `memory` and `regs`,
+    /// unchanged since.
+    #[inline(always)]
+    pub unsafe fn apply<M: Memory>(
+        &self,
+        memory: &M,
+        arch: Arch,
+        regs: &mut HotRegisters<'_>,
+        step: HotStep<'_>,
+    ) {
+        let h = self;
+        let cfa = step.step.cfa;
+        for &s in step.saved {
+            regs.file.address[s as usize & 31] = cfa.wrapping_add((s as i64 >> 32) as u64);
+        }
+        if h.fp_saved != 0 {
+            // SAFETY: a read of the step: in the span `check` allowed.
+            regs.fp =
+                unsafe { memory.read_u64_unchecked(cfa.wrapping_add(h.fp_offset as i64 as u64)) };
+        }
+        // The return address column's register becomes unknown (its
+        // value and slot are not written: a run leaves unknown registers
+        // as they are).
+        let ra_bit = arch.slot(arch.return_address()).map_or(0, |s| 1 << s);
+        let sp = 1 << arch.sp();
+        let keep = arch.callee_saved() & !ra_bit;
+        regs.dirty |= h.set;
+        regs.known = regs.known & keep | h.set | sp;
+        regs.saved = (regs.saved & keep | h.set) & !sp;
+        regs.sp = cfa;
+    }
+}
+
+/// A step [`HotPlan::check`] found possible: the CFA, the return
+/// address, and the plan's roots and saved registers (their counts
+/// checked).
+#[derive(Debug, Clone, Copy)]
+pub struct HotStep<'p> {
+    step: FastStep,
+    roots: &'p [[u64; 2]],
+    saved: &'p [u64],
+}
+
+impl HotStep<'_> {
+    /// How many roots the frame has.
+    #[inline(always)]
+    pub fn num_roots(&self) -> usize {
+        self.roots.len()
+    }
+    /// The caller's PC (the return address): the registers' PC after
+    /// [`HotPlan::apply`], which a run keeps, not [`HotRegisters`].
+    #[inline(always)]
+    pub fn ra(&self) -> u64 {
+        self.step.ra
+    }
+}
+
+/// The registers of a run of frames stepped by their [`HotPlan`]s: SP,
+/// the frame pointer and the masks in fields (kept in registers
+/// by the compiler), the save slots' addresses in the walk's
+/// [`Registers`];
+/// the values of the registers the run found saved (`dirty`) are read
+/// from those slots by [`HotRegisters::finish`].
+#[derive(Debug)]
+pub struct HotRegisters<'f> {
+    /// The walk's registers, changed in place: the save slots' addresses
+    /// as the run finds them; the rest stale until
+    /// [`HotRegisters::finish`] (a reference: the fields alone are what
+    /// the compiler keeps in registers).
+    pub file: &'f mut Registers,
+    /// See [`Registers::known`] (bits of slots only).
+    pub known: u64,
+    /// See [`Registers::saved`] (bits of slots only).
+    pub saved: u64,
+    /// SP's value.
+    pub sp: u64,
+    /// The frame pointer's value.
+    pub fp: u64,
+    /// Slots a step of the run found saved: their values are at their
+    /// addresses.
+    pub dirty: u64,
+}
+
+impl<'f> HotRegisters<'f> {
+    /// `regs`, for a run.
+    #[inline(always)]
+    pub fn new(arch: Arch, regs: &'f mut Registers) -> HotRegisters<'f> {
+        HotRegisters {
+            known: regs.known & SLOT_BITS,
+            saved: regs.saved & SLOT_BITS,
+            sp: regs.value[arch.sp() as usize],
+            fp: regs.value[arch.fp() as usize],
+            dirty: 0,
+            file: regs,
+        }
+    }
+
+    /// Ends the run after its steps (at least one): the registers as
+    /// [`DecodedFrame::apply_fast_step`] leaves them, the saved values
+    /// read from their slots.
+    ///
+    /// # Safety
+    /// The slots of `dirty` were read by the run's checks' spans (they
+    /// can be read again: the walk never writes the stack).
+    #[inline(always)]
+    pub unsafe fn finish<M: Memory>(self, memory: &M, arch: Arch, pc: u64) {
+        let r = self.file;
+        let mut dirty = self.dirty & ((1 << 32) - 1);
+        while dirty != 0 {
+            let s = dirty.trailing_zeros() as usize;
+            dirty &= dirty - 1;
+            // SAFETY: the caller's promise.
+            r.value[s] = unsafe { memory.read_u64_unchecked(r.address[s]) };
+        }
+        r.value[arch.sp() as usize] = self.sp;
+        r.value[arch.fp() as usize] = self.fp;
+        (r.known, r.saved, r.pc) = (self.known, self.saved, pc);
+    }
+}
+
+/// Whether the target adds a root's two slots in one vector instruction
+/// ([`add_to_each`]): x86-64 (SSE2). Elsewhere no plan has `one_base`.
+const VECTOR_ADD: bool = cfg!(target_arch = "x86_64");
+
+/// `out[i]` = each of `pairs[i]` + `x` (wrapping): a root's two slots off
+/// one register in one vector add (SSE2; only x86-64 plans have
+/// `one_base`).
+///
+/// # Safety
+/// `out` is writable for `pairs.len()` slots.
+#[inline(always)]
+unsafe fn add_to_each(pairs: &[[u64; 2]], x: u64, out: *mut RootSlot) {
+    #[cfg(target_arch = "x86_64")]
+    {
+        use core::arch::x86_64::{
+            _mm_add_epi64, _mm_loadu_si128, _mm_set1_epi64x, _mm_storeu_si128,
+        };
+        // SAFETY: SSE2 is part of x86-64; unaligned loads and stores of
+        // 16 bytes from a pair and into a slot (two u64s each), which the
+        // caller made writable.
+        unsafe {
+            let v = _mm_set1_epi64x(x as i64);
+            for (i, p) in pairs.iter().enumerate() {
+                let sum = _mm_add_epi64(_mm_loadu_si128(p.as_ptr().cast()), v);
+                _mm_storeu_si128(out.add(i).cast(), sum);
+            }
+        }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    // Not reached: no plan has `one_base` here.
+    let _ = (pairs, x, out);
+}
