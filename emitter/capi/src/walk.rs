@@ -8,12 +8,12 @@
 //! global state, so a walk may run in a signal handler.
 
 use core::mem::MaybeUninit;
-use core::ptr::addr_of_mut;
+use core::ptr::{addr_of, addr_of_mut};
 
 use pcmap_reader::flat::{self, frame_state_flags, site_head, SiteData};
 use pcmap_reader::walk::{
-    self, Arch, CacheSlot, CfaRule, DecodedFrame, FrameAt, FrameStates, Memory, Options, Registers,
-    Root, RootLayout, RootSlot, State, Stop,
+    self, Arch, CacheSlot, CfaRule, DecodedFrame, FastStep, FrameAt, FrameStates, HotPlan,
+    HotRegisters, Memory, Options, Registers, Root, RootLayout, RootSlot, State, Stop,
 };
 use pcmap_reader::{Location, LocationKind};
 
@@ -101,9 +101,16 @@ pub struct pcmap_walk_cache {
     pub uncached: u64,
 }
 
-/// What a cache entry keeps: the lookup's answer and the record decoded.
+/// What a cache entry keeps: the lookup's answer and the record decoded,
+/// and a link: the slot (index, masked by the capacity) where the frame
+/// that called from this one last was, so that a walk finds the next
+/// frame's entry with one compare of that slot's PC, without a probe.
+#[repr(C)]
 #[derive(Debug, Clone, Copy)]
 struct Entry {
+    /// First, right after the slot's PC: what a run of frames reads
+    /// (`slots_run`), and the link (`hot.link`).
+    hot: HotPlan,
     frame: DecodedFrame,
     found: Found,
 }
@@ -135,6 +142,12 @@ type Slot = CacheSlot<Entry>;
 /// (`PCMAP_WALK_AT_UNMANAGED`): no frame state has it (its register has
 /// no slot).
 const UNMANAGED: u16 = u16::MAX;
+
+/// `Entry::hot.need` of such an entry, in the slot's first cache line,
+/// which a link reads: a link that leads to a slot now holding the mark
+/// of the PC it looks for is not followed (a managed entry's `need` is a
+/// mask of slots, or that and bit 63).
+const UNMANAGED_NEED: u64 = u64::MAX;
 
 const _: () = assert!(core::mem::size_of::<Slot>() == PCMAP_WALK_CACHE_ENTRY_SIZE);
 const _: () = assert!(core::mem::align_of::<Slot>() <= 8);
@@ -675,8 +688,7 @@ unsafe fn miss(
             Some(frame) => {
                 // SAFETY: as for the copy of a hit, the other way.
                 let found = core::ptr::read(addr_of_mut!((*w).function).cast::<Found>());
-                let e = Entry { frame, found };
-                entry.write(keep(c.slots(), pc, Some(&e)));
+                entry.write(keep(c.slots(), pc, Some((&frame, &found, arch))));
                 c.misses = c.misses.wrapping_add(1);
             }
             None => c.uncached = c.uncached.wrapping_add(1),
@@ -695,18 +707,36 @@ unsafe fn miss(
     Ok(at)
 }
 
-/// Puts `e` into the cache, or with `None` the mark of a PC in no
+/// Puts the entry of a decoded frame and its lookup into the cache (its
+/// hot form made in place), or with `None` the mark of a PC in no
 /// function (`UNMANAGED`); where it is (NULL: not kept). Out of line, with
-/// references: the copy is a memcpy (the walk and the cache do not
-/// overlap), not a memmove.
+/// references: the copies are memcpys (the walk and the cache do not
+/// overlap), not memmoves.
 #[inline(never)]
-fn keep(slots: &mut [Slot], pc: u64, e: Option<&Entry>) -> *const core::ffi::c_void {
+fn keep(
+    slots: &mut [Slot],
+    pc: u64,
+    e: Option<(&DecodedFrame, &Found, Arch)>,
+) -> *const core::ffi::c_void {
     let Some(slot) = walk::cache_claim(slots, pc) else {
         return core::ptr::null();
     };
     match e {
-        Some(e) => slot.entry = *e,
-        None => slot.entry.frame.cfa_register = UNMANAGED,
+        Some((frame, found, arch)) => {
+            let e = &mut slot.entry;
+            // SAFETY: the frame and the lookup are the walk's (on the
+            // stack), the entry the cache's: they do not overlap (a
+            // memcpy, not a memmove, which the library does not link).
+            unsafe {
+                core::ptr::copy_nonoverlapping(frame, &mut e.frame, 1);
+                core::ptr::copy_nonoverlapping(found, &mut e.found, 1);
+            }
+            e.hot.fill(frame, arch);
+        }
+        None => {
+            slot.entry.frame.cfa_register = UNMANAGED;
+            slot.entry.hot.need = UNMANAGED_NEED;
+        }
     }
     (slot as *const Slot).cast()
 }
@@ -882,6 +912,23 @@ unsafe fn init(
     PCMAP_OK
 }
 
+/// `d.apply_fast_step` on the walk's registers: one copy for the cursor's
+/// step and `pcmap_walk_collect`'s (out of line: the library's text is
+/// budgeted, and a call costs a few instructions of a ~400 a frame).
+///
+/// # Safety
+/// As `DecodedFrame::apply_fast_step`.
+#[inline(never)]
+unsafe fn apply_plan(
+    d: &DecodedFrame,
+    memory: &NativeMemory,
+    arch: Arch,
+    regs: &mut pcmap_registers,
+    step: FastStep,
+) {
+    d.apply_fast_step(memory, arch, registers_mut(regs), step);
+}
+
 /// Flags `pcmap_walk_init` takes.
 const WALK_FLAGS: u32 = PCMAP_WALK_FRAME_POINTER_CHAIN | PCMAP_WALK_REGISTRY;
 
@@ -915,7 +962,7 @@ pub unsafe extern "C" fn pcmap_walk_step(walk: *mut pcmap_walk) -> pcmap_status 
     let stepped = match planned {
         Some((d, step)) => {
             // SAFETY: `fast_step` of this frame, memory and registers.
-            d.apply_fast_step(&memory, arch, registers_mut(&mut w.regs), step);
+            apply_plan(d, &memory, arch, &mut w.regs, step);
             Ok(())
         }
         None => step_uncached(w, &memory, arch),
@@ -1375,62 +1422,49 @@ unsafe fn collect(a: &Start, mut sink: Sink<'_>) -> pcmap_status {
     let w = walk.assume_init_mut();
     let memory = w.memory();
     let mut buffer = [const { MaybeUninit::<pcmap_root>::uninit() }; walk::DECODED_ROOTS];
-    // The frame's cache entry (in the cache's memory, which neither the
-    // roots nor the step write), found by the probe or by a lookup.
-    let mut hit = cached(w).map(|e| e as *const Entry);
-    // The cache's entries, for the probe (they stay where they are for the
-    // walk: a flush only empties them).
-    let table = w.cache.as_ref().map(|c| {
-        let slots = c.entries.cast::<Slot>().cast_const();
-        (w.cache, slots, c.capacity as usize)
-    });
+    // The cache's entries (they stay where they are for the walk: a flush
+    // only empties them), and the slot of the frame's entry, found by a
+    // link, a probe or a lookup.
+    let entries = Entries::of(w);
+    let mut hit = entries.and_then(|t| t.current(w));
     loop {
-        if let Some(e) = hit {
-            let e = &*e;
-            // The plan's checks (nothing changed yet), then the sink's.
-            if let Some(step) = e.frame.fast_step(&memory, arch, registers(&w.regs)) {
-                let by_plan = match &mut sink {
-                    Sink::Frames(visit, ctx) => visit_frame(w, e, &mut buffer, *visit, *ctx),
-                    Sink::Slots(b) => give_slots(w, e, b),
-                };
-                match by_plan {
-                    Ok(true) => {
-                        // SAFETY: `fast_step` of this frame, memory and
-                        // registers (the sink only read them).
-                        e.frame
-                            .apply_fast_step(&memory, arch, registers_mut(&mut w.regs), step);
-                        w.depth = w.depth.saturating_add(1);
-                        let pc = w.regs.pc;
-                        // A hit: only the entry (its function and record
-                        // are not copied: nothing here reads them but
-                        // through the entry); `at` stays a record.
-                        if let Some((c, p, n)) = table {
-                            // SAFETY: the walk's cache and its entries.
-                            let (c, slots) = (&mut *c, core::slice::from_raw_parts(p, n));
-                            let found = walk::cache_find(slots, pc)
-                                .filter(|s| s.entry.frame.cfa_register != UNMANAGED);
-                            if let Some(slot) = found.filter(|_| c.epoch == w.cache_epoch) {
-                                hit = Some(&slot.entry as *const Entry);
-                                w.entry = (slot as *const Slot).cast();
-                                c.hits = c.hits.wrapping_add(1);
-                                continue;
-                            }
-                        }
-                        match look_up_next(w, &memory, arch, pc) {
-                            Ok(e) => hit = e,
-                            Err(s) => return s,
-                        }
-                        continue;
-                    }
-                    Ok(false) => {}
-                    Err(s) => return s,
+        if let (Some(at), Some(t)) = (hit, entries) {
+            let ran = match &mut sink {
+                Sink::Frames(visit, ctx) => {
+                    frames_run(w, at, &mut buffer, (*visit, *ctx), t, &memory, arch)
                 }
+                Sink::Slots(b) => slots_run(w, at, b, t, &memory, arch),
+            };
+            match ran {
+                // Stepped from the frame in slot `from` to a PC its link
+                // does not lead to: looked up through the cache (kept if
+                // it fits), and linked.
+                Ok(Run::LookUp(from)) => {
+                    let pc = w.regs.pc;
+                    match look_up_next(w, &memory, arch, pc) {
+                        Ok(_) => hit = t.current(w),
+                        Err(s) => return s,
+                    }
+                    if let Some(to) = hit {
+                        (*t.slot(from)).entry.hot.link = to as u32;
+                    }
+                    continue;
+                }
+                // The plan does not apply: the exact way, from the
+                // entry's function and record.
+                Ok(Run::Exact(at)) => {
+                    // SAFETY: `Found` is laid out as these fields (asserted
+                    // above); the entry is in the cache's memory, not in
+                    // the walk.
+                    let found = addr_of!((*t.slot(at)).entry.found);
+                    core::ptr::copy_nonoverlapping(
+                        found,
+                        addr_of_mut!(w.function).cast::<Found>(),
+                        1,
+                    );
+                }
+                Err(s) => return s,
             }
-            // The plan does not apply: the exact way, from the entry's
-            // function and record.
-            // SAFETY: `Found` is laid out as these fields (asserted above);
-            // the entry is in the cache's memory, not in the walk.
-            core::ptr::copy_nonoverlapping(&e.found, addr_of_mut!(w.function).cast::<Found>(), 1);
         }
         if w.at == PCMAP_WALK_AT_RECORD {
             let s = match &mut sink {
@@ -1455,14 +1489,14 @@ unsafe fn collect(a: &Start, mut sink: Sink<'_>) -> pcmap_status {
         w.depth = w.depth.saturating_add(1);
         let pc = w.regs.pc;
         match look_up_next(w, &memory, arch, pc) {
-            Ok(e) => hit = e,
+            Ok(_) => hit = entries.and_then(|t| t.current(w)),
             Err(s) => return s,
         }
     }
 }
 
-/// `collect`'s lookup of the caller's PC `pc` (not found by its probe):
-/// through the cache, `at` written; the entry if it was kept.
+/// `collect`'s lookup of the caller's PC `pc` (not found by a link or a
+/// probe): through the cache, `at` and `entry` written.
 ///
 /// # Safety
 /// As `collect`.
@@ -1472,16 +1506,224 @@ unsafe fn look_up_next(
     memory: &NativeMemory,
     arch: Arch,
     pc: u64,
-) -> Result<Option<*const Entry>, pcmap_status> {
+) -> Result<(), pcmap_status> {
     let (maps, flags, cache) = (w.maps, w.flags, w.cache);
     w.at = look_up_cached(w, cache, maps, flags, memory, arch, pc)?;
-    Ok(cached(w).map(|e| e as *const Entry))
+    Ok(())
+}
+
+/// A walk's cache's entries, for `collect`'s runs of cached frames: where
+/// they are and the mask of a slot index (the capacity, a power of two,
+/// less one). Slots are named by index: every one masked is in the cache.
+#[derive(Clone, Copy)]
+struct Entries {
+    cache: *mut pcmap_walk_cache,
+    base: *mut Slot,
+    mask: usize,
+}
+
+impl Entries {
+    /// The walk's cache's entries, if it has a cache.
+    ///
+    /// # Safety
+    /// `w.cache` is NULL or the walk's cache, set up by
+    /// `pcmap_walk_cache_init`.
+    unsafe fn of(w: &pcmap_walk) -> Option<Entries> {
+        let c = w.cache.as_ref()?;
+        Some(Entries {
+            cache: w.cache,
+            base: c.entries.cast::<Slot>(),
+            mask: (c.capacity as usize).wrapping_sub(1),
+        })
+    }
+    /// The slot at index `i` (masked).
+    #[inline(always)]
+    fn slot(self, i: usize) -> *mut Slot {
+        self.base.wrapping_add(i & self.mask)
+    }
+    /// The index of `slot`, one of the entries.
+    #[inline(always)]
+    unsafe fn index(self, slot: *const Slot) -> usize {
+        slot.offset_from(self.base) as usize & self.mask
+    }
+    /// The slot of the walk's current frame's entry (`cached`), if any.
+    ///
+    /// # Safety
+    /// As `of`.
+    #[inline(always)]
+    unsafe fn current(self, w: &pcmap_walk) -> Option<usize> {
+        let e = cached(w)?;
+        let slot = (e as *const Entry).byte_sub(core::mem::offset_of!(Slot, entry));
+        Some(slot.cast::<Slot>().offset_from(self.base) as usize & self.mask)
+    }
+    /// The slot of the entry for `pc`, the PC of the caller of the frame
+    /// whose entry is in slot `from`, if `from`'s link leads to it (a
+    /// flush empties every slot: a PC is never 0). Otherwise the walk
+    /// looks `pc` up through the cache, and `collect` links `from` to
+    /// where it found it.
+    ///
+    /// # Safety
+    /// As `of`.
+    #[inline(always)]
+    unsafe fn linked(self, from: usize, pc: u64) -> Option<usize> {
+        let to = (*self.slot(from)).entry.hot.link as usize & self.mask;
+        self.holds(self.slot(to), pc).then_some(to)
+    }
+    /// Whether `slot` holds the entry of `pc`, a PC in a function (not the
+    /// mark of one in none). A link's target may have been reused since
+    /// the link was made, even for the mark of the very PC it looks for.
+    ///
+    /// # Safety
+    /// `slot` is one of the entries.
+    #[inline(always)]
+    unsafe fn holds(self, slot: *const Slot, pc: u64) -> bool {
+        (*slot).pc == pc && (*slot).entry.hot.need != UNMANAGED_NEED
+    }
+}
+
+/// `pcmap_walk_collect` from the frame whose entry is in slot `at` on:
+/// each frame's roots given to `visit` and the frame stepped by its
+/// entry's plan (`visit_frame`, then `fast_step`'s), the caller's entry
+/// found by `Entries::next`; until a frame whose entry cannot give its
+/// roots or step (`Ok(Some(slot))`: that frame, not given, not stepped,
+/// takes the exact way) or a caller not in the cache (`Ok(None)`: the
+/// walk is at that caller, to look up).
+///
+/// # Safety
+/// As `collect`; `at` is the slot of the walk's frame's entry.
+#[inline(always)]
+unsafe fn frames_run(
+    w: &mut pcmap_walk,
+    mut at: usize,
+    buffer: &mut [MaybeUninit<pcmap_root>; walk::DECODED_ROOTS],
+    (visit, ctx): (
+        unsafe extern "C" fn(ctx: *mut core::ffi::c_void, frame: *const pcmap_walk_frame),
+        *mut core::ffi::c_void,
+    ),
+    t: Entries,
+    memory: &NativeMemory,
+    arch: Arch,
+) -> Result<Run, pcmap_status> {
+    let mut hits = 0u64;
+    let end = loop {
+        let e = &(*t.slot(at)).entry;
+        // The plan's checks (nothing changed yet), then the roots'.
+        let Some(step) = e.frame.fast_step(memory, arch, registers(&w.regs)) else {
+            break Ok(Run::Exact(at));
+        };
+        if !visit_frame(w, e, buffer, visit, ctx) {
+            break Ok(Run::Exact(at));
+        }
+        // SAFETY: `fast_step` of this frame, memory and registers (the
+        // callback only read them).
+        apply_plan(&e.frame, memory, arch, &mut w.regs, step);
+        w.depth = w.depth.saturating_add(1);
+        match t.linked(at, w.regs.pc) {
+            Some(to) => {
+                at = to;
+                hits += 1;
+            }
+            None => break Ok(Run::LookUp(at)),
+        }
+    };
+    finish_run(w, t, hits, &end);
+    end
+}
+
+/// `pcmap_walk_collect_slots`' `frames_run`, by the entries' hot forms
+/// (`HotPlan`): each frame's roots' slots into `b`, with SP, the frame
+/// pointer, the PC and the masks in registers and the saved registers'
+/// values read once, at the end. A frame whose hot form does not apply,
+/// or whose slots do not fit in what is left of the buffer, takes the
+/// exact way (which calls `full`).
+///
+/// # Safety
+/// As `frames_run`; `b` as `pcmap_walk_collect_slots` promises.
+#[inline(never)]
+unsafe fn slots_run(
+    w: &mut pcmap_walk,
+    at: usize,
+    b: &mut pcmap_slot_buffer,
+    t: Entries,
+    memory: &NativeMemory,
+    arch: Arch,
+) -> Result<Run, pcmap_status> {
+    let mut regs = HotRegisters::new(arch, registers_mut(&mut w.regs));
+    let slots = b.slots.cast::<RootSlot>();
+    let full = slots.wrapping_add(b.capacity as usize);
+    let mut out = slots.wrapping_add(b.count as usize);
+    let mut slot = t.slot(at);
+    let mut steps = 0u32;
+    let end = loop {
+        let h = &(*slot).entry.hot;
+        let Some(step) = h.check(memory, &regs) else {
+            break Ok(slot);
+        };
+        let n = step.num_roots();
+        if out.wrapping_add(n) > full {
+            break Ok(slot);
+        }
+        // SAFETY: the caller's buffer has room for `n` more (above).
+        h.root_slots(&step, arch, &mut regs, out);
+        out = out.add(n);
+        let pc = step.ra();
+        // SAFETY: `check` of this plan, memory and registers.
+        h.apply(memory, arch, &mut regs, step);
+        steps += 1;
+        let next = t.slot((*slot).entry.hot.link as usize);
+        if !t.holds(next, pc) {
+            break Err((slot, pc));
+        }
+        slot = next;
+    };
+    // The walk's PC: the frame's at `slot`, or its caller's, not linked.
+    let (end, pc) = match end {
+        Ok(slot) => (Run::Exact(t.index(slot)), (*slot).pc),
+        Err((slot, pc)) => (Run::LookUp(t.index(slot)), pc),
+    };
+    // Every step but the last followed a link (the last too, if the run
+    // ended at a frame that takes the exact way).
+    let hits = u64::from(steps) - u64::from(matches!(end, Run::LookUp(_)));
+    // Nothing stepped: the walk's registers as they were.
+    if steps != 0 {
+        // SAFETY: the run read every saved slot's span (its checks).
+        regs.finish(memory, arch, pc);
+        w.depth = w.depth.saturating_add(steps);
+        b.frames += steps;
+    }
+    b.count = out.offset_from(slots) as u32;
+    let end = Ok(end);
+    finish_run(w, t, hits, &end);
+    end
+}
+
+/// The end of a run: the cache's hits counted; the entry of the frame
+/// that takes the exact way the walk's.
+#[inline(always)]
+unsafe fn finish_run(w: &mut pcmap_walk, t: Entries, hits: u64, end: &Result<Run, pcmap_status>) {
+    let c = &mut *t.cache;
+    c.hits = c.hits.wrapping_add(hits);
+    if let Ok(Run::Exact(at)) = end {
+        w.entry = t.slot(*at).cast_const().cast();
+    }
+}
+
+/// How a run of cached frames ended (`frames_run`, `slots_run`), by slot
+/// index.
+#[derive(Clone, Copy)]
+enum Run {
+    /// The frame whose entry is there takes the exact way (the walk is at
+    /// it, nothing of it given).
+    Exact(usize),
+    /// The walk stepped from the frame whose entry is there to a PC its
+    /// link does not lead to.
+    LookUp(usize),
 }
 
 /// `pcmap_walk_collect` at a frame found in the cache: its roots decoded
-/// from the entry `e`, to `visit`. `Ok(false)`: the entry cannot give them
-/// (not kept, or a register they need unknown): nothing visited, the
-/// frame goes the exact way.
+/// from the entry `e`, to `visit`. `false`: the entry cannot give them (not
+/// kept, or a register they need unknown): nothing visited, the frame
+/// goes the exact way.
 ///
 /// # Safety
 /// As `collect`.
@@ -1492,9 +1734,9 @@ unsafe fn visit_frame(
     buffer: &mut [MaybeUninit<pcmap_root>; walk::DECODED_ROOTS],
     visit: unsafe extern "C" fn(ctx: *mut core::ffi::c_void, frame: *const pcmap_walk_frame),
     ctx: *mut core::ffi::c_void,
-) -> Result<bool, pcmap_status> {
+) -> bool {
     if !e.frame.has_roots() {
-        return Ok(false);
+        return false;
     }
     let mut n = 0usize;
     let decoded = e.frame.roots_known(registers(&w.regs), |base, derived, r| {
@@ -1509,7 +1751,7 @@ unsafe fn visit_frame(
         }
     });
     if decoded.is_err() {
-        return Ok(false);
+        return false;
     }
     let frame = pcmap_walk_frame {
         regs: &w.regs,
@@ -1518,42 +1760,7 @@ unsafe fn visit_frame(
         depth: w.depth,
     };
     visit(ctx, &frame);
-    Ok(true)
-}
-
-/// `pcmap_walk_collect_slots` at a frame found in the cache: its roots'
-/// slots from the entry `e` into `b`, all together (the buffer passed to
-/// `full` first if they do not fit). `Ok(false)`: the entry cannot give
-/// them (not kept, a root without a slot, a register unknown): nothing
-/// given, the frame goes the exact way.
-///
-/// # Safety
-/// As `collect`.
-#[inline(always)]
-unsafe fn give_slots(
-    w: &pcmap_walk,
-    e: &Entry,
-    b: &mut pcmap_slot_buffer,
-) -> Result<bool, pcmap_status> {
-    let regs = registers(&w.regs);
-    let Some(n) = e.frame.slots_ready(regs) else {
-        return Ok(false);
-    };
-    if b.count as usize + n > b.capacity as usize {
-        b.flush()?;
-        // Only a `full` that shrank the buffer leaves no room now.
-        if n > b.capacity as usize {
-            return Err(PCMAP_ERR_OUT_OF_RANGE);
-        }
-    }
-    let out = b.slots.add(b.count as usize).cast::<RootSlot>();
-    for (i, r) in e.frame.roots[..n].iter().enumerate() {
-        // SAFETY: the caller's buffer has room for `n` more (above).
-        out.add(i).write(e.frame.root_slot(regs, r));
-    }
-    b.count += n as u32;
-    b.frames += 1;
-    Ok(true)
+    true
 }
 
 /// `pcmap_walk_collect_slots` at a frame not in the cache (or whose entry
