@@ -731,56 +731,6 @@ fn stops() {
     assert_eq!((frames.len(), stop), (6, Stop::BadStack));
 }
 
-/// A frame whose caller holds a root in a register the frame saved (the
-/// root's slot is that save slot): the exact walk, the cached ones and
-/// the hot runs (`walk`) agree on every frame, the hot runs' register
-/// roots included.
-#[test]
-fn a_root_in_a_saved_register() {
-    let arch = Arch::X86_64;
-    let t = Tables(vec![
-        Function {
-            start: 0x1000,
-            end: 0x1100,
-            records: vec![(0x1010, cfa(7, 32), vec![(3, -24), (6, -16)])],
-        },
-        Function {
-            start: 0x2000,
-            end: 0x2100,
-            records: vec![(0x2020, cfa(6, 16), vec![])],
-        },
-        Function {
-            start: 0x3000,
-            end: 0x3100,
-            records: vec![(0x3030, cfa(7, 16), vec![])],
-        },
-    ]);
-    let mut s = Stack::default();
-    // As `a_plan_restores_saved_registers`, but 0x2020 returns to 0x3030,
-    // whose frame returns to 0: rbx (saved by 0x1010) is known, with its
-    // save slot, in 0x2020's frame, which steps.
-    for (a, v) in [
-        (0x6ff0, 0x1010),
-        (0x7000, 0xb1),
-        (0x7008, 0x7100),
-        (0x7010, 0x2020),
-        (0x7108, 0x3030),
-        (0x7118, 0),
-    ] {
-        s.put(a, v);
-    }
-    let r = regs(arch, 0x3030, &[(7, 0x6fe8)]);
-    let (frames, stop) = walk(&t, &s, arch, r, Options::default());
-    let cfas = [
-        (0x3030, Some(0x6ff8)),
-        (0x1010, Some(0x7018)),
-        (0x2020, Some(0x7110)),
-        (0x3030, Some(0x7120)),
-    ];
-    assert_eq!(frames, cfas);
-    assert_eq!(stop, Stop::EndOfStack);
-}
-
 /// The frame pointer chain through unmanaged frames, per architecture.
 #[test]
 fn frame_pointer_chain() {
@@ -1075,26 +1025,33 @@ fn a_plan_restores_saved_registers() {
             records: vec![(0x3030, cfa(7, 16), vec![])],
         },
     ]);
-    let mut s = Stack::default();
     // 0x3030 returns to 0x1010 (a walk's first frame is not cached: its
     // caller is); rbx, rbp saved by 0x1010, its return address; 0x2020's
-    // frame (CFA = the restored RBP + 16) returns to 0.
-    for (a, v) in [
-        (0x6ff0, 0x1010),
-        (0x7000, 0xb1),
-        (0x7008, 0x7100),
-        (0x7010, 0x2020),
-        (0x7108, 0),
-    ] {
-        s.put(a, v);
+    // frame (CFA = the restored RBP + 16) returns to 0 — or, the second
+    // time, to 0x3030 again, whose frame returns to 0: rbx is then known
+    // with its save slot in 0x2020's frame, which steps (the hot runs'
+    // roots in a saved register, `walk`).
+    for then in [None, Some(0x3030)] {
+        let mut s = Stack::default();
+        for (a, v) in [
+            (0x6ff0, 0x1010),
+            (0x7000, 0xb1),
+            (0x7008, 0x7100),
+            (0x7010, 0x2020),
+            (0x7108, then.unwrap_or(0)),
+            (0x7118, 0),
+        ] {
+            s.put(a, v);
+        }
+        let r = regs(arch, 0x3030, &[(7, 0x6fe8)]);
+        let (frames, stop) = walk(&t, &s, arch, r, Options::default());
+        let mut cfas = vec![
+            (0x3030, Some(0x6ff8)),
+            (0x1010, Some(0x7018)),
+            (0x2020, Some(0x7110)),
+        ];
+        cfas.extend(then.map(|pc| (pc, Some(0x7120))));
+        assert_eq!(frames, cfas);
+        assert_eq!(stop, Stop::EndOfStack);
     }
-    let r = regs(arch, 0x3030, &[(7, 0x6fe8)]);
-    let (frames, stop) = walk(&t, &s, arch, r, Options::default());
-    let cfas = [
-        (0x3030, Some(0x6ff8)),
-        (0x1010, Some(0x7018)),
-        (0x2020, Some(0x7110)),
-    ];
-    assert_eq!(frames, cfas);
-    assert_eq!(stop, Stop::EndOfStack);
 }
