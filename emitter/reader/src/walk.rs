@@ -1463,20 +1463,18 @@ impl DecodedFrame {
         if regs.known & d.step_need != d.step_need {
             return None;
         }
-        let cfa = regs.value[slot_index(d.cfa_slot)].wrapping_add(d.cfa_offset as i64 as u64);
-        let words = |w: i8| cfa.wrapping_add((w as i64 * 8) as u64);
-        let (low, high) = (words(d.reads_low), words(d.reads_high));
-        let fast = cfa > regs.value[arch.sp() as usize]
-            && d.reads_low <= d.reads_high
-            && low <= high
-            && memory.can_read(low, high);
-        if !fast {
+        if d.reads_low > d.reads_high {
             return None;
         }
-        // SAFETY: an aligned word in [low, high) (`reads_low`,
-        // `reads_high`), which `can_read` allowed.
-        let ra = unsafe { memory.read_u64_unchecked(cfa.wrapping_add(d.ra_offset as i64 as u64)) };
-        (ra != 0).then_some(FastStep { cfa, ra })
+        let cfa = regs.value[slot_index(d.cfa_slot)].wrapping_add(d.cfa_offset as i64 as u64);
+        let span = (i64::from(d.reads_low) * 8, i64::from(d.reads_high) * 8);
+        plan_step(
+            memory,
+            regs.value[arch.sp() as usize],
+            cfa,
+            span,
+            d.ra_offset,
+        )
     }
 
     /// The step [`fast_step`](Self::fast_step) found possible: `regs`
@@ -1507,6 +1505,46 @@ impl DecodedFrame {
     }
 }
 
+/// The checks a plan's step makes once its CFA is known, and its return
+/// address: the CFA above SP (`sp`), every read of the step (in `[CFA +
+/// span.0, CFA + span.1)`, where the plan put them) inside one span
+/// `memory` allows, the return address (at CFA + `ra_offset`) not 0.
+/// [`DecodedFrame::fast_step`]'s and [`HotPlan::check`]'s.
+#[inline(always)]
+fn plan_step<M: Memory>(
+    memory: &M,
+    sp: u64,
+    cfa: u64,
+    span: (i64, i64),
+    ra_offset: i32,
+) -> Option<FastStep> {
+    let (low, high) = (
+        cfa.wrapping_add(span.0 as u64),
+        cfa.wrapping_add(span.1 as u64),
+    );
+    if !(cfa > sp && low <= high && memory.can_read(low, high)) {
+        return None;
+    }
+    // SAFETY: an aligned word in [low, high) (every read of the step is,
+    // by the plan), which `can_read` allowed.
+    let ra = unsafe { memory.read_u64_unchecked(cfa.wrapping_add(ra_offset as i64 as u64)) };
+    (ra != 0).then_some(FastStep { cfa, ra })
+}
+
+/// The masks of the caller's registers after a step whose frame saved
+/// the slots `set`, from the callee's `known` and `saved`: the
+/// callee-saved registers stay known (and saved), those of `set` become
+/// so, SP is known (not saved), and the return address register is
+/// unknown (its value in the caller is not the one at the caller's call
+/// site). [`finish_step`]'s and [`HotPlan::apply`]'s.
+#[inline(always)]
+fn caller_masks(arch: Arch, known: u64, saved: u64, set: u64) -> (u64, u64) {
+    let ra_bit = arch.slot(arch.return_address()).map_or(0, |s| 1 << s);
+    let sp = 1 << arch.sp();
+    let keep = arch.callee_saved() & !ra_bit;
+    (known & keep | set | sp, (saved & keep | set) & !sp)
+}
+
 /// The end of [`DecodedFrame::apply_fast_step`], once the saved registers' values and
 /// addresses are written: the callee-saved registers stay known (and
 /// saved) and those of `saved_mask` become so; the return address
@@ -1514,26 +1552,16 @@ impl DecodedFrame {
 /// site; the caller's SP is the CFA.
 #[inline(always)]
 fn finish_step(arch: Arch, regs: &mut Registers, d: &DecodedFrame, cfa: u64, ra: u64) {
-    let ra_bit = match arch.slot(arch.return_address()) {
-        // A saved return address column (not among the kept registers):
-        // its value and slot written as the exact step writes them, the
-        // register unknown all the same.
-        Some(s) => {
-            if d.ra_index != RA_FROM_CFA {
-                regs.value[s] = ra;
-                regs.address[s] = cfa.wrapping_add(d.ra_offset as i64 as u64);
-            }
-            1 << s
-        }
-        None => 0,
-    };
-    let sp = 1 << arch.sp();
-    let keep = arch.callee_saved() & !ra_bit;
-    // No return address column among them (`DecodedFrame::new`).
-    let set = d.saved_mask;
+    // A saved return address column (not among the kept registers): its
+    // value and slot written as the exact step writes them, the register
+    // unknown all the same (`caller_masks`).
+    if let (Some(s), true) = (arch.slot(arch.return_address()), d.ra_index != RA_FROM_CFA) {
+        regs.value[s] = ra;
+        regs.address[s] = cfa.wrapping_add(d.ra_offset as i64 as u64);
+    }
+    // No return address column among the saved (`DecodedFrame::new`).
+    (regs.known, regs.saved) = caller_masks(arch, regs.known, regs.saved, d.saved_mask);
     regs.value[arch.sp() as usize] = cfa;
-    regs.known = regs.known & keep | set | sp;
-    regs.saved = (regs.saved & keep | set) & !sp;
     regs.pc = ra;
 }
 

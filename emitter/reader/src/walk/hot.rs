@@ -26,8 +26,8 @@
 //! ```
 
 use super::{
-    Arch, DecodedFrame, FastStep, Memory, Registers, RootSlot, ADDRESS_WORD, DECODED_ROOTS,
-    DECODED_SAVED, VALUE_WORD, WORDS,
+    caller_masks, plan_step, Arch, DecodedFrame, FastStep, Memory, Registers, RootSlot,
+    ADDRESS_WORD, DECODED_ROOTS, DECODED_SAVED, VALUE_WORD, WORDS,
 };
 
 /// `HotPlan::need`'s bit for a frame without a hot form: no slot has it,
@@ -185,21 +185,9 @@ impl HotPlan {
         let saved = h.saved.get(..h.num_saved as usize)?;
         let base = if h.cfa_fp != 0 { regs.fp } else { regs.sp };
         let cfa = base.wrapping_add(h.cfa_offset as i64 as u64);
-        let (low, high) = (
-            cfa.wrapping_add(h.low as i64 as u64),
-            cfa.wrapping_add(h.high as i64 as u64),
-        );
-        if !(cfa > regs.sp && low <= high && memory.can_read(low, high)) {
-            return None;
-        }
-        // SAFETY: an aligned word in [low, high), which `can_read`
-        // allowed (`DecodedFrame::new` put every read of the step there).
-        let ra = unsafe { memory.read_u64_unchecked(cfa.wrapping_add(h.ra_offset as i64 as u64)) };
-        (ra != 0).then_some(HotStep {
-            step: FastStep { cfa, ra },
-            roots,
-            saved,
-        })
+        let span = (i64::from(h.low), i64::from(h.high));
+        let step = plan_step(memory, regs.sp, cfa, span, h.ra_offset)?;
+        Some(HotStep { step, roots, saved })
     }
 
     /// The roots' slots with `regs`, once [`HotPlan::check`] passed,
@@ -269,12 +257,8 @@ impl HotPlan {
         // The return address column's register becomes unknown (its
         // value and slot are not written: a run leaves unknown registers
         // as they are).
-        let ra_bit = arch.slot(arch.return_address()).map_or(0, |s| 1 << s);
-        let sp = 1 << arch.sp();
-        let keep = arch.callee_saved() & !ra_bit;
         regs.dirty |= h.set;
-        regs.known = regs.known & keep | h.set | sp;
-        regs.saved = (regs.saved & keep | h.set) & !sp;
+        (regs.known, regs.saved) = caller_masks(arch, regs.known, regs.saved, h.set);
         regs.sp = cfa;
     }
 }
