@@ -138,16 +138,11 @@ const _: () = {
 
 type Slot = CacheSlot<Entry>;
 
-/// `Entry::frame.cfa_register` of an entry for a PC in no function
-/// (`PCMAP_WALK_AT_UNMANAGED`): no frame state has it (its register has
-/// no slot).
-const UNMANAGED: u16 = u16::MAX;
-
-/// `Entry::hot.need` of such an entry, in the slot's first cache line,
-/// which a link reads: a link that leads to a slot now holding the mark
-/// of the PC it looks for is not followed (a managed entry's `need` is a
+/// `Entry::hot.need` of the mark of a PC in no function
+/// (`PCMAP_WALK_AT_UNMANAGED`), in the slot's first cache line, which
+/// the probe and a link read: no entry of a frame has it (its `need` is a
 /// mask of slots, or that and bit 63).
-const UNMANAGED_NEED: u64 = u64::MAX;
+const UNMANAGED: u64 = u64::MAX;
 
 const _: () = assert!(core::mem::size_of::<Slot>() == PCMAP_WALK_CACHE_ENTRY_SIZE);
 const _: () = assert!(core::mem::align_of::<Slot>() <= 8);
@@ -648,7 +643,7 @@ unsafe fn look_up_cached(
     };
     if let Some(slot) = walk::cache_find(c.slots(), pc) {
         let e = &slot.entry;
-        if e.frame.cfa_register == UNMANAGED {
+        if e.hot.need == UNMANAGED {
             entry.write(core::ptr::null());
             c.hits = c.hits.wrapping_add(1);
             return Ok(PCMAP_WALK_AT_UNMANAGED);
@@ -734,8 +729,7 @@ fn keep(
             e.hot.fill(frame, arch);
         }
         None => {
-            slot.entry.frame.cfa_register = UNMANAGED;
-            slot.entry.hot.need = UNMANAGED_NEED;
+            slot.entry.hot.need = UNMANAGED;
         }
     }
     (slot as *const Slot).cast()
@@ -1439,7 +1433,7 @@ unsafe fn collect(a: &Start, mut sink: Sink<'_>) -> pcmap_status {
                 // Stepped from the frame in slot `from` to a PC its link
                 // does not lead to: looked up through the cache (kept if
                 // it fits), and linked.
-                Ok(Run::LookUp(from)) => {
+                Run::LookUp(from) => {
                     let pc = w.regs.pc;
                     match look_up_next(w, &memory, arch, pc) {
                         Ok(_) => hit = t.current(w),
@@ -1452,7 +1446,7 @@ unsafe fn collect(a: &Start, mut sink: Sink<'_>) -> pcmap_status {
                 }
                 // The plan does not apply: the exact way, from the
                 // entry's function and record.
-                Ok(Run::Exact(at)) => {
+                Run::Exact(at) => {
                     // SAFETY: `Found` is laid out as these fields (asserted
                     // above); the entry is in the cache's memory, not in
                     // the walk.
@@ -1463,7 +1457,6 @@ unsafe fn collect(a: &Start, mut sink: Sink<'_>) -> pcmap_status {
                         1,
                     );
                 }
-                Err(s) => return s,
             }
         }
         if w.at == PCMAP_WALK_AT_RECORD {
@@ -1554,7 +1547,7 @@ impl Entries {
     unsafe fn current(self, w: &pcmap_walk) -> Option<usize> {
         let e = cached(w)?;
         let slot = (e as *const Entry).byte_sub(core::mem::offset_of!(Slot, entry));
-        Some(slot.cast::<Slot>().offset_from(self.base) as usize & self.mask)
+        Some(self.index(slot.cast()))
     }
     /// The slot of the entry for `pc`, the PC of the caller of the frame
     /// whose entry is in slot `from`, if `from`'s link leads to it (a
@@ -1577,17 +1570,16 @@ impl Entries {
     /// `slot` is one of the entries.
     #[inline(always)]
     unsafe fn holds(self, slot: *const Slot, pc: u64) -> bool {
-        (*slot).pc == pc && (*slot).entry.hot.need != UNMANAGED_NEED
+        (*slot).pc == pc && (*slot).entry.hot.need != UNMANAGED
     }
 }
 
 /// `pcmap_walk_collect` from the frame whose entry is in slot `at` on:
 /// each frame's roots given to `visit` and the frame stepped by its
 /// entry's plan (`visit_frame`, then `fast_step`'s), the caller's entry
-/// found by `Entries::next`; until a frame whose entry cannot give its
-/// roots or step (`Ok(Some(slot))`: that frame, not given, not stepped,
-/// takes the exact way) or a caller not in the cache (`Ok(None)`: the
-/// walk is at that caller, to look up).
+/// found by its link (`Entries::linked`); until a frame whose entry
+/// cannot give its roots or step (`Run::Exact`) or a caller its link does
+/// not lead to (`Run::LookUp`).
 ///
 /// # Safety
 /// As `collect`; `at` is the slot of the walk's frame's entry.
@@ -1603,16 +1595,16 @@ unsafe fn frames_run(
     t: Entries,
     memory: &NativeMemory,
     arch: Arch,
-) -> Result<Run, pcmap_status> {
+) -> Run {
     let mut hits = 0u64;
     let end = loop {
         let e = &(*t.slot(at)).entry;
         // The plan's checks (nothing changed yet), then the roots'.
         let Some(step) = e.frame.fast_step(memory, arch, registers(&w.regs)) else {
-            break Ok(Run::Exact(at));
+            break Run::Exact(at);
         };
         if !visit_frame(w, e, buffer, visit, ctx) {
-            break Ok(Run::Exact(at));
+            break Run::Exact(at);
         }
         // SAFETY: `fast_step` of this frame, memory and registers (the
         // callback only read them).
@@ -1623,17 +1615,17 @@ unsafe fn frames_run(
                 at = to;
                 hits += 1;
             }
-            None => break Ok(Run::LookUp(at)),
+            None => break Run::LookUp(at),
         }
     };
-    finish_run(w, t, hits, &end);
+    finish_run(w, t, hits, end);
     end
 }
 
 /// `pcmap_walk_collect_slots`' `frames_run`, by the entries' hot forms
 /// (`HotPlan`): each frame's roots' slots into `b`, with SP, the frame
-/// pointer, the PC and the masks in registers and the saved registers'
-/// values read once, at the end. A frame whose hot form does not apply,
+/// pointer and the masks in registers and the saved registers' values
+/// read once, at the end. A frame whose hot form does not apply,
 /// or whose slots do not fit in what is left of the buffer, takes the
 /// exact way (which calls `full`).
 ///
@@ -1647,7 +1639,7 @@ unsafe fn slots_run(
     t: Entries,
     memory: &NativeMemory,
     arch: Arch,
-) -> Result<Run, pcmap_status> {
+) -> Run {
     let mut regs = HotRegisters::new(arch, registers_mut(&mut w.regs));
     let slots = b.slots.cast::<RootSlot>();
     let full = slots.wrapping_add(b.capacity as usize);
@@ -1692,19 +1684,18 @@ unsafe fn slots_run(
         b.frames += steps;
     }
     b.count = out.offset_from(slots) as u32;
-    let end = Ok(end);
-    finish_run(w, t, hits, &end);
+    finish_run(w, t, hits, end);
     end
 }
 
 /// The end of a run: the cache's hits counted; the entry of the frame
 /// that takes the exact way the walk's.
 #[inline(always)]
-unsafe fn finish_run(w: &mut pcmap_walk, t: Entries, hits: u64, end: &Result<Run, pcmap_status>) {
+unsafe fn finish_run(w: &mut pcmap_walk, t: Entries, hits: u64, end: Run) {
     let c = &mut *t.cache;
     c.hits = c.hits.wrapping_add(hits);
-    if let Ok(Run::Exact(at)) = end {
-        w.entry = t.slot(*at).cast_const().cast();
+    if let Run::Exact(at) = end {
+        w.entry = t.slot(at).cast_const().cast();
     }
 }
 
