@@ -12,7 +12,7 @@ use core::ptr::{addr_of, addr_of_mut};
 
 use pcmap_reader::flat::{self, frame_state_flags, site_head, SiteData};
 use pcmap_reader::walk::{
-    self, Arch, CacheSlot, CfaRule, DecodedFrame, FastStep, FrameAt, FrameStates, HotPlan,
+    self, Arch, CacheSlot, CfaRule, DecodedFrame, FastStep, FrameAt, FrameStates, HotLog, HotPlan,
     HotRegisters, Memory, Options, Registers, Root, RootLayout, RootSlot, State, Stop,
 };
 use pcmap_reader::{Location, LocationKind};
@@ -140,8 +140,9 @@ type Slot = CacheSlot<Entry>;
 
 /// `Entry::hot.need` of the mark of a PC in no function
 /// (`PCMAP_WALK_AT_UNMANAGED`), in the slot's first cache line, which
-/// the probe and a link read: no entry of a frame has it (its `need` is a
-/// mask of slots, or that and bit 63).
+/// the probe and a link read: no entry of a frame has it (a plan needs
+/// only callee-saved registers and SP, never every slot), and no run's
+/// check passes it.
 const UNMANAGED: u64 = u64::MAX;
 
 const _: () = assert!(core::mem::size_of::<Slot>() == PCMAP_WALK_CACHE_ENTRY_SIZE);
@@ -167,8 +168,8 @@ impl pcmap_walk_cache {
 
 /// Sets up `cache` over the caller's `memory` (8-byte aligned, `bytes`
 /// long): as many entries of `PCMAP_WALK_CACHE_ENTRY_SIZE` bytes as fit,
-/// rounded down to a power of two (at least 2: `PCMAP_ERR_ARGUMENT`
-/// otherwise), all empty. The library never allocates: the memory stays
+/// rounded down to a power of two, at most 2^25 (at least 2:
+/// `PCMAP_ERR_ARGUMENT` otherwise), all empty. The library never allocates: the memory stays
 /// the caller's, in use by the cache until the caller stops using it.
 ///
 /// # Safety
@@ -184,7 +185,7 @@ pub unsafe extern "C" fn pcmap_walk_cache_init(
     if cache.is_null() || memory.is_null() || (memory as usize).trailing_zeros() < 3 || fit < 2 {
         return PCMAP_ERR_ARGUMENT;
     }
-    let capacity = 1u32 << (usize::BITS - 1 - fit.leading_zeros()).min(31);
+    let capacity = 1u32 << (usize::BITS - 1 - fit.leading_zeros()).min(MAX_CAPACITY_BITS);
     cache.write(pcmap_walk_cache {
         entries: memory,
         capacity,
@@ -726,7 +727,8 @@ fn keep(
                 core::ptr::copy_nonoverlapping(frame, &mut e.frame, 1);
                 core::ptr::copy_nonoverlapping(found, &mut e.found, 1);
             }
-            e.hot.fill(frame, arch);
+            // The target's (a constant: the masks `fill` checks folded).
+            e.hot.fill(frame, ARCH.unwrap_or(arch));
         }
         None => {
             slot.entry.hot.need = UNMANAGED;
@@ -1061,7 +1063,7 @@ pub unsafe extern "C" fn pcmap_walk_decode(
         .locations_at(rec.locations, rec.num_locations)
         .nth(index as usize);
     let r = match loc {
-        Some(Ok(loc)) => decode_with(rec, &loc, registers(&w.regs)),
+        Some(Ok(loc)) => decode_one(rec, &loc, registers(&w.regs)),
         Some(Err(e)) => Err(e.into()),
         None => Err(PCMAP_ERR_OUT_OF_RANGE),
     };
@@ -1099,7 +1101,7 @@ pub unsafe extern "C" fn pcmap_decode_registers(
             dwarf_reg: l.dwarf_reg,
             offset: l.offset,
         };
-        decode_with(rec, &loc, registers(regs))
+        decode_one(rec, &loc, registers(regs))
     });
     match r {
         Ok(v) => {
@@ -1108,6 +1110,17 @@ pub unsafe extern "C" fn pcmap_decode_registers(
         }
         Err(e) => e,
     }
+}
+
+/// `decode_with`, out of line: one copy for `pcmap_walk_decode` and
+/// `pcmap_decode_registers` (the roots' decoding keeps its own, inline).
+#[inline(never)]
+fn decode_one(
+    rec: &pcmap_record,
+    loc: &Location,
+    regs: &Registers,
+) -> Result<pcmap_value, pcmap_status> {
+    decode_with(rec, loc, regs)
 }
 
 #[inline(always)]
@@ -1440,7 +1453,7 @@ unsafe fn collect(a: &Start, mut sink: Sink<'_>) -> pcmap_status {
                         Err(s) => return s,
                     }
                     if let Some(to) = hit {
-                        (*t.slot(from)).entry.hot.link = to as u32;
+                        (*from).entry.hot.link = t.link_to(to);
                     }
                     continue;
                 }
@@ -1450,7 +1463,7 @@ unsafe fn collect(a: &Start, mut sink: Sink<'_>) -> pcmap_status {
                     // SAFETY: `Found` is laid out as these fields (asserted
                     // above); the entry is in the cache's memory, not in
                     // the walk.
-                    let found = addr_of!((*t.slot(at)).entry.found);
+                    let found = addr_of!((*at).entry.found);
                     core::ptr::copy_nonoverlapping(
                         found,
                         addr_of_mut!(w.function).cast::<Found>(),
@@ -1508,12 +1521,25 @@ unsafe fn look_up_next(
 /// A walk's cache's entries, for `collect`'s runs of cached frames: where
 /// they are and the mask of a slot index (the capacity, a power of two,
 /// less one). Slots are named by index: every one masked is in the cache.
+/// A link names its slot by its offset in words from the first
+/// (`Entries::link_to`): one add, no multiply, on the way from a frame's
+/// entry to its caller's.
 #[derive(Clone, Copy)]
 struct Entries {
     cache: *mut pcmap_walk_cache,
     base: *mut Slot,
     mask: usize,
+    /// The last slot's offset in words: where a link's read is clamped.
+    last: usize,
 }
+
+/// A slot's size in words: the unit of a link.
+const SLOT_WORDS: usize = core::mem::size_of::<Slot>() / 8;
+const _: () = assert!(core::mem::size_of::<Slot>() % 8 == 0);
+/// The most entries a cache has: every link (a slot's offset in words)
+/// fits in a `u32`.
+const MAX_CAPACITY_BITS: u32 = 25;
+const _: () = assert!((1usize << MAX_CAPACITY_BITS) * SLOT_WORDS <= 1 << 32);
 
 impl Entries {
     /// The walk's cache's entries, if it has a cache.
@@ -1527,6 +1553,7 @@ impl Entries {
             cache: w.cache,
             base: c.entries.cast::<Slot>(),
             mask: (c.capacity as usize).wrapping_sub(1),
+            last: (c.capacity as usize).wrapping_sub(1) * SLOT_WORDS,
         })
     }
     /// The slot at index `i` (masked).
@@ -1534,10 +1561,23 @@ impl Entries {
     fn slot(self, i: usize) -> *mut Slot {
         self.base.wrapping_add(i & self.mask)
     }
-    /// The index of `slot`, one of the entries.
+    /// The index of `slot`, a slot or a place in one (a link's, clamped).
     #[inline(always)]
-    unsafe fn index(self, slot: *const Slot) -> usize {
-        slot.offset_from(self.base) as usize & self.mask
+    fn index(self, slot: *const Slot) -> usize {
+        (slot as usize).wrapping_sub(self.base as usize) / core::mem::size_of::<Slot>() & self.mask
+    }
+    /// The link to the slot at index `i` (masked).
+    #[inline(always)]
+    fn link_to(self, i: usize) -> u32 {
+        ((i & self.mask) * SLOT_WORDS) as u32
+    }
+    /// The slot `link` names (`link_to`), clamped to the last: in the
+    /// cache whatever the entry holds (a slot's start, for a link the
+    /// library made).
+    #[inline(always)]
+    fn linked_slot(self, link: u32) -> *mut Slot {
+        let words = (link as usize).min(self.last);
+        self.base.cast::<u64>().wrapping_add(words).cast()
     }
     /// The slot of the walk's current frame's entry (`cached`), if any.
     ///
@@ -1559,8 +1599,8 @@ impl Entries {
     /// As `of`.
     #[inline(always)]
     unsafe fn linked(self, from: usize, pc: u64) -> Option<usize> {
-        let to = (*self.slot(from)).entry.hot.link as usize & self.mask;
-        self.holds(self.slot(to), pc).then_some(to)
+        let to = self.linked_slot((*self.slot(from)).entry.hot.link);
+        self.holds(to, pc).then(|| self.index(to))
     }
     /// Whether `slot` holds the entry of `pc`, a PC in a function (not the
     /// mark of one in none). A link's target may have been reused since
@@ -1601,10 +1641,10 @@ unsafe fn frames_run(
         let e = &(*t.slot(at)).entry;
         // The plan's checks (nothing changed yet), then the roots'.
         let Some(step) = e.frame.fast_step(memory, arch, registers(&w.regs)) else {
-            break Run::Exact(at);
+            break Run::Exact(t.slot(at));
         };
         if !visit_frame(w, e, buffer, visit, ctx) {
-            break Run::Exact(at);
+            break Run::Exact(t.slot(at));
         }
         // SAFETY: `fast_step` of this frame, memory and registers (the
         // callback only read them).
@@ -1615,7 +1655,7 @@ unsafe fn frames_run(
                 at = to;
                 hits += 1;
             }
-            None => break Run::LookUp(at),
+            None => break Run::LookUp(t.slot(at)),
         }
     };
     finish_run(w, t, hits, end);
@@ -1640,38 +1680,47 @@ unsafe fn slots_run(
     memory: &NativeMemory,
     arch: Arch,
 ) -> Run {
-    let mut regs = HotRegisters::new(arch, registers_mut(&mut w.regs));
+    let mut log = HotLog::default();
+    let mut regs = HotRegisters::new(arch, registers_mut(&mut w.regs), &mut log);
     let slots = b.slots.cast::<RootSlot>();
     let full = slots.wrapping_add(b.capacity as usize);
+    // Up to it, any frame's roots fit: a run stops past it, and the
+    // exact way fills the rest of the buffer (or calls `full`).
+    let roomy = full.wrapping_sub(walk::DECODED_ROOTS);
     let mut out = slots.wrapping_add(b.count as usize);
     let mut slot = t.slot(at);
-    let mut steps = 0u32;
     let end = loop {
         let h = &(*slot).entry.hot;
         let Some(step) = h.check(memory, &regs) else {
             break Ok(slot);
         };
-        let n = step.num_roots();
-        if out.wrapping_add(n) > full {
+        if out > roomy {
             break Ok(slot);
         }
-        // SAFETY: the caller's buffer has room for `n` more (above).
-        h.root_slots(&step, arch, &mut regs, out);
-        out = out.add(n);
+        let n = step.num_roots();
         let pc = step.ra();
-        // SAFETY: `check` of this plan, memory and registers.
-        h.apply(memory, arch, &mut regs, step);
-        steps += 1;
-        let next = t.slot((*slot).entry.hot.link as usize);
-        if !t.holds(next, pc) {
+        // SAFETY: `check` of this plan, memory and registers; the caller's
+        // buffer has room for `n` more (above).
+        h.step(memory, arch, &mut regs, step, out);
+        out = out.add(n);
+        // The link's slot holds `pc`'s entry, or the mark of a PC in no
+        // function, which no check passes (below).
+        let next = t.linked_slot(h.link);
+        if (*next).pc != pc {
             break Err((slot, pc));
         }
         slot = next;
     };
+    let steps = regs.steps();
     // The walk's PC: the frame's at `slot`, or its caller's, not linked.
     let (end, pc) = match end {
-        Ok(slot) => (Run::Exact(t.index(slot)), (*slot).pc),
-        Err((slot, pc)) => (Run::LookUp(t.index(slot)), pc),
+        // A link to the mark of the very PC it looks for (the slot reused
+        // since the link was made): not a link (`Entries::holds`). The
+        // look-up finds the mark and links nothing (a PC in no function
+        // has no entry), so the slot it names is the mark's.
+        Ok(slot) if (*slot).entry.hot.need == UNMANAGED => (Run::LookUp(slot), (*slot).pc),
+        Ok(slot) => (Run::Exact(slot), (*slot).pc),
+        Err((slot, pc)) => (Run::LookUp(slot), pc),
     };
     // Every step but the last followed a link (the last too, if the run
     // ended at a frame that takes the exact way).
@@ -1695,20 +1744,20 @@ unsafe fn finish_run(w: &mut pcmap_walk, t: Entries, hits: u64, end: Run) {
     let c = &mut *t.cache;
     c.hits = c.hits.wrapping_add(hits);
     if let Run::Exact(at) = end {
-        w.entry = t.slot(at).cast_const().cast();
+        w.entry = at.cast_const().cast();
     }
 }
 
 /// How a run of cached frames ended (`frames_run`, `slots_run`), by slot
-/// index.
+/// (one of the entries, or where a link led: in the cache).
 #[derive(Clone, Copy)]
 enum Run {
     /// The frame whose entry is there takes the exact way (the walk is at
     /// it, nothing of it given).
-    Exact(usize),
+    Exact(*mut Slot),
     /// The walk stepped from the frame whose entry is there to a PC its
     /// link does not lead to.
-    LookUp(usize),
+    LookUp(*mut Slot),
 }
 
 /// `pcmap_walk_collect` at a frame found in the cache: its roots decoded

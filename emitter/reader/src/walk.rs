@@ -30,7 +30,7 @@
 //! unknown, and a later frame that needs them stops.
 
 mod hot;
-pub use hot::{HotPlan, HotRegisters, HotStep};
+pub use hot::{HotLog, HotPlan, HotRegisters, HotStep};
 
 use crate::{Location, LocationKind};
 

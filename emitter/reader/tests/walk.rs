@@ -7,8 +7,8 @@ use std::collections::HashMap;
 
 use pcmap_reader::walk::{
     self, decode, roots, Arch, CacheSlot, CachedFrame, CfaRule, Cursor, DecodeError, DecodedFrame,
-    FrameAt, FrameStates, HotPlan, HotRegisters, Memory, Options, Registers, Root, RootLayout,
-    RootSlot, RootSlotError, RootsError, State, Stop, UnwindTables, Value,
+    FrameAt, FrameStates, HotLog, HotPlan, HotRegisters, Memory, Options, Registers, Root,
+    RootLayout, RootSlot, RootSlotError, RootsError, State, Stop, UnwindTables, Value,
 };
 use pcmap_reader::{Location, LocationKind};
 
@@ -204,23 +204,30 @@ fn hot_runs_agree(
 ) {
     let memory = Bulk(stack);
     for roots in hot_roots(arch) {
+        // Each frame's decoded frame and hot form, which a run's log
+        // refers to until it ends.
+        let plans: Vec<_> = frames
+            .iter()
+            .map(|f| {
+                let FrameAt::Record(_, record, state) = f.2 else {
+                    return None;
+                };
+                let mut d = DecodedFrame::new(tables, &record, arch, state)?;
+                d.set_roots(arch, &roots)
+                    .then(|| (HotPlan::new(&d, arch), d))
+            })
+            .collect();
         for start in 0..frames.len() {
             let mut regs = frames[start].0;
-            let mut hot = HotRegisters::new(arch, &mut regs);
+            let mut log = HotLog::default();
+            let mut hot = HotRegisters::new(arch, &mut regs, &mut log);
             let (mut i, mut pc) = (start, frames[start].0.pc);
-            while let FrameAt::Record(_, record, state) = frames[i].2 {
+            while let Some((h, d)) = &plans[i] {
                 // The cursor's frame limit: a policy of the cursor's (the
                 // C API has none), not of the plan's.
                 if i >= options.max_frames as usize {
                     break;
                 }
-                let Some(mut d) = DecodedFrame::new(tables, &record, arch, state) else {
-                    break;
-                };
-                if !d.set_roots(arch, &roots) {
-                    break;
-                }
-                let h = HotPlan::new(&d, arch);
                 let Some(step) = h.check(&memory, &hot) else {
                     break;
                 };
@@ -230,20 +237,20 @@ fn hot_runs_agree(
                 );
                 let mut got = [RootSlot::default(); 8];
                 let mut want = [RootSlot::default(); 8];
-                // SAFETY: room for every root a plan holds.
-                unsafe { h.root_slots(&step, arch, &mut hot, got.as_mut_ptr()) };
-                let n = d
+                pc = step.ra();
+                let n = step.num_roots();
+                // SAFETY: `check` of this plan, memory and registers; room
+                // for every root a plan holds.
+                unsafe { h.step(&memory, arch, &mut hot, step, got.as_mut_ptr()) };
+                let want_n = d
                     .root_slots(&frames[i].0, &mut want)
                     .expect("the decoded frame gives the slots the hot form does");
-                assert_eq!(step.num_roots(), n);
+                assert_eq!(want_n, n);
                 assert_eq!(
                     got[..n],
                     want[..n],
                     "hot run from {start}: frame {i}'s root slots"
                 );
-                pc = step.ra();
-                // SAFETY: `check` of this plan, memory and registers.
-                unsafe { h.apply(&memory, arch, &mut hot, step) };
                 i += 1;
                 assert_eq!(pc, frames[i].0.pc, "hot run from {start}: frame {i}'s PC");
             }
@@ -1054,4 +1061,88 @@ fn a_plan_restores_saved_registers() {
         assert_eq!(frames, cfas);
         assert_eq!(stop, Stop::EndOfStack);
     }
+}
+
+/// A walk of `n` frames of functions that save the callee-saved registers
+/// `saves[k]` (x86-64; function `k` SP-based if `k` is even, on the frame
+/// pointer if odd), each saving RBP; frame `i` runs function `i * 2 % K` (K
+/// odd: each in turn).
+fn deep_walk(saves: &[&[u16]], n: usize) {
+    let arch = Arch::X86_64;
+    let pc = |k: usize| 0x1000 * (k as u64 + 1) + 0x10;
+    let size = |k: usize| 16 + 8 * saves[k].len() as i32 + 8 * (k as i32 % 2);
+    let tables = Tables(
+        (0..saves.len())
+            .map(|k| {
+                let mut saved = vec![(16, -8), (6, -16)];
+                saved.extend(
+                    saves[k]
+                        .iter()
+                        .enumerate()
+                        .map(|(j, &r)| (r, -24 - 8 * j as i32)),
+                );
+                let rule = if k % 2 == 1 {
+                    cfa(6, 16)
+                } else {
+                    cfa(7, size(k))
+                };
+                Function {
+                    start: pc(k) - 0x10,
+                    end: pc(k) + 0x100,
+                    records: vec![(pc(k), rule, saved)],
+                }
+            })
+            .collect(),
+    );
+    let kind = |i: usize| i * 2 % saves.len();
+    let mut s = Stack::default();
+    let mut cfas = vec![0x10000 + size(kind(0)) as u64];
+    for i in 1..n {
+        cfas.push(cfas[i - 1] + size(kind(i)) as u64);
+    }
+    for i in 0..n {
+        let (c, k) = (cfas[i], kind(i));
+        let caller = (i + 1 < n).then(|| (pc(kind(i + 1)), cfas[i + 1] - 16));
+        s.put(c - 8, caller.map_or(0, |c| c.0));
+        s.put(c - 16, caller.map_or(0x7fff, |c| c.1));
+        for (j, &r) in saves[k].iter().enumerate() {
+            s.put(c - 24 - 8 * j as u64, 0x100 * i as u64 + u64::from(r));
+        }
+    }
+    let r = regs(
+        arch,
+        pc(kind(0)),
+        &[
+            (7, 0x10000),
+            (6, cfas[0] - 16),
+            (0, 0xa),
+            (3, 0xb),
+            (12, 0xc),
+            (13, 0xd),
+            (14, 0xe),
+            (15, 0xf),
+        ],
+    );
+    let (frames, stop) = walk(&tables, &s, arch, r, Options::default());
+    let want: Vec<_> = (0..n).map(|i| (pc(kind(i)), Some(cfas[i]))).collect();
+    assert_eq!(frames, want);
+    assert_eq!(stop, Stop::EndOfStack);
+}
+
+/// A walk of 100 frames: a hot run from the first frame logs more steps
+/// than its log holds, works out each register's save slot from its
+/// newest save (RBX, R12, R13 saved again and again), and does so before
+/// a root in RBX's save slot (`walk`'s hot runs).
+#[test]
+fn a_deep_run_works_out_the_newest_save_slots() {
+    deep_walk(&[&[3, 12], &[], &[13, 14, 15], &[3], &[12, 13, 3]], 100);
+}
+
+/// A frame that saves a caller-saved register (RAX): known in its caller,
+/// unknown again in the caller's caller; such a frame has no hot form (a
+/// run's masks only lose bits), and a run around it agrees with the exact
+/// walk.
+#[test]
+fn a_frame_saving_a_caller_saved_register() {
+    deep_walk(&[&[0, 3], &[12], &[13]], 9);
 }

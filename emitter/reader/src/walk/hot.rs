@@ -4,19 +4,24 @@
 //!
 //! The shape: a CFA that is SP or the frame pointer plus an offset, and
 //! roots whose slots are off SP or the frame pointer (an `Indirect`
-//! location) or are a register's save slot (a `Register` location). A run
-//! then needs only SP's and the frame pointer's values, which it keeps in
-//! registers with the masks; a step records where it found the saved
-//! registers (one store each) and reads their values only when the run
-//! ends ([`HotRegisters::finish`]), when they are the values the exact
-//! step reads (the walk reads the stack, never writes it).
+//! location) or are a register's save slot (a `Register` location); the
+//! registers the step needs are callee-saved or SP, and those it finds
+//! saved callee-saved. A run then needs only SP's and the frame pointer's
+//! values, which it keeps in registers with one mask of what is missing
+//! (which then only loses bits). A step logs its plan and its CFA (two stores): where a
+//! saved register is is worked out from the log, backwards from the
+//! newest frame, only when it is needed (a root in a save slot, a full
+//! log, the run's end: [`HotRegisters::finish`]), and the saved values
+//! are read at the end, when they are the values the exact step reads
+//! (the walk reads the stack, never writes it).
 //!
 //! ```text
 //! HotPlan, one load per item; the first 56 bytes and a cache slot's PC
 //! fill one cache line:
-//!    0  need        u64   slots that must be known; bit 63: no hot form
-//!    8  slot_need   u64   slots whose save slot the roots use
-//!   16  set         u64   slots the step finds saved
+//!    0  need        u64   slots that must be known (bits 0-31), and be
+//!                         saved (32-63: the roots' save slots)
+//!    8  set         u64   slots the step finds saved
+//!   16  clear       u64   !(set | set << 32): what the step makes known
 //!   24  cfa_offset, ra_offset, low, high, fp_offset   i32 each
 //!   44  link        u32   the cache's: the slot of the caller's entry
 //!   48  cfa_fp, fp_saved, num_saved, num_roots, one_base   u8
@@ -25,30 +30,39 @@
 //!  184  saved[12]   u64   CFA offset << 32 | slot
 //! ```
 
+use core::mem::MaybeUninit;
+
 use super::{
     caller_masks, plan_step, Arch, DecodedFrame, FastStep, Memory, Registers, RootSlot,
     ADDRESS_WORD, DECODED_ROOTS, DECODED_SAVED, VALUE_WORD, WORDS,
 };
 
-/// `HotPlan::need`'s bit for a frame without a hot form: no slot has it,
-/// and [`HotRegisters`] never knows it.
-const NO_HOT_FORM: u64 = 1 << 63;
+/// `HotPlan::need` of a frame without a hot form: every slot below 32
+/// known, which a run never has (the caller-saved registers are unknown
+/// after a step, and a plan needs only callee-saved registers and SP).
+const NO_HOT_FORM: u64 = 0xffff_ffff;
 
-/// The bits of `Registers::known` and `Registers::saved` that name slots.
-const SLOT_BITS: u64 = (1 << super::REGISTER_SLOTS) - 1;
+/// Where [`HotPlan::need`] and [`HotRegisters`]' mask keep slots that
+/// must be saved (below: known).
+const SAVED_SHIFT: u32 = 32;
+
+/// The bits of `Registers::known` and `Registers::saved` of slots below 32:
+/// the only ones a run keeps (after a step, no other is known or saved).
+const LOW: u64 = (1 << SAVED_SHIFT) - 1;
 
 /// A [`DecodedFrame`] in the form a run of frames reads: every item one
-/// word (see the module's layout). A frame of another shape has
-/// bit 63 (no slot's) in `need`: [`HotPlan::check`] refuses it.
+/// word (see the module's layout). A frame of another shape has `need`
+/// `NO_HOT_FORM`: [`HotPlan::check`] refuses it.
 #[repr(C)]
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct HotPlan {
-    /// Slots that must be known: the CFA register's, SP's, the roots'.
+    /// Slots that must be known: the CFA register's, SP's, the roots'
+    /// (bits 0-31); slots whose save slot the roots' slots are (32-63).
     pub need: u64,
-    /// Slots whose save slot the roots' slots are.
-    pub slot_need: u64,
     /// Slots the step finds saved (known and saved after it).
     pub set: u64,
+    /// `!(set | set << 32)`: the step's change to what a run misses.
+    pub clear: u64,
     /// CFA = SP, or the frame pointer (`cfa_fp`), + `cfa_offset`.
     pub cfa_offset: i32,
     /// The return address is at CFA + `ra_offset`.
@@ -90,8 +104,8 @@ impl HotPlan {
     pub fn new(d: &DecodedFrame, arch: Arch) -> HotPlan {
         let mut h = HotPlan {
             need: 0,
-            slot_need: 0,
             set: 0,
+            clear: 0,
             cfa_offset: 0,
             ra_offset: 0,
             low: 0,
@@ -121,7 +135,8 @@ impl HotPlan {
         let (sp_word, fp_word) = (VALUE_WORD + sp, VALUE_WORD + fp);
         let n = d.slot_roots as usize;
         let m = d.num_saved as usize;
-        (h.need, h.slot_need, h.set) = (NO_HOT_FORM, d.slot_need, d.saved_mask);
+        (h.need, h.set) = (NO_HOT_FORM, d.saved_mask);
+        h.clear = !(d.saved_mask | d.saved_mask << SAVED_SHIFT);
         (h.cfa_offset, h.ra_offset) = (d.cfa_offset, d.ra_offset);
         (h.low, h.high) = (i32::from(d.reads_low) * 8, i32::from(d.reads_high) * 8);
         h.cfa_fp = u8::from(d.cfa_slot == fp && fp != sp);
@@ -129,8 +144,16 @@ impl HotPlan {
         let (Some(roots), Some(saved)) = (d.roots.get(..n), d.saved_slot.get(..m)) else {
             return;
         };
-        let fits =
-            (d.cfa_slot == sp || d.cfa_slot == fp) && d.reads_low <= d.reads_high && d.has_roots();
+        // The mask a run keeps (`HotRegisters`) only loses bits: the step
+        // needs callee-saved registers and SP alone, and finds only
+        // callee-saved registers saved, which stay so in every caller
+        // (all below 32).
+        let (kept, kept_saved) = caller_masks(arch, !0, !0, 0);
+        let fits = (d.cfa_slot == sp || d.cfa_slot == fp)
+            && d.reads_low <= d.reads_high
+            && d.has_roots()
+            && d.step_need & !kept == 0
+            && (d.saved_mask | d.slot_need) & !kept_saved == 0;
         if !fits {
             return;
         }
@@ -169,108 +192,100 @@ impl HotPlan {
                 (h.fp_saved, h.fp_offset) = (1, offset);
             }
         }
-        h.need = d.step_need;
+        h.need = d.step_need | d.slot_need << SAVED_SHIFT;
     }
 
     /// Whether this frame steps by its hot form with `regs` (what
     /// [`DecodedFrame::fast_step`] checks, and the roots' save slots
     /// known): the CFA and the return address; `None`: not by this form.
     #[inline(always)]
-    pub fn check<M: Memory>(&self, memory: &M, regs: &HotRegisters<'_>) -> Option<HotStep<'_>> {
+    pub fn check<M: Memory>(&self, memory: &M, regs: &HotRegisters<'_, '_>) -> Option<HotStep<'_>> {
         let h = self;
-        if regs.known & h.need != h.need || regs.saved & h.slot_need != h.slot_need {
+        if regs.missing & h.need != 0 {
             return None;
         }
         let roots = h.roots.get(..h.num_roots as usize)?;
-        let saved = h.saved.get(..h.num_saved as usize)?;
         let base = if h.cfa_fp != 0 { regs.fp } else { regs.sp };
         let cfa = base.wrapping_add(h.cfa_offset as i64 as u64);
         let span = (i64::from(h.low), i64::from(h.high));
         let step = plan_step(memory, regs.sp, cfa, span, h.ra_offset)?;
-        Some(HotStep { step, roots, saved })
+        Some(HotStep { step, roots })
     }
 
-    /// The roots' slots with `regs`, once [`HotPlan::check`] passed,
-    /// written to `out`: what [`DecodedFrame::root_slot`] gives for each.
-    ///
-    /// # Safety
-    /// `out` is writable for `num_roots` slots.
-    #[inline(always)]
-    pub unsafe fn root_slots(
-        &self,
-        step: &HotStep<'_>,
-        arch: Arch,
-        regs: &mut HotRegisters<'_>,
-        out: *mut RootSlot,
-    ) {
-        let roots = step.roots;
-        if VECTOR_ADD && self.one_base != 0 {
-            let base = if self.one_base == 2 { regs.fp } else { regs.sp };
-            // SAFETY: the caller's promise.
-            unsafe { add_to_each(roots, base, out) };
-            return;
-        }
-        // SP's and the frame pointer's values, which a run keeps out of
-        // the registers' words until a root needs them.
-        regs.file.value[arch.sp() as usize] = regs.sp;
-        regs.file.value[arch.fp() as usize] = regs.fp;
-        let words = regs.file.words();
-        // Clamped: no index out of bounds whatever the plan holds.
-        let slot =
-            |l: u64| words[(l as u8 as usize).min(WORDS - 1)].wrapping_add((l as i64 >> 32) as u64);
-        for (i, &[b, d]) in roots.iter().enumerate() {
-            // SAFETY: the caller's promise.
-            unsafe {
-                out.add(i).write(RootSlot {
-                    base: slot(b),
-                    derived: slot(d),
-                })
-            };
-        }
-    }
-
-    /// The step [`HotPlan::check`] found possible: `regs` become the
-    /// caller's, as [`DecodedFrame::apply_fast_step`] leaves them once
-    /// [`HotRegisters::finish`] reads the saved values.
+    /// The step [`HotPlan::check`] found possible: the roots' slots with
+    /// `regs` written to `out` (what [`DecodedFrame::root_slots`] gives for
+    /// each), then `regs` become the caller's, as
+    /// [`DecodedFrame::apply_fast_step`] leaves them once
+    /// [`HotRegisters::finish`] works out the save slots and reads the
+    /// saved values.
     ///
     /// # Safety
     /// `step` is what `check` gave for this plan, `memory` and `regs`,
-    /// unchanged since.
+    /// unchanged since; `out` is writable for `num_roots` slots.
     #[inline(always)]
-    pub unsafe fn apply<M: Memory>(
-        &self,
+    pub unsafe fn step<'p, M: Memory>(
+        &'p self,
         memory: &M,
         arch: Arch,
-        regs: &mut HotRegisters<'_>,
-        step: HotStep<'_>,
+        regs: &mut HotRegisters<'_, 'p>,
+        step: HotStep<'p>,
+        out: *mut RootSlot,
     ) {
         let h = self;
-        let cfa = step.step.cfa;
-        for &s in step.saved {
-            regs.file.address[s as usize & 31] = cfa.wrapping_add((s as i64 >> 32) as u64);
+        // The log full, or roots in save slots: where the logged steps
+        // found registers saved, worked out now.
+        if regs.len >= LOG || h.need >> SAVED_SHIFT != 0 {
+            regs.resolve();
         }
+        let roots = step.roots;
+        if VECTOR_ADD && h.one_base != 0 {
+            let base = if h.one_base == 2 { regs.fp } else { regs.sp };
+            // SAFETY: the caller's promise.
+            unsafe { add_to_each(roots, base, out) };
+        } else {
+            // SP's and the frame pointer's values, which a run keeps out
+            // of the registers' words until a root needs them.
+            regs.file.value[arch.sp() as usize] = regs.sp;
+            regs.file.value[arch.fp() as usize] = regs.fp;
+            let words = regs.file.words();
+            // Clamped: no index out of bounds whatever the plan holds.
+            let slot = |l: u64| {
+                words[(l as u8 as usize).min(WORDS - 1)].wrapping_add((l as i64 >> 32) as u64)
+            };
+            for (i, &[b, d]) in roots.iter().enumerate() {
+                // SAFETY: the caller's promise.
+                unsafe {
+                    out.add(i).write(RootSlot {
+                        base: slot(b),
+                        derived: slot(d),
+                    })
+                };
+            }
+        }
+        let cfa = step.step.cfa;
         if h.fp_saved != 0 {
             // SAFETY: a read of the step: in the span `check` allowed.
             regs.fp =
                 unsafe { memory.read_u64_unchecked(cfa.wrapping_add(h.fp_offset as i64 as u64)) };
         }
-        // The return address column's register becomes unknown (its
-        // value and slot are not written: a run leaves unknown registers
-        // as they are).
-        regs.dirty |= h.set;
-        (regs.known, regs.saved) = caller_masks(arch, regs.known, regs.saved, h.set);
+        // The saved registers' slots: CFA + their offsets, worked out when
+        // needed. `len` < LOG (above; masked: no check that cannot fail).
+        regs.log.0[regs.len % LOG].write((h, cfa));
+        regs.len += 1;
+        // `caller_masks`, for a plan's registers (`HotPlan::fill`): the
+        // registers found saved become known and saved, no other changes.
+        regs.pending |= h.set;
+        regs.missing &= h.clear;
         regs.sp = cfa;
     }
 }
 
 /// A step [`HotPlan::check`] found possible: the CFA, the return
-/// address, and the plan's roots and saved registers (their counts
-/// checked).
+/// address, and the plan's roots (their count checked).
 #[derive(Debug, Clone, Copy)]
 pub struct HotStep<'p> {
     step: FastStep,
     roots: &'p [[u64; 2]],
-    saved: &'p [u64],
 }
 
 impl HotStep<'_> {
@@ -280,64 +295,118 @@ impl HotStep<'_> {
         self.roots.len()
     }
     /// The caller's PC (the return address): the registers' PC after
-    /// [`HotPlan::apply`], which a run keeps, not [`HotRegisters`].
+    /// [`HotPlan::step`], which a run keeps, not [`HotRegisters`].
     #[inline(always)]
     pub fn ra(&self) -> u64 {
         self.step.ra
     }
 }
 
-/// The registers of a run of frames stepped by their [`HotPlan`]s: SP,
-/// the frame pointer and the masks in fields (kept in registers
-/// by the compiler), the save slots' addresses in the walk's
-/// [`Registers`];
-/// the values of the registers the run found saved (`dirty`) are read
-/// from those slots by [`HotRegisters::finish`].
+/// The frames a run logs before it works out their save slots: a power
+/// of two.
+const LOG: usize = 32;
+
+/// The registers of a run of frames stepped by their [`HotPlan`]s (of
+/// lifetime `'p`): SP, the frame pointer and a mask of what is missing in
+/// fields (kept in registers by the compiler), each step's plan and CFA in a log, from
+/// which the save slots' addresses are worked out into the walk's
+/// [`Registers`] when needed; the values of the registers the run found
+/// saved (`dirty`) are read from those slots by
+/// [`HotRegisters::finish`].
 #[derive(Debug)]
-pub struct HotRegisters<'f> {
+pub struct HotRegisters<'f, 'p> {
     /// The walk's registers, changed in place: the save slots' addresses
-    /// as the run finds them; the rest stale until
+    /// as the run works them out; the rest stale until
     /// [`HotRegisters::finish`] (a reference: the fields alone are what
     /// the compiler keeps in registers).
-    pub file: &'f mut Registers,
-    /// See [`Registers::known`] (bits of slots only).
-    pub known: u64,
-    /// See [`Registers::saved`] (bits of slots only).
-    pub saved: u64,
+    file: &'f mut Registers,
+    /// Slots not known (bits 0-31: the complement of
+    /// [`Registers::known`], as the run keeps it, `caller_masks` after a
+    /// first step) and not saved (32-63, see [`Registers::saved`]), as
+    /// [`HotPlan::need`] names them.
+    missing: u64,
     /// SP's value.
-    pub sp: u64,
+    sp: u64,
     /// The frame pointer's value.
-    pub fp: u64,
-    /// Slots a step of the run found saved: their values are at their
-    /// addresses.
-    pub dirty: u64,
+    fp: u64,
+    /// Slots found saved by the steps whose log is worked out: their
+    /// values are at their addresses.
+    dirty: u64,
+    /// Slots found saved by the steps in `log`.
+    pending: u64,
+    /// Steps in `log`.
+    len: usize,
+    /// Steps whose log is worked out.
+    done: u32,
+    /// Each step's plan and CFA, oldest first: the first `len` written
+    /// (a reference: an array the compiler keeps apart from the fields).
+    log: &'f mut HotLog<'p>,
 }
 
-impl<'f> HotRegisters<'f> {
-    /// `regs`, for a run.
+/// Where a run ([`HotRegisters`]) logs its steps: each frame's plan and
+/// CFA, from which the saved registers' slots are worked out.
+#[derive(Debug)]
+pub struct HotLog<'p>([MaybeUninit<(&'p HotPlan, u64)>; LOG]);
+
+impl Default for HotLog<'_> {
+    fn default() -> Self {
+        HotLog([const { MaybeUninit::uninit() }; LOG])
+    }
+}
+
+impl<'f, 'p> HotRegisters<'f, 'p> {
+    /// `regs`, for a run that logs its steps in `log`. A plan needs and
+    /// sets only registers the masks of a step keep (all below 32), so the
+    /// masks start as they are after one.
     #[inline(always)]
-    pub fn new(arch: Arch, regs: &'f mut Registers) -> HotRegisters<'f> {
+    pub fn new(
+        arch: Arch,
+        regs: &'f mut Registers,
+        log: &'f mut HotLog<'p>,
+    ) -> HotRegisters<'f, 'p> {
+        let (kept, kept_saved) = caller_masks(arch, !0, !0, 0);
         HotRegisters {
-            known: regs.known & SLOT_BITS,
-            saved: regs.saved & SLOT_BITS,
+            missing: !(regs.known & kept & LOW | (regs.saved & kept_saved) << SAVED_SHIFT),
             sp: regs.value[arch.sp() as usize],
             fp: regs.value[arch.fp() as usize],
             dirty: 0,
+            pending: 0,
+            len: 0,
+            done: 0,
+            log,
             file: regs,
         }
     }
 
+    /// Works out the save slots of the registers the logged steps found
+    /// saved, and empties the log (`resolve_log`).
+    #[inline(always)]
+    fn resolve(&mut self) {
+        resolve_log(self.file, self.log, self.len, self.pending);
+        self.dirty |= self.pending;
+        self.pending = 0;
+        self.done = self.done.wrapping_add(self.len as u32);
+        self.len = 0;
+    }
+
+    /// How many steps the run took.
+    #[inline(always)]
+    pub fn steps(&self) -> u32 {
+        self.done.wrapping_add(self.len as u32)
+    }
+
     /// Ends the run after its steps (at least one): the registers as
-    /// [`DecodedFrame::apply_fast_step`] leaves them, the saved values
-    /// read from their slots.
+    /// [`DecodedFrame::apply_fast_step`] leaves them, the save slots
+    /// worked out and the saved values read from them.
     ///
     /// # Safety
-    /// The slots of `dirty` were read by the run's checks' spans (they
+    /// The slots the run found saved were read by its checks' spans (they
     /// can be read again: the walk never writes the stack).
     #[inline(always)]
-    pub unsafe fn finish<M: Memory>(self, memory: &M, arch: Arch, pc: u64) {
+    pub unsafe fn finish<M: Memory>(mut self, memory: &M, arch: Arch, pc: u64) {
+        self.resolve();
         let r = self.file;
-        let mut dirty = self.dirty & ((1 << 32) - 1);
+        let mut dirty = self.dirty & LOW;
         while dirty != 0 {
             let s = dirty.trailing_zeros() as usize;
             dirty &= dirty - 1;
@@ -346,7 +415,39 @@ impl<'f> HotRegisters<'f> {
         }
         r.value[arch.sp() as usize] = self.sp;
         r.value[arch.fp() as usize] = self.fp;
-        (r.known, r.saved, r.pc) = (self.known, self.saved, pc);
+        let sp = 1 << arch.sp();
+        r.known = !self.missing & LOW | sp;
+        r.saved = !(self.missing >> SAVED_SHIFT) & LOW & !sp;
+        r.pc = pc;
+    }
+}
+
+/// Works out the save slots of `todo`, the registers the first `len`
+/// steps of `log` found saved, into `file`, newest step first (each
+/// register's is its newest save).
+#[inline(never)]
+#[cold]
+fn resolve_log(file: &mut Registers, log: &HotLog<'_>, len: usize, mut todo: u64) {
+    let log = &log.0[..len.min(LOG)];
+    // SAFETY: the first `len` entries are written (`HotPlan::step`), and
+    // `MaybeUninit<T>` is laid out as `T`.
+    let log = unsafe { &*(log as *const [MaybeUninit<_>] as *const [(&HotPlan, u64)]) };
+    for &(h, cfa) in log.iter().rev() {
+        let here = h.set & todo;
+        if here != 0 {
+            // In the plan's order: the last save of a register in it is
+            // what the exact step reads.
+            for &s in h.saved.get(..h.num_saved as usize).unwrap_or(&[]) {
+                let slot = s as usize & 31;
+                if here >> slot & 1 != 0 {
+                    file.address[slot] = cfa.wrapping_add((s as i64 >> 32) as u64);
+                }
+            }
+            todo &= !here;
+            if todo == 0 {
+                break;
+            }
+        }
     }
 }
 
