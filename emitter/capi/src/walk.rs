@@ -13,7 +13,7 @@ use core::ptr::{addr_of, addr_of_mut};
 use pcmap_reader::flat::{self, frame_state_flags, site_head, SiteData};
 use pcmap_reader::walk::{
     self, Arch, CacheSlot, CfaRule, DecodedFrame, FastStep, FrameAt, FrameStates, HotLog, HotPlan,
-    HotRegisters, Memory, Options, Registers, Root, RootLayout, RootSlot, State, Stop,
+    HotRegisters, Memory, Options, Registers, Root, RootLayout, RootSlot, State, Stop, SPAN_REACH,
 };
 use pcmap_reader::{Location, LocationKind};
 
@@ -276,21 +276,30 @@ fn registers_mut(r: &mut pcmap_registers) -> &mut Registers {
 pub(crate) struct NativeMemory {
     low: u64,
     high: u64,
+    /// `can_read_near(c)`: `c - near_low <= near_width` (unsigned), that
+    /// is `c` in `[low + SPAN_REACH, high - SPAN_REACH]`; for bounds closer
+    /// than that, no `c` (`near_low` 1: `c` is 8-aligned).
+    near_low: u64,
+    near_width: u64,
 }
 
 impl NativeMemory {
     /// The walk's bounds `[stack_low, stack_high)`; both 0: none.
     #[inline(always)]
     fn new(stack_low: u64, stack_high: u64) -> NativeMemory {
-        match stack_low != 0 || stack_high != 0 {
-            true => NativeMemory {
-                low: stack_low.max(1),
-                high: stack_high,
-            },
-            false => NativeMemory {
-                low: 1,
-                high: u64::MAX,
-            },
+        let (low, high) = match stack_low != 0 || stack_high != 0 {
+            true => (stack_low.max(1), stack_high),
+            false => (1, u64::MAX),
+        };
+        let (near_low, near_width) = match high.checked_sub(low) {
+            Some(size) if size >= 2 * SPAN_REACH => (low + SPAN_REACH, size - 2 * SPAN_REACH),
+            _ => (1, 0),
+        };
+        NativeMemory {
+            low,
+            high,
+            near_low,
+            near_width,
         }
     }
 }
@@ -307,6 +316,10 @@ impl Memory for NativeMemory {
         // for (docs/runtime.md): the walk reads only slots its CFI rules
         // name, above the captured stack pointer.
         Some(unsafe { (address as usize as *const u64).read_volatile() })
+    }
+    #[inline(always)]
+    fn can_read_near(&self, center: u64) -> bool {
+        center.wrapping_sub(self.near_low) <= self.near_width
     }
     #[inline(always)]
     fn can_read(&self, low: u64, high: u64) -> bool {
@@ -1535,7 +1548,7 @@ struct Entries {
 
 /// A slot's size in words: the unit of a link.
 const SLOT_WORDS: usize = core::mem::size_of::<Slot>() / 8;
-const _: () = assert!(core::mem::size_of::<Slot>() % 8 == 0);
+const _: () = assert!(SLOT_WORDS * 8 == core::mem::size_of::<Slot>());
 /// The most entries a cache has: every link (a slot's offset in words)
 /// fits in a `u32`.
 const MAX_CAPACITY_BITS: u32 = 25;
@@ -1564,7 +1577,7 @@ impl Entries {
     /// The index of `slot`, a slot or a place in one (a link's, clamped).
     #[inline(always)]
     fn index(self, slot: *const Slot) -> usize {
-        (slot as usize).wrapping_sub(self.base as usize) / core::mem::size_of::<Slot>() & self.mask
+        ((slot as usize).wrapping_sub(self.base as usize) / core::mem::size_of::<Slot>()) & self.mask
     }
     /// The link to the slot at index `i` (masked).
     #[inline(always)]
@@ -2054,5 +2067,41 @@ impl From<Registers> for pcmap_registers {
             value: r.value,
             address: r.address,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `can_read_near` allows a CFA only where every word within
+    /// `SPAN_REACH` of it, both ways, is inside the bounds: exactly.
+    #[test]
+    fn a_cfa_is_near_only_inside_the_bounds_by_the_reach() {
+        let (low, high) = (0x10_0000u64, 0x10_4000u64);
+        let m = NativeMemory::new(low, high);
+        let near = |c: u64| m.can_read_near(c);
+        assert!(near(low + SPAN_REACH));
+        assert!(!near(low + SPAN_REACH - 8));
+        assert!(near(high - SPAN_REACH));
+        assert!(!near(high - SPAN_REACH + 8));
+        assert!(near((low + high) / 2));
+        assert!(!near(0) && !near(u64::MAX - 7));
+        // Each allowed span of reads is one `can_read` allows.
+        for c in [low + SPAN_REACH, high - SPAN_REACH] {
+            assert!(m.can_read(c - SPAN_REACH, c + SPAN_REACH));
+        }
+        // Bounds closer than twice the reach: no CFA is near.
+        let small = NativeMemory::new(low, low + 2 * SPAN_REACH - 8);
+        for c in (low..low + 2 * SPAN_REACH).step_by(8) {
+            assert!(!small.can_read_near(c), "{c:#x}");
+        }
+        assert!(NativeMemory::new(low, low + 2 * SPAN_REACH).can_read_near(low + SPAN_REACH));
+        // Without bounds: any aligned CFA but within the reach of 0 and of
+        // the top of the address space.
+        let none = NativeMemory::new(0, 0);
+        assert!(none.can_read_near(SPAN_REACH + 8) && !none.can_read_near(SPAN_REACH));
+        let top = u64::MAX - SPAN_REACH + 1;
+        assert!(none.can_read_near(top - 8) && !none.can_read_near(top));
     }
 }

@@ -203,6 +203,10 @@ impl Registers {
     }
 }
 
+/// How far from a frame's CFA a plan's reads are at most
+/// ([`DecodedFrame::reads_low`], [`DecodedFrame::reads_high`]: `i8` words).
+pub const SPAN_REACH: u64 = 128 * 8;
+
 /// Reads of the stack being walked.
 pub trait Memory {
     /// The 8-byte word at `address` in the walked program's byte order, or
@@ -223,9 +227,19 @@ pub trait Memory {
         let _ = (low, high);
         false
     }
+    /// Whether [`can_read`](Self::can_read) allows every span of
+    /// 8-aligned words within [`SPAN_REACH`] bytes of `center` (an
+    /// 8-aligned address): a plan's step asks this first, one compare for
+    /// a frame whose CFA is not near the stack's ends. `false` (the
+    /// default) is always correct.
+    fn can_read_near(&self, center: u64) -> bool {
+        let _ = center;
+        false
+    }
     /// The word at `address`, 8-aligned, in a span
-    /// [`can_read`](Self::can_read) allowed: what `read_u64` gives there,
-    /// without its checks.
+    /// [`can_read`](Self::can_read) (or
+    /// [`can_read_near`](Self::can_read_near)) allowed: what `read_u64`
+    /// gives there, without its checks.
     ///
     /// # Safety
     /// `can_read` returned true for a span holding `address`, which is
@@ -1507,9 +1521,10 @@ impl DecodedFrame {
 
 /// The checks a plan's step makes once its CFA is known, and its return
 /// address: the CFA above SP (`sp`), every read of the step (in `[CFA +
-/// span.0, CFA + span.1)`, where the plan put them) inside one span
-/// `memory` allows, the return address (at CFA + `ra_offset`) not 0.
-/// [`DecodedFrame::fast_step`]'s and [`HotPlan::check`]'s.
+/// span.0, CFA + span.1)`, where the plan put them: `span.0 <= span.1`,
+/// both within [`SPAN_REACH`]) inside one span `memory` allows (all near
+/// the CFA, or this span), the return address (at CFA + `ra_offset`) not
+/// 0. [`DecodedFrame::fast_step`]'s and [`HotPlan::check`]'s.
 #[inline(always)]
 fn plan_step<M: Memory>(
     memory: &M,
@@ -1522,7 +1537,8 @@ fn plan_step<M: Memory>(
         cfa.wrapping_add(span.0 as u64),
         cfa.wrapping_add(span.1 as u64),
     );
-    if !(cfa > sp && low <= high && memory.can_read(low, high)) {
+    let near = cfa & 7 == 0 && memory.can_read_near(cfa);
+    if !(cfa > sp && (near || low <= high && memory.can_read(low, high))) {
         return None;
     }
     // SAFETY: an aligned word in [low, high) (every read of the step is,
