@@ -1577,7 +1577,8 @@ impl Entries {
     /// The index of `slot`, a slot or a place in one (a link's, clamped).
     #[inline(always)]
     fn index(self, slot: *const Slot) -> usize {
-        ((slot as usize).wrapping_sub(self.base as usize) / core::mem::size_of::<Slot>()) & self.mask
+        ((slot as usize).wrapping_sub(self.base as usize) / core::mem::size_of::<Slot>())
+            & self.mask
     }
     /// The link to the slot at index `i` (masked).
     #[inline(always)]

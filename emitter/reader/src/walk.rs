@@ -1533,13 +1533,17 @@ fn plan_step<M: Memory>(
     span: (i64, i64),
     ra_offset: i32,
 ) -> Option<FastStep> {
-    let (low, high) = (
-        cfa.wrapping_add(span.0 as u64),
-        cfa.wrapping_add(span.1 as u64),
-    );
-    let near = cfa & 7 == 0 && memory.can_read_near(cfa);
-    if !(cfa > sp && (near || low <= high && memory.can_read(low, high))) {
+    if cfa <= sp {
         return None;
+    }
+    if !(cfa & 7 == 0 && memory.can_read_near(cfa)) {
+        let (low, high) = (
+            cfa.wrapping_add(span.0 as u64),
+            cfa.wrapping_add(span.1 as u64),
+        );
+        if !(low <= high && memory.can_read(low, high)) {
+            return None;
+        }
     }
     // SAFETY: an aligned word in [low, high) (every read of the step is,
     // by the plan), which `can_read` allowed.
