@@ -1451,7 +1451,7 @@ unsafe fn collect(a: &Start, mut sink: Sink<'_>) -> pcmap_status {
         if let (Some(at), Some(t)) = (hit, entries) {
             let ran = match &mut sink {
                 Sink::Frames(visit, ctx) => {
-                    frames_run(w, at, &mut buffer, (*visit, *ctx), t, &memory, arch)
+                    frames_run(w, t.slot(at), &mut buffer, (*visit, *ctx), t, &memory, arch)
                 }
                 Sink::Slots(b) => slots_run(w, at, b, t, &memory, arch),
             };
@@ -1610,11 +1610,11 @@ impl Entries {
     /// where it found it.
     ///
     /// # Safety
-    /// As `of`.
+    /// As `of`; `from` is one of the entries (or where a link led).
     #[inline(always)]
-    unsafe fn linked(self, from: usize, pc: u64) -> Option<usize> {
-        let to = self.linked_slot((*self.slot(from)).entry.hot.link);
-        self.holds(to, pc).then(|| self.index(to))
+    unsafe fn linked(self, from: *const Slot, pc: u64) -> Option<*mut Slot> {
+        let to = self.linked_slot((*from).entry.hot.link);
+        self.holds(to, pc).then_some(to)
     }
     /// Whether `slot` holds the entry of `pc`, a PC in a function (not the
     /// mark of one in none). A link's target may have been reused since
@@ -1640,7 +1640,7 @@ impl Entries {
 #[inline(always)]
 unsafe fn frames_run(
     w: &mut pcmap_walk,
-    mut at: usize,
+    mut at: *mut Slot,
     buffer: &mut [MaybeUninit<pcmap_root>; walk::DECODED_ROOTS],
     (visit, ctx): (
         unsafe extern "C" fn(ctx: *mut core::ffi::c_void, frame: *const pcmap_walk_frame),
@@ -1652,13 +1652,13 @@ unsafe fn frames_run(
 ) -> Run {
     let mut hits = 0u64;
     let end = loop {
-        let e = &(*t.slot(at)).entry;
+        let e = &(*at).entry;
         // The plan's checks (nothing changed yet), then the roots'.
         let Some(step) = e.frame.fast_step(memory, arch, registers(&w.regs)) else {
-            break Run::Exact(t.slot(at));
+            break Run::Exact(at);
         };
         if !visit_frame(w, e, buffer, visit, ctx) {
-            break Run::Exact(t.slot(at));
+            break Run::Exact(at);
         }
         // SAFETY: `fast_step` of this frame, memory and registers (the
         // callback only read them).
@@ -1669,7 +1669,7 @@ unsafe fn frames_run(
                 at = to;
                 hits += 1;
             }
-            None => break Run::LookUp(t.slot(at)),
+            None => break Run::LookUp(at),
         }
     };
     finish_run(w, t, hits, end);
