@@ -102,9 +102,10 @@ pub struct pcmap_walk_cache {
 }
 
 /// What a cache entry keeps: the lookup's answer and the record decoded,
-/// and a link: the slot (index, masked by the capacity) where the frame
-/// that called from this one last was, so that a walk finds the next
-/// frame's entry with one compare of that slot's PC, without a probe.
+/// and a link: the slot (its offset in words from the first,
+/// `Entries::link_to`) where the frame that called from this one last
+/// was, so that a walk finds the next frame's entry with one compare of
+/// that slot's PC, without a probe.
 #[repr(C)]
 #[derive(Debug, Clone, Copy)]
 struct Entry {
@@ -1678,10 +1679,12 @@ unsafe fn frames_run(
 
 /// `pcmap_walk_collect_slots`' `frames_run`, by the entries' hot forms
 /// (`HotPlan`): each frame's roots' slots into `b`, with SP, the frame
-/// pointer and the masks in registers and the saved registers' values
-/// read once, at the end. A frame whose hot form does not apply,
-/// or whose slots do not fit in what is left of the buffer, takes the
-/// exact way (which calls `full`).
+/// pointer and a mask of what is missing in registers, the saved
+/// registers' slots worked out from the run's log when needed and their
+/// values read once, at the end (`HotRegisters`). A frame whose hot form
+/// does not apply, or met with fewer than `DECODED_ROOTS` slots left in
+/// the buffer, takes the exact way (which fills the rest, or calls
+/// `full`).
 ///
 /// # Safety
 /// As `frames_run`; `b` as `pcmap_walk_collect_slots` promises.

@@ -8,12 +8,12 @@
 //! registers the step needs are callee-saved or SP, and those it finds
 //! saved callee-saved. A run then needs only SP's and the frame pointer's
 //! values, which it keeps in registers with one mask of what is missing
-//! (which then only loses bits). A step logs its plan and its CFA (two stores): where a
-//! saved register is is worked out from the log, backwards from the
-//! newest frame, only when it is needed (a root in a save slot, a full
-//! log, the run's end: [`HotRegisters::finish`]), and the saved values
-//! are read at the end, when they are the values the exact step reads
-//! (the walk reads the stack, never writes it).
+//! (which then only loses bits). A step logs its plan and its CFA (two
+//! stores): where a saved register is is worked out from the log,
+//! backwards from the newest frame, only when it is needed (a root in a
+//! save slot, a full log, the run's end: [`HotRegisters::finish`]), and
+//! the saved values are read at the end, when they are the values the
+//! exact step reads (the walk reads the stack, never writes it).
 //!
 //! ```text
 //! HotPlan, one load per item; the first 56 bytes and a cache slot's PC
@@ -22,8 +22,9 @@
 //!                         saved (32-63: the roots' save slots)
 //!    8  set         u64   slots the step finds saved
 //!   16  clear       u64   !(set | set << 32): what the step makes known
+//!                         and saved
 //!   24  cfa_offset, ra_offset, low, high, fp_offset   i32 each
-//!   44  link        u32   the cache's: the slot of the caller's entry
+//!   44  link        u32   the cache's: where the caller's entry is
 //!   48  cfa_fp, fp_saved, num_saved, num_roots, one_base   u8
 //!   56  roots[8]    [u64; 2]  per location: offset << 32 | word, or the
 //!                             offset alone (one_base)
@@ -75,7 +76,7 @@ pub struct HotPlan {
     /// The frame pointer's save slot, CFA + `fp_offset` (`fp_saved`).
     pub fp_offset: i32,
     /// Not the plan's: a word for whatever keeps it (the C API's cache:
-    /// the slot of the caller's entry), in the plan's first cache line.
+    /// where the caller's entry is), in the plan's first cache line.
     pub link: u32,
     /// 1: the CFA is the frame pointer's value + `cfa_offset`.
     pub cfa_fp: u8,
@@ -307,11 +308,11 @@ impl HotStep<'_> {
 const LOG: usize = 32;
 
 /// The registers of a run of frames stepped by their [`HotPlan`]s (of
-/// lifetime `'p`): SP, the frame pointer and a mask of what is missing in
-/// fields (kept in registers by the compiler), each step's plan and CFA in a log, from
-/// which the save slots' addresses are worked out into the walk's
-/// [`Registers`] when needed; the values of the registers the run found
-/// saved (`dirty`) are read from those slots by
+/// lifetime `'p`): SP, the frame pointer and a mask of what is missing
+/// in fields (kept in registers by the compiler), each step's plan and
+/// CFA in a log, from which the save slots' addresses are worked out into
+/// the walk's [`Registers`] when needed; the values of the registers the
+/// run found saved (`dirty`) are read from those slots by
 /// [`HotRegisters::finish`].
 #[derive(Debug)]
 pub struct HotRegisters<'f, 'p> {
