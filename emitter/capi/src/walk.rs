@@ -1299,7 +1299,10 @@ pub type pcmap_slots_fn = Option<
 #[repr(C)]
 #[derive(Debug, Clone, Copy)]
 pub struct pcmap_slot_buffer {
-    /// Memory for `capacity` slots (at least 32).
+    /// Memory for `capacity` slots (at least 32). A run of cached frames
+    /// stops 8 slots before the end, where the exact way fills the rest:
+    /// a buffer of a few hundred slots keeps nearly every frame on the
+    /// fast path.
     pub slots: *mut pcmap_root_slot,
     pub capacity: u32,
     /// Out: slots in `slots` not yet passed to `full`.
