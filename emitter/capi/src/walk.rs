@@ -1455,7 +1455,7 @@ unsafe fn collect(a: &Start, mut sink: Sink<'_>) -> pcmap_status {
         if let (Some(at), Some(t)) = (hit, entries) {
             let ran = match &mut sink {
                 Sink::Frames(visit, ctx) => {
-                    frames_run(w, t.slot(at), &mut buffer, (*visit, *ctx), t, &memory, arch)
+                    frames_run(w, at, &mut buffer, (*visit, *ctx), t, &memory, arch)
                 }
                 Sink::Slots(b) => slots_run(w, at, b, t, &memory, arch),
             };
@@ -1536,16 +1536,15 @@ unsafe fn look_up_next(
 }
 
 /// A walk's cache's entries, for `collect`'s runs of cached frames: where
-/// they are and the mask of a slot index (the capacity, a power of two,
-/// less one). Slots are named by index: every one masked is in the cache.
-/// A link names its slot by its offset in words from the first
-/// (`Entries::link_to`): one add, no multiply, on the way from a frame's
-/// entry to its caller's.
+/// they are. Slots are named by where they are; a link names its slot by
+/// its offset in words from the first (`Entries::link_to`): one add, no
+/// multiply, on the way from a frame's entry to its caller's, clamped to
+/// the last slot (`Entries::linked_slot`): in the cache whatever the
+/// entry holds.
 #[derive(Clone, Copy)]
 struct Entries {
     cache: *mut pcmap_walk_cache,
     base: *mut Slot,
-    mask: usize,
     /// The last slot's offset in words: where a link's read is clamped.
     last: usize,
 }
@@ -1569,25 +1568,13 @@ impl Entries {
         Some(Entries {
             cache: w.cache,
             base: c.entries.cast::<Slot>(),
-            mask: (c.capacity as usize).wrapping_sub(1),
             last: (c.capacity as usize).wrapping_sub(1) * SLOT_WORDS,
         })
     }
-    /// The slot at index `i` (masked).
+    /// The link to `slot`, one of the entries: its offset in words.
     #[inline(always)]
-    fn slot(self, i: usize) -> *mut Slot {
-        self.base.wrapping_add(i & self.mask)
-    }
-    /// The index of `slot`, a slot or a place in one (a link's, clamped).
-    #[inline(always)]
-    fn index(self, slot: *const Slot) -> usize {
-        ((slot as usize).wrapping_sub(self.base as usize) / core::mem::size_of::<Slot>())
-            & self.mask
-    }
-    /// The link to the slot at index `i` (masked).
-    #[inline(always)]
-    fn link_to(self, i: usize) -> u32 {
-        ((i & self.mask) * SLOT_WORDS) as u32
+    fn link_to(self, slot: *const Slot) -> u32 {
+        ((slot as usize).wrapping_sub(self.base as usize) / 8) as u32
     }
     /// The slot `link` names (`link_to`), clamped to the last: in the
     /// cache whatever the entry holds (a slot's start, for a link the
@@ -1602,10 +1589,10 @@ impl Entries {
     /// # Safety
     /// As `of`.
     #[inline(always)]
-    unsafe fn current(self, w: &pcmap_walk) -> Option<usize> {
+    unsafe fn current(self, w: &pcmap_walk) -> Option<*mut Slot> {
         let e = cached(w)?;
         let slot = (e as *const Entry).byte_sub(core::mem::offset_of!(Slot, entry));
-        Some(self.index(slot.cast()))
+        Some(slot.cast::<Slot>().cast_mut())
     }
     /// The slot of the entry for `pc`, the PC of the caller of the frame
     /// whose entry is in slot `from`, if `from`'s link leads to it (a
@@ -1694,7 +1681,7 @@ unsafe fn frames_run(
 #[inline(never)]
 unsafe fn slots_run(
     w: &mut pcmap_walk,
-    at: usize,
+    at: *mut Slot,
     b: &mut pcmap_slot_buffer,
     t: Entries,
     memory: &NativeMemory,
@@ -1708,7 +1695,7 @@ unsafe fn slots_run(
     // exact way fills the rest of the buffer (or calls `full`).
     let roomy = full.wrapping_sub(walk::DECODED_ROOTS);
     let mut out = slots.wrapping_add(b.count as usize);
-    let mut slot = t.slot(at);
+    let mut slot = at;
     let end = loop {
         let h = &(*slot).entry.hot;
         let Some(step) = h.check(memory, &regs) else {
