@@ -68,7 +68,9 @@ extern "C" {
     /// managed caller of this function as it will be when the call returns
     /// (its PC, SP and callee-saved registers, with the slots they are
     /// loaded back from when the handler returns), and returns the
-    /// handler's result. Call it from managed code at a safepoint.
+    /// handler's result. Call it from managed code at a safepoint. A NULL
+    /// `handler` is refused: nothing is called, and the result is
+    /// `(uint64_t)(int64_t)PCMAP_ERR_ARGUMENT` (all ones).
     /// Assembly (`emitter/capi/src/capture.rs`); see docs/runtime.md.
     pub fn pcmap_capture_call(
         handler: pcmap_safepoint_fn,
@@ -91,6 +93,8 @@ core::arch::global_asm!(
     ".p2align 4",
     "pcmap_capture_call:",
     ".cfi_startproc",
+    "test rdi, rdi",
+    "jz .Lpcmap_capture_null",
     "push rbp",
     ".cfi_def_cfa_offset 16",
     ".cfi_offset rbp, -16",
@@ -140,6 +144,9 @@ core::arch::global_asm!(
     "add rsp, 568",
     ".cfi_def_cfa_offset 8",
     "ret",
+    ".Lpcmap_capture_null:",
+    "mov rax, -1",
+    "ret",
     ".cfi_endproc",
     ".size pcmap_capture_call, . - pcmap_capture_call",
 );
@@ -155,6 +162,7 @@ core::arch::global_asm!(
     ".p2align 2",
     "pcmap_capture_call:",
     ".cfi_startproc",
+    "cbz x0, .Lpcmap_capture_null",
     "sub sp, sp, #576",
     ".cfi_def_cfa_offset 576",
     "stp x29, x30, [sp]",
@@ -219,6 +227,9 @@ core::arch::global_asm!(
     "add sp, sp, #576",
     ".cfi_def_cfa_offset 0",
     "ret",
+    ".Lpcmap_capture_null:",
+    "mov x0, #-1",
+    "ret",
     ".cfi_endproc",
     ".size pcmap_capture_call, . - pcmap_capture_call",
 );
@@ -237,6 +248,8 @@ macro_rules! powerpc64_capture_call {
         core::arch::global_asm!(
             $($prologue,)*
             ".cfi_startproc",
+            "cmpdi 3, 0",
+            "beq 0, .Lpcmap_capture_null",
             "mflr 0",
             "std 0, 16(1)",
             "stdu 1, -672(1)",
@@ -348,6 +361,10 @@ macro_rules! powerpc64_capture_call {
             ".cfi_def_cfa_offset 0",
             "ld 0, 16(1)",
             "mtlr 0",
+            ".cfi_restore 65",
+            "blr",
+            ".Lpcmap_capture_null:",
+            "li 3, -1",
             "blr",
             ".cfi_endproc",
             $($epilogue,)*

@@ -7,6 +7,9 @@
 
 use core::ffi::c_void;
 
+use pcmap_reader::flat::Pc;
+
+use crate::constants::{PCMAP_PC_INSTRUCTION, PCMAP_PC_RETURN_ADDRESS};
 use crate::decode::{self, List};
 use crate::section::{search_mapped, Full, IdEntry, Match, Output, Section, SiteOut};
 use crate::status::pcmap_status::{self, *};
@@ -62,8 +65,9 @@ unsafe fn find(
     lookup(m, pc, how, Full { function, record })
 }
 
-/// A lookup writing what `out` wants: through the PC map of a section of
-/// one table (`search_mapped`), else searching out of line.
+/// A lookup of return address `pc` writing what `out` wants: through the
+/// PC map of a section of one table (`search_mapped`), else searching out
+/// of line.
 ///
 /// # Safety
 /// `m` as `pcmap_find`'s; `out`'s pointers valid for a write.
@@ -74,6 +78,7 @@ unsafe fn lookup<O: Output>(
     how: Match,
     out: O,
 ) -> pcmap_status {
+    let pc = Pc::ReturnAddress(pc);
     if let Some(opened) = m.as_ref() {
         if !opened.data.is_null() {
             if let Some(r) = search_mapped(opened, pc, how, out) {
@@ -92,7 +97,7 @@ unsafe fn lookup<O: Output>(
 #[inline(never)]
 unsafe fn lookup_searched<O: Output>(
     m: *const pcmap_stackmaps,
-    pc: u64,
+    pc: Pc,
     how: Match,
     out: O,
 ) -> pcmap_status {
@@ -160,8 +165,10 @@ pub unsafe extern "C" fn pcmap_validate(m: *const pcmap_stackmaps) -> pcmap_stat
     status(section(m).and_then(|s| s.validate()))
 }
 
-/// Finds the record at address `pc` (for a call: its return address) and the
-/// function containing it. Returns `PCMAP_NOT_FOUND` if no record is there.
+/// Finds the record at return address `pc` and the function containing it
+/// (the one holding the byte before `pc`: a call that ends its function
+/// returns to the function's end, which may be the next function's first
+/// byte). Returns `PCMAP_NOT_FOUND` if no record is there.
 /// `function` may be NULL. Decodes the record's Site (up to its live-outs,
 /// skipping its locations) and frame state into `record`;
 /// `pcmap_find_site` finds the same record without decoding anything.
@@ -200,14 +207,18 @@ pub unsafe extern "C" fn pcmap_find_at_or_after(
 
 /// Finds the function containing `pc`, whether or not a record is there:
 /// whose code a PC is (a JIT mapping a PC back to its function, a profiler,
-/// the end of a stack walk). The function is the last one starting at or
-/// below `pc` if `pc` lies inside it or at its end (`address + size`: a
-/// return address after a function's final call). A function whose `size`
-/// is 0 (unknown) is returned for every PC from its start up to the next
-/// function's: it is then only the nearest function below `pc`, not proof
-/// that `pc` is in its code. Returns `PCMAP_NOT_FOUND` if no function
-/// contains `pc`. O(log functions) reads per table; allocates nothing,
-/// takes no lock (async-signal-safe).
+/// the end of a stack walk). `kind` says what `pc` is:
+/// `PCMAP_PC_RETURN_ADDRESS` (a frame's PC in a walk, a capture's), in the
+/// function holding the byte before it (`address < pc <= address + size`:
+/// a call that ends its function returns to its end); or
+/// `PCMAP_PC_INSTRUCTION` (an interrupted instruction, a JIT's or
+/// profiler's PC), in the function holding it (`address <= pc < address +
+/// size`). A function whose `size` is 0 (unknown) holds every byte from
+/// its start up to the next function's: it is then only the nearest
+/// function below, not proof that `pc` is in its code. Returns
+/// `PCMAP_NOT_FOUND` if no function contains `pc`, `PCMAP_ERR_ARGUMENT`
+/// for another `kind`. O(log functions) reads per table; allocates
+/// nothing, takes no lock (async-signal-safe).
 ///
 /// # Safety
 /// `m` was filled by `pcmap_open`; `out` is writable.
@@ -215,12 +226,22 @@ pub unsafe extern "C" fn pcmap_find_at_or_after(
 pub unsafe extern "C" fn pcmap_find_function(
     m: *const pcmap_stackmaps,
     pc: u64,
+    kind: u32,
     out: *mut pcmap_function,
 ) -> pcmap_status {
-    if out.is_null() {
+    let Some(pc) = pc_of(pc, kind).filter(|_| !out.is_null()) else {
         return PCMAP_ERR_ARGUMENT;
-    }
+    };
     put_found(out, section(m).and_then(|s| s.function_containing(pc)))
+}
+
+/// `pc` as a `Pc` of `kind` (`PCMAP_PC_*`), if `kind` is one.
+pub(crate) fn pc_of(pc: u64, kind: u32) -> Option<Pc> {
+    match kind {
+        PCMAP_PC_RETURN_ADDRESS => Some(Pc::ReturnAddress(pc)),
+        PCMAP_PC_INSTRUCTION => Some(Pc::Instruction(pc)),
+        _ => None,
+    }
 }
 
 /// Function `index` (0 .. `m->num_functions`), counting across tables.
@@ -341,8 +362,8 @@ pub unsafe extern "C" fn pcmap_find_frame_register(
     }
 }
 
-/// Finds the record at address `pc` (for a call: its return address) like
-/// `pcmap_find`, and writes only what a collector needs to walk the frame
+/// Finds the record at return address `pc` like `pcmap_find`, and writes
+/// only what a collector needs to walk the frame
 /// and to find (or cache) its roots: the table, function and record
 /// indices, the record's Site offset (records with equal Sites share it)
 /// and the function's stack size. Nothing is decoded;

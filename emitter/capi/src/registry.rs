@@ -33,6 +33,8 @@
 use core::cell::UnsafeCell;
 use core::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, AtomicUsize, Ordering::*};
 
+use pcmap_reader::flat::Pc;
+
 use crate::constants::PCMAP_STACKMAPS_VERSION;
 use crate::ffi::{pcmap_find, pcmap_find_at_or_after, pcmap_find_site};
 use crate::section::Section;
@@ -142,8 +144,11 @@ fn pause() {
 }
 
 impl Image {
-    fn holds(&self, pc: u64) -> bool {
-        (self.low..self.high).contains(&pc)
+    /// Whether the image's code range holds `pc`'s byte (a return
+    /// address's: the one before it, which may end the last function).
+    fn holds(&self, pc: Pc) -> bool {
+        pc.byte()
+            .is_some_and(|b| (self.low..self.high).contains(&b))
     }
 }
 
@@ -182,7 +187,7 @@ fn read<R>(f: impl FnOnce(&mut dyn Iterator<Item = &Image>) -> R) -> R {
 /// range holds `pc`, inside one read-side section, until it returns
 /// `Some` (the stack walker's lookups: `PCMAP_WALK_REGISTRY`).
 pub(crate) fn find_in_images<R>(
-    pc: u64,
+    pc: Pc,
     mut f: impl FnMut(&pcmap_stackmaps) -> Option<R>,
 ) -> Option<R> {
     read(|images| {
@@ -208,7 +213,7 @@ fn search(
 ) -> pcmap_status {
     read(|images| {
         for image in images {
-            if !image.holds(pc) {
+            if !image.holds(Pc::ReturnAddress(pc)) {
                 continue;
             }
             let status = lookup(&image.maps);
@@ -360,6 +365,14 @@ pub struct pcmap_registry_summary {
     pub rejected: u64,
     /// Why the last of them failed (a `pcmap_status`), 0 if none did.
     pub last_rejection: i32,
+}
+
+/// Whether a constructor's registration was ever refused
+/// (`pcmap_registry_summary::rejected`): a walk through the registry then
+/// cannot tell a PC in no registered image from one of the refused image
+/// (`PCMAP_ERR_IMAGE_REFUSED`).
+pub(crate) fn refused() -> bool {
+    REGISTRY.rejected.load(Relaxed) != 0
 }
 
 /// The registry's generation (`pcmap_registry_summary::generation`).
@@ -588,7 +601,7 @@ pub unsafe extern "C" fn pcmap_registry_stackmaps(
     }
     read(|images| {
         for image in images {
-            if image.holds(pc) {
+            if image.holds(Pc::ReturnAddress(pc)) {
                 // As in `pcmap_registry_find_site`.
                 core::ptr::copy_nonoverlapping(&image.maps, out, 1);
                 return PCMAP_OK;

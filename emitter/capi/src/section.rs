@@ -14,7 +14,7 @@
 //! O(tables + log functions + log records), no memory.
 
 pub(crate) use pcmap_reader::flat::Match;
-use pcmap_reader::flat::{self, FlatStackMap, Hit, KeptHeader, SiteData};
+use pcmap_reader::flat::{self, FlatStackMap, Hit, KeptHeader, Pc, SiteData};
 use pcmap_reader::{BigEndian, Endian, Error, LittleEndian, RunTimeEndian};
 
 use crate::status::pcmap_status;
@@ -141,9 +141,10 @@ impl<'a> Section<'a> {
         Ok(())
     }
 
-    /// The function containing `pc` and its record at `pc`, if any.
+    /// The function containing return address `pc` and its record at
+    /// `pc`, if any (`pcmap_find`).
     pub fn find(&self, pc: u64) -> Result<Option<(pcmap_function, pcmap_record)>, pcmap_status> {
-        self.found(pc, Match::Exact)
+        self.found(Pc::ReturnAddress(pc), Match::Exact)
     }
 
     /// The function containing `pc` and its first record at or after `pc`:
@@ -153,12 +154,12 @@ impl<'a> Section<'a> {
         &self,
         pc: u64,
     ) -> Result<Option<(pcmap_function, pcmap_record)>, pcmap_status> {
-        self.found(pc, Match::AtOrAfter)
+        self.found(Pc::ReturnAddress(pc), Match::AtOrAfter)
     }
 
     fn found(
         &self,
-        pc: u64,
+        pc: Pc,
         how: Match,
     ) -> Result<Option<(pcmap_function, pcmap_record)>, pcmap_status> {
         let mut f = core::mem::MaybeUninit::uninit();
@@ -175,10 +176,11 @@ impl<'a> Section<'a> {
         }
     }
 
-    /// The record at `pc` (`how`) as `pcmap_find_site` gives it.
+    /// The record at return address `pc` (`how`) as `pcmap_find_site`
+    /// gives it.
     pub fn find_site(&self, pc: u64, how: Match) -> Result<Option<pcmap_site>, pcmap_status> {
         let mut site = core::mem::MaybeUninit::uninit();
-        if self.search(pc, how, SiteOut(site.as_mut_ptr()))? {
+        if self.search(Pc::ReturnAddress(pc), how, SiteOut(site.as_mut_ptr()))? {
             // SAFETY: `search` wrote it when it returned true.
             Ok(Some(unsafe { site.assume_init() }))
         } else {
@@ -191,7 +193,7 @@ impl<'a> Section<'a> {
     #[inline(always)]
     pub(crate) fn search<O: Output>(
         &self,
-        pc: u64,
+        pc: Pc,
         how: Match,
         out: O,
     ) -> Result<bool, pcmap_status> {
@@ -216,7 +218,7 @@ impl<'a> Section<'a> {
         &self,
         endian: E,
         h: &pcmap_table_header,
-        pc: u64,
+        pc: Pc,
         how: Match,
         out: O,
     ) -> Result<bool, pcmap_status> {
@@ -240,7 +242,7 @@ impl<'a> Section<'a> {
     fn search_ordered<O: Output>(
         &self,
         big: bool,
-        pc: u64,
+        pc: Pc,
         how: Match,
         out: O,
     ) -> Result<bool, pcmap_status> {
@@ -257,7 +259,7 @@ impl<'a> Section<'a> {
     fn search_foreign<O: Output>(
         &self,
         big: bool,
-        pc: u64,
+        pc: Pc,
         how: Match,
         out: O,
     ) -> Result<bool, pcmap_status> {
@@ -268,7 +270,7 @@ impl<'a> Section<'a> {
     fn search_in<E: Endian + 'a, O: Output>(
         &self,
         endian: E,
-        pc: u64,
+        pc: Pc,
         how: Match,
         out: O,
     ) -> Result<bool, pcmap_status> {
@@ -292,7 +294,7 @@ impl<'a> Section<'a> {
         &self,
         next: usize,
         endian: E,
-        pc: u64,
+        pc: Pc,
         how: Match,
         out: O,
     ) -> Result<bool, pcmap_status> {
@@ -364,7 +366,7 @@ impl<'a> Section<'a> {
     /// The function containing `pc`, with or without a record there
     /// (`pcmap_find_function`; the walker asks it where a walk ends),
     /// searched table by table. See `FlatStackMap::function_containing`.
-    pub fn function_containing(&self, pc: u64) -> Result<Option<pcmap_function>, pcmap_status> {
+    pub fn function_containing(&self, pc: Pc) -> Result<Option<pcmap_function>, pcmap_status> {
         for t in self.tables() {
             let (table, t) = t?;
             if let Some((index, _)) = t.function_containing(pc, table.address)? {
@@ -401,7 +403,7 @@ impl<'a> Section<'a> {
 #[inline(always)]
 pub(crate) unsafe fn search_mapped<O: Output>(
     m: &pcmap_stackmaps,
-    pc: u64,
+    pc: Pc,
     how: Match,
     out: O,
 ) -> Option<Result<bool, pcmap_status>> {
@@ -628,7 +630,8 @@ impl<'a> Section<'a> {
     pub fn find_patch_region(&self, pc: u64) -> Result<Option<pcmap_site>, pcmap_status> {
         for t in self.tables() {
             let (table, t) = t?;
-            let Some((f, address)) = t.function_containing(pc, table.address)? else {
+            let Some((f, address)) = t.function_containing(Pc::ReturnAddress(pc), table.address)?
+            else {
                 continue;
             };
             let Ok(offset) = u32::try_from(pc.wrapping_sub(address)) else {

@@ -10,7 +10,7 @@
 use core::mem::MaybeUninit;
 use core::ptr::{addr_of, addr_of_mut};
 
-use pcmap_reader::flat::{self, frame_state_flags, site_head, SiteData};
+use pcmap_reader::flat::{frame_state_flags, site_head, Pc, SiteData};
 use pcmap_reader::walk::{
     self, Arch, CacheSlot, CfaRule, DecodedFrame, FastStep, FrameAt, FrameStates, HotLog, HotPlan,
     HotRegisters, Memory, Options, Registers, Root, RootLayout, RootSlot, State, Stop, SPAN_REACH,
@@ -19,7 +19,8 @@ use pcmap_reader::{Location, LocationKind};
 
 use crate::constants::{
     PCMAP_WALK_AT_NO_RECORD, PCMAP_WALK_AT_RECORD, PCMAP_WALK_AT_UNMANAGED,
-    PCMAP_WALK_CACHE_ENTRY_SIZE, PCMAP_WALK_FRAME_POINTER_CHAIN, PCMAP_WALK_REGISTRY,
+    PCMAP_WALK_CACHE_ENTRY_SIZE, PCMAP_WALK_FRAME_POINTER_CHAIN, PCMAP_WALK_INTERRUPTED,
+    PCMAP_WALK_REGISTRY,
 };
 use crate::section::{Full, Match, Section};
 use crate::status::pcmap_status::{self, *};
@@ -437,6 +438,7 @@ impl pcmap_walk {
         Options {
             frame_pointer_chain: self.flags & PCMAP_WALK_FRAME_POINTER_CHAIN != 0,
             max_frames: u32::MAX,
+            interrupted: self.flags & PCMAP_WALK_INTERRUPTED != 0,
         }
     }
     fn memory(&self) -> NativeMemory {
@@ -483,7 +485,7 @@ impl pcmap_walk {
 /// # Safety
 /// As `look_up_in`.
 #[inline(always)]
-unsafe fn search_into(s: &Section<'_>, w: *mut pcmap_walk, pc: u64) -> Result<bool, pcmap_status> {
+unsafe fn search_into(s: &Section<'_>, w: *mut pcmap_walk, pc: Pc) -> Result<bool, pcmap_status> {
     let out = Full {
         function: addr_of_mut!((*w).function),
         record: addr_of_mut!((*w).record),
@@ -526,7 +528,7 @@ unsafe fn look_up_in(
     w: *mut pcmap_walk,
     memory: &NativeMemory,
     arch: Arch,
-    pc: u64,
+    pc: Pc,
 ) -> Result<u32, pcmap_status> {
     if search_into(s, w, pc)? {
         return Ok(PCMAP_WALK_AT_RECORD);
@@ -546,12 +548,15 @@ unsafe fn containing(
     w: *mut pcmap_walk,
     memory: &NativeMemory,
     arch: Arch,
-    pc: u64,
+    pc: Pc,
 ) -> Result<u32, pcmap_status> {
     let Some(f) = s.function_containing(pc)? else {
         return Ok(PCMAP_WALK_AT_UNMANAGED);
     };
-    if walk::toc_restore_at(memory, arch, pc) && search_into(s, w, pc.wrapping_add(4))? {
+    // The record after the restore: the return address's function's (it
+    // may end there).
+    let after = Pc::ReturnAddress(pc.address().wrapping_add(4));
+    if walk::toc_restore_at(memory, arch, pc.address()) && search_into(s, w, after)? {
         return Ok(PCMAP_WALK_AT_RECORD);
     }
     addr_of_mut!((*w).function).write(f);
@@ -572,7 +577,7 @@ unsafe fn look_up(
     flags: u32,
     memory: &NativeMemory,
     arch: Arch,
-    pc: u64,
+    pc: Pc,
 ) -> Result<u32, pcmap_status> {
     if flags & PCMAP_WALK_REGISTRY == 0 {
         return match maps.as_ref() {
@@ -590,7 +595,14 @@ unsafe fn look_up(
             other => Some(other),
         }
     });
-    found.unwrap_or(Ok(PCMAP_WALK_AT_UNMANAGED))
+    match found {
+        Some(at) => at,
+        // In no registered image: unmanaged, unless the registry refused
+        // an image's tables, whose code this may be (never a managed frame
+        // taken for an unmanaged one in silence).
+        None if crate::registry::refused() => Err(PCMAP_ERR_IMAGE_REFUSED),
+        None => Ok(PCMAP_WALK_AT_UNMANAGED),
+    }
 }
 
 /// Binds `c` to the tables a walk with `maps` and `flags` reads, emptying
@@ -634,7 +646,8 @@ fn cached(w: &pcmap_walk) -> Option<&Entry> {
         .then_some(&slot.entry)
 }
 
-/// `look_up` through `cache` (NULL: none), writing `(*w).entry`.
+/// `look_up` of return address `pc` through `cache` (NULL: none), writing
+/// `(*w).entry`.
 ///
 /// # Safety
 /// As `look_up`; `cache` is NULL or the walk's.
@@ -654,7 +667,7 @@ unsafe fn look_up_cached(
         .filter(|c| c.epoch == *addr_of_mut!((*w).cache_epoch))
     else {
         entry.write(core::ptr::null());
-        return look_up(w, maps, flags, memory, arch, pc);
+        return look_up(w, maps, flags, memory, arch, Pc::ReturnAddress(pc));
     };
     if let Some(slot) = walk::cache_find(c.slots(), pc) {
         let e = &slot.entry;
@@ -692,7 +705,7 @@ unsafe fn miss(
 ) -> Result<u32, pcmap_status> {
     let entry = addr_of_mut!((*w).entry);
     entry.write(core::ptr::null());
-    let at = look_up(w, maps, flags, memory, arch, pc)?;
+    let at = look_up(w, maps, flags, memory, arch, Pc::ReturnAddress(pc))?;
     match at {
         PCMAP_WALK_AT_RECORD => match decoded(&*w, arch) {
             Some(frame) => {
@@ -782,18 +795,12 @@ fn decoded(w: &pcmap_walk, arch: Arch) -> Option<DecodedFrame> {
 /// The roots of the walk's record (`walk::try_roots` over its locations),
 /// each passed to `f`, for the cache (`pcmap_walk_roots` keeps its own
 /// copy of the loop, inlined: through this one, a call per root, its
-/// walk took twice the time). `PCMAP_ERR_CORRUPT` for a record of
+/// walk took twice the time). `PCMAP_ERR_UNKNOWN_KIND` for a record of
 /// unknown kind.
 #[inline(never)]
 fn each_root(w: &pcmap_walk, f: &mut dyn FnMut(Root) -> Result<(), Status>) -> Result<(), Status> {
     let rec = &w.record;
-    let layout = match rec.kind {
-        k if k == flat::RecordKind::StatePoint as u8 => RootLayout::Statepoint,
-        k if k == flat::RecordKind::StackMap as u8 || k == flat::RecordKind::PatchPoint as u8 => {
-            RootLayout::EveryLocation
-        }
-        _ => return Err(Status(PCMAP_ERR_CORRUPT)),
-    };
+    let layout = RootLayout::of(rec.kind)?;
     let constant = |i| rec.table.open().map_err(error)?.constant(i);
     let locations = w.data().locations_at(rec.locations, rec.num_locations);
     walk::try_roots(layout, locations, constant, f)
@@ -914,7 +921,13 @@ unsafe fn init(
     addr_of_mut!((*walk).cache).write(cache);
     addr_of_mut!((*walk).cache_epoch).write(cache.as_ref().map_or(0, |c| c.epoch));
     addr_of_mut!((*walk).entry).write(core::ptr::null());
-    let at = match look_up_cached(walk, cache, maps, flags, &memory, arch, pc) {
+    // An interrupted first frame's PC is not a return address, which is
+    // what the cache is keyed by.
+    let at = match flags & PCMAP_WALK_INTERRUPTED {
+        0 => look_up_cached(walk, cache, maps, flags, &memory, arch, pc),
+        _ => look_up(walk, maps, flags, &memory, arch, Pc::Instruction(pc)),
+    };
+    let at = match at {
         Ok(at) => at,
         Err(e) => return e,
     };
@@ -940,7 +953,8 @@ unsafe fn apply_plan(
 }
 
 /// Flags `pcmap_walk_init` takes.
-const WALK_FLAGS: u32 = PCMAP_WALK_FRAME_POINTER_CHAIN | PCMAP_WALK_REGISTRY;
+const WALK_FLAGS: u32 =
+    PCMAP_WALK_FRAME_POINTER_CHAIN | PCMAP_WALK_REGISTRY | PCMAP_WALK_INTERRUPTED;
 
 /// Moves the walk to the caller's frame: `PCMAP_OK`; or, leaving it where
 /// it is, a `PCMAP_STOP_*` reason (`PCMAP_STOP_UNMANAGED`: the end of the
@@ -1163,8 +1177,9 @@ const ROOTS_AT_ONCE: usize = 32;
 /// record's whole layout and every root are decoded before the first call:
 /// a record that is not laid out so, or a root in a register the walk does
 /// not know, visits nothing. `PCMAP_NOT_FOUND` without a record;
-/// `PCMAP_ERR_CORRUPT` for a statepoint whose locations are not laid out so
-/// or a record of unknown kind; `PCMAP_ERR_NO_REGISTER`.
+/// `PCMAP_ERR_CORRUPT` for a statepoint whose locations are not laid out
+/// so; `PCMAP_ERR_UNKNOWN_KIND` for a record of unknown kind (an object
+/// finished without the plugin's site descriptions); `PCMAP_ERR_NO_REGISTER`.
 ///
 /// # Safety
 /// `walk` was filled by `pcmap_walk_init`; `visit` is callable with `ctx`.
@@ -1942,12 +1957,9 @@ unsafe fn roots_uncached(
 #[inline(never)]
 unsafe fn roots_in_batches(w: &pcmap_walk, batch: &mut dyn FnMut(&[pcmap_root])) -> pcmap_status {
     let rec = &w.record;
-    let layout = match rec.kind {
-        k if k == flat::RecordKind::StatePoint as u8 => RootLayout::Statepoint,
-        k if k == flat::RecordKind::StackMap as u8 || k == flat::RecordKind::PatchPoint as u8 => {
-            RootLayout::EveryLocation
-        }
-        _ => return PCMAP_ERR_CORRUPT,
+    let layout = match RootLayout::of(rec.kind) {
+        Ok(layout) => layout,
+        Err(e) => return Status::from(e).0,
     };
     let data = w.data();
     let regs = registers(&w.regs);
@@ -2023,6 +2035,7 @@ impl From<walk::RootsError> for Status {
     fn from(e: walk::RootsError) -> Self {
         Status(match e {
             walk::RootsError::NotAStatepoint => PCMAP_ERR_CORRUPT,
+            walk::RootsError::UnknownKind => PCMAP_ERR_UNKNOWN_KIND,
             walk::RootsError::Table(e) => e.into(),
         })
     }

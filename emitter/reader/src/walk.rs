@@ -32,6 +32,7 @@
 mod hot;
 pub use hot::{HotLog, HotPlan, HotRegisters, HotStep};
 
+use crate::flat::Pc;
 use crate::{Location, LocationKind};
 
 /// Register slots of a [`Registers`]: DWARF registers 0..=31 (x86-64 uses
@@ -254,7 +255,8 @@ pub trait Memory {
 /// pointer reload, ELFv2 `ld r2, 24(r1)` and ELFv1 `ld r2, 40(r1)`.
 const POWERPC64_TOC_RESTORES: [u32; 3] = [0x6000_0000, 0xe841_0018, 0xe841_0028];
 
-/// What the tables say about `pc`, a return address.
+/// What the tables say about `pc` ([`Pc`]: a walk's frames have return
+/// addresses, but for a first frame that was interrupted).
 ///
 /// On PowerPC64 a call to a function outside the caller's module (or
 /// through a pointer) is followed by the TOC restore slot, and a stack map
@@ -262,17 +264,20 @@ const POWERPC64_TOC_RESTORES: [u32; 3] = [0x6000_0000, 0xe841_0018, 0xe841_0028]
 /// `pc`, the instruction at `pc` is one of the TOC restores (read from the
 /// code) and a record is at `pc + 4`, that record is the frame's. The
 /// restore writes only r2, so the frame state and the values the record
-/// describes are those at `pc`.
+/// describes are those at `pc`. The record after the restore is looked up
+/// as the return address `pc + 4` (it may be the function's end).
 #[inline]
 pub fn lookup<T: UnwindTables, M: Memory>(
     tables: &T,
     memory: &M,
     arch: Arch,
-    pc: u64,
+    pc: Pc,
 ) -> crate::Result<FrameAt<T::Function, T::Record>> {
     let at = tables.frame_at(pc)?;
-    if matches!(at, FrameAt::NoRecord(_)) && toc_restore_at(memory, arch, pc) {
-        if let next @ FrameAt::Record(..) = tables.frame_at(pc.wrapping_add(4))? {
+    let address = pc.address();
+    if matches!(at, FrameAt::NoRecord(_)) && toc_restore_at(memory, arch, address) {
+        let after = Pc::ReturnAddress(address.wrapping_add(4));
+        if let next @ FrameAt::Record(..) = tables.frame_at(after)? {
             return Ok(next);
         }
     }
@@ -340,8 +345,10 @@ pub trait FrameStates {
 pub trait UnwindTables: FrameStates {
     /// A function, as the caller wants it named.
     type Function: Copy;
-    /// The function containing `pc` and the record exactly at `pc`.
-    fn frame_at(&self, pc: u64) -> crate::Result<FrameAt<Self::Function, Self::Record>>;
+    /// The function containing `pc` and the record exactly at it (by the
+    /// rule of [`Pc`]: a return address is in the function holding the
+    /// byte before it).
+    fn frame_at(&self, pc: Pc) -> crate::Result<FrameAt<Self::Function, Self::Record>>;
 }
 
 /// Why a walk stopped at a frame: the frame is the cursor's current one.
@@ -396,6 +403,12 @@ pub struct Options {
     pub frame_pointer_chain: bool,
     /// Steps after which a walk stops with [`Stop::BadStack`].
     pub max_frames: u32,
+    /// The first frame's PC is the address of an instruction not yet run
+    /// (an interrupted context: a signal handler's, a profiler's sample),
+    /// not a return address ([`Pc`]). A frame captured by a call (the C
+    /// API's `pcmap_capture_call`) has a return address, as every frame a
+    /// walk steps to does.
+    pub interrupted: bool,
 }
 
 impl Default for Options {
@@ -403,6 +416,7 @@ impl Default for Options {
         Options {
             frame_pointer_chain: false,
             max_frames: 1 << 20,
+            interrupted: false,
         }
     }
 }
@@ -430,7 +444,11 @@ impl<'t, T: UnwindTables, M: Memory> Cursor<'t, T, M> {
         regs: Registers,
         options: Options,
     ) -> Result<Self, Stop> {
-        let at = lookup(tables, &memory, arch, regs.pc)?;
+        let pc = match options.interrupted {
+            true => Pc::Instruction(regs.pc),
+            false => Pc::ReturnAddress(regs.pc),
+        };
+        let at = lookup(tables, &memory, arch, pc)?;
         Ok(Cursor {
             tables,
             memory,
@@ -477,7 +495,12 @@ impl<'t, T: UnwindTables, M: Memory> Cursor<'t, T, M> {
         }
         let mut next = self.regs;
         self.step_exact(&mut next)?;
-        self.at = lookup(self.tables, &self.memory, self.arch, next.pc)?;
+        self.at = lookup(
+            self.tables,
+            &self.memory,
+            self.arch,
+            Pc::ReturnAddress(next.pc),
+        )?;
         self.regs = next;
         self.depth += 1;
         Ok(())
@@ -832,6 +855,22 @@ pub enum RootLayout {
     EveryLocation,
 }
 
+impl RootLayout {
+    /// The layout of a record of `kind` (its stored byte); a kind not
+    /// known ([`RecordKind::Unknown`](crate::flat::RecordKind::Unknown):
+    /// an object compiled without the plugin's site descriptions, or a
+    /// byte that is no kind) has none: which locations are roots is not
+    /// known ([`RootsError::UnknownKind`]).
+    pub fn of(kind: u8) -> Result<RootLayout, RootsError> {
+        use crate::flat::RecordKind;
+        match RecordKind::from_u8(kind) {
+            Some(RecordKind::StatePoint) => Ok(RootLayout::Statepoint),
+            Some(RecordKind::StackMap | RecordKind::PatchPoint) => Ok(RootLayout::EveryLocation),
+            _ => Err(RootsError::UnknownKind),
+        }
+    }
+}
+
 /// A root: the location of a derived pointer and of its base (the same
 /// location for a plain root), with their indices among the record's
 /// locations.
@@ -853,6 +892,10 @@ pub enum RootsError {
     /// A statepoint's header is not three constants, its deopt count runs
     /// past its locations, or its pointers are not in pairs.
     NotAStatepoint,
+    /// The record's kind is not known ([`RootLayout::of`]): the object was
+    /// finished without the plugin's site descriptions (or `pcmap emit
+    /// --ir`).
+    UnknownKind,
     /// A location the table could not give.
     Table(crate::Error),
 }
@@ -1711,8 +1754,11 @@ impl<T: UnwindTables, M: Memory> Cursor<'_, T, M> {
         let mut next = self.regs;
         // A cached frame by its plan where its checks pass, else the exact
         // way (which gives every error), as the C API steps it.
+        // The cache is keyed by return address: an interrupted first
+        // frame's PC is not one.
+        let by_return_address = self.depth > 0 || !self.options.interrupted;
         let planned = match (&self.at, cache_find(cache, self.regs.pc)) {
-            (FrameAt::Record(..), Some(s)) => {
+            (FrameAt::Record(..), Some(s)) if by_return_address => {
                 let d = s.entry.frame;
                 d.fast_step(&self.memory, self.arch, &next).map(|f| (d, f))
             }
@@ -1733,7 +1779,12 @@ impl<T: UnwindTables, M: Memory> Cursor<'_, T, M> {
                 FrameAt::Record(s.entry.function, s.entry.record, State::Cfa(rule))
             }
             None => {
-                let at = lookup(self.tables, &self.memory, self.arch, next.pc)?;
+                let at = lookup(
+                    self.tables,
+                    &self.memory,
+                    self.arch,
+                    Pc::ReturnAddress(next.pc),
+                )?;
                 if let FrameAt::Record(function, record, state) = at {
                     if let Some(frame) = DecodedFrame::new(self.tables, &record, self.arch, state) {
                         let entry = CachedFrame {

@@ -5,6 +5,7 @@
 
 use std::collections::HashMap;
 
+use pcmap_reader::flat::Pc;
 use pcmap_reader::walk::{
     self, decode, roots, Arch, CacheSlot, CachedFrame, CfaRule, Cursor, DecodeError, DecodedFrame,
     FrameAt, FrameStates, HotLog, HotPlan, HotRegisters, Memory, Options, Registers, Root,
@@ -70,9 +71,15 @@ struct Tables(Vec<Function>);
 
 impl UnwindTables for Tables {
     type Function = u64;
-    fn frame_at(&self, pc: u64) -> pcmap_reader::Result<FrameAt<u64, (usize, usize)>> {
+    /// The function holding the byte at the PC (a return address: the
+    /// byte before it), the record at the PC.
+    fn frame_at(&self, at: Pc) -> pcmap_reader::Result<FrameAt<u64, (usize, usize)>> {
+        let (pc, byte) = match at {
+            Pc::ReturnAddress(pc) => (pc, pc.wrapping_sub(1)),
+            Pc::Instruction(pc) => (pc, pc),
+        };
         for (fi, f) in self.0.iter().enumerate() {
-            if f.start <= pc && pc < f.end {
+            if f.start <= byte && byte < f.end && pc != 0 {
                 for (ri, r) in f.records.iter().enumerate() {
                     if r.0 == pc {
                         return Ok(FrameAt::Record(f.start, (fi, ri), r.1));
@@ -960,7 +967,7 @@ fn powerpc64_record_after_the_toc_restore() {
         if let Some(i) = insn {
             s.1.insert(pc, i);
         }
-        walk::lookup(&tables, &&s, arch, pc).unwrap()
+        walk::lookup(&tables, &&s, arch, Pc::ReturnAddress(pc)).unwrap()
     };
     for insn in [0x6000_0000, 0xe841_0018, 0xe841_0028] {
         assert!(matches!(
@@ -1145,4 +1152,105 @@ fn a_deep_run_works_out_the_newest_save_slots() {
 #[test]
 fn a_frame_saving_a_caller_saved_register() {
     deep_walk(&[&[0, 3], &[12], &[13]], 9);
+}
+
+/// A function ending with a call returns to its end, the next function's
+/// first byte (no padding between them): the walk takes that frame as the
+/// call's, with the record at the end, and goes on below it, whether the
+/// next function has records or is unmanaged; cached and uncached, on
+/// every architecture. On PowerPC64 the record may follow the TOC restore
+/// at the return address, and then it is the one at the function's end.
+/// An interrupted first frame at a function's first byte is that
+/// function's.
+#[test]
+fn a_return_address_at_the_next_functions_start() {
+    for arch in [Arch::X86_64, Arch::AArch64, Arch::PowerPc64] {
+        // f at 0x1000 ends with a call at 0x1010 (the next function, g,
+        // starts there with a record at its first byte); h at 0x2000 ends
+        // with a call at 0x2020 and no function follows; k at 0x3000 is
+        // the bottom managed frame.
+        let (sp, ra) = (arch.sp(), arch.return_address());
+        let toc = arch == Arch::PowerPc64;
+        // On PowerPC64 the call's record is after the TOC restore at its
+        // return address, at the function's end.
+        let (f_ra, h_ra) = if toc {
+            (0x100c, 0x201c)
+        } else {
+            (0x1010, 0x2020)
+        };
+        let state = |offset| cfa(sp, offset);
+        let saves = |offset: i32| match arch {
+            Arch::AArch64 => vec![(ra, offset)],
+            _ => vec![],
+        };
+        let tables = Tables(vec![
+            Function {
+                start: 0x1000,
+                end: 0x1010,
+                records: vec![(0x1010, state(16), saves(-8))],
+            },
+            Function {
+                start: 0x1010,
+                end: 0x1040,
+                records: vec![(0x1010, state(32), saves(-8))],
+            },
+            Function {
+                start: 0x2000,
+                end: 0x2020,
+                records: vec![(0x2020, state(32), saves(-16))],
+            },
+            Function {
+                start: 0x3000,
+                end: 0x3100,
+                records: vec![(0x3030, state(16), saves(-8))],
+            },
+        ]);
+        let mut s = Stack::default();
+        if toc {
+            s.1.insert(f_ra, 0x6000_0000);
+            s.1.insert(h_ra, 0xe841_0018);
+        }
+        // Frame 0 at f (CFA 0x7010), frame 1 at h (CFA 0x7030), frame 2 at
+        // k (CFA 0x7040), then an unmanaged return address.
+        let ra_at = |cfa: u64| match arch {
+            Arch::X86_64 => cfa - 8,
+            Arch::AArch64 => cfa - 8,
+            Arch::PowerPc64 => cfa + 16,
+        };
+        let (cfa0, cfa1, cfa2) = (0x7010u64, 0x7030u64, 0x7040u64);
+        let (ra0, ra1) = (ra_at(cfa0), ra_at(cfa1));
+        let ra1 = if arch == Arch::AArch64 {
+            cfa1 - 16
+        } else {
+            ra1
+        };
+        s.put(ra0, h_ra);
+        s.put(ra1, 0x3030);
+        s.put(ra_at(cfa2), 0x9000);
+        let r = regs(arch, f_ra, &[(sp, 0x7000)]);
+        let (frames, stop) = walk(&tables, &s, arch, r, Options::default());
+        assert_eq!(
+            frames,
+            vec![
+                (f_ra, Some(cfa0)),
+                (h_ra, Some(cfa1)),
+                (0x3030, Some(cfa2)),
+                (0x9000, None)
+            ],
+            "{arch:?}"
+        );
+        assert_eq!(stop, Stop::Unmanaged, "{arch:?}");
+        // The same PC as an interrupted instruction's (on PowerPC64 and
+        // elsewhere: f's end, g's first byte) is g's, whose record is there.
+        let g = Options {
+            interrupted: true,
+            ..Options::default()
+        };
+        let c = Cursor::new(&tables, &s, arch, regs(arch, 0x1010, &[(sp, 0x7000)]), g).unwrap();
+        assert!(
+            matches!(c.frame(), FrameAt::Record(0x1010, (1, 0), _)),
+            "{arch:?}"
+        );
+        assert_eq!(c.cfa(), Some(0x7020));
+    }
 }

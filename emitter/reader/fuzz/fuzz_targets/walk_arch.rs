@@ -26,6 +26,7 @@
 use std::collections::HashMap;
 
 use libfuzzer_sys::fuzz_target;
+use pcmap_reader::flat::Pc;
 use pcmap_reader::walk::{
     Arch, CacheSlot, CachedFrame, CfaRule, Cursor, FrameAt, FrameStates, Memory, Options,
     Registers, State, Stop, UnwindTables, REGISTER_SLOTS,
@@ -67,8 +68,18 @@ struct Record {
 struct Tables(Vec<Vec<Record>>);
 
 impl Tables {
-    fn at(&self, pc: u64) -> FrameAt<u64, (usize, usize)> {
-        let Some(f) = pc.checked_sub(CODE).map(|o| (o / FUNCTION_SIZE) as usize) else {
+    /// The function holding the PC's byte (a return address's: the byte
+    /// before it), the record at the PC.
+    fn at(&self, at: Pc) -> FrameAt<u64, (usize, usize)> {
+        let (pc, byte) = match at {
+            Pc::ReturnAddress(pc) => (pc, pc.wrapping_sub(1)),
+            Pc::Instruction(pc) => (pc, pc),
+        };
+        let Some(f) = byte
+            .checked_sub(CODE)
+            .filter(|_| pc != 0)
+            .map(|o| (o / FUNCTION_SIZE) as usize)
+        else {
             return FrameAt::Unmanaged;
         };
         let Some(records) = self.0.get(f) else {
@@ -84,7 +95,7 @@ impl Tables {
 
 impl UnwindTables for Tables {
     type Function = u64;
-    fn frame_at(&self, pc: u64) -> pcmap_reader::Result<FrameAt<u64, (usize, usize)>> {
+    fn frame_at(&self, pc: Pc) -> pcmap_reader::Result<FrameAt<u64, (usize, usize)>> {
         Ok(self.at(pc))
     }
 }
@@ -232,13 +243,13 @@ fn columns(arch: Arch) -> (u16, u16, u16) {
 
 /// What the tables say about return address `pc`, with PowerPC64's rule:
 /// no record at `pc`, a TOC restore (or `nop`) there and a record at
-/// `pc + 4`: that record.
+/// return address `pc + 4`: that record.
 fn reference_lookup(t: &Tables, s: &Stack, arch: Arch, pc: u64) -> FrameAt<u64, (usize, usize)> {
-    let at = t.at(pc);
+    let at = t.at(Pc::ReturnAddress(pc));
     let restore =
         arch == Arch::PowerPc64 && s.code.get(&pc).is_some_and(|w| CODE_WORDS[..3].contains(w));
     if matches!(at, FrameAt::NoRecord(_)) && restore {
-        let next = t.at(pc.wrapping_add(4));
+        let next = t.at(Pc::ReturnAddress(pc.wrapping_add(4)));
         if matches!(next, FrameAt::Record(..)) {
             return next;
         }
@@ -440,6 +451,7 @@ fn build(data: &[u8]) -> (Tables, Stack, Arch, Registers, Options) {
     let options = Options {
         frame_pointer_chain: flags & 4 != 0,
         max_frames,
+        ..Options::default()
     };
     let (sp_col, fp_col, ra_col) = columns(arch);
     let saved_choices = {
