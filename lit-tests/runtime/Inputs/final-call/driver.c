@@ -165,6 +165,27 @@ static void lookups(const char *name, void (*before)(void), void (*next)(void)) 
          s == PCMAP_OK ? (f.address == code(next) ? "the next function" : "another") : pcmap_strerror(s));
 }
 
+/* A first frame at mid's first byte: as a return address it is tc_a's (at
+ * its record), as an interrupted instruction's (PCMAP_WALK_INTERRUPTED)
+ * it is mid's (no record at its first byte). */
+static void first_frame(const pcmap_registers *regs) {
+  static const char *const at[] = {"unmanaged", "no record", "record"};
+  uint32_t flags[2] = {0, PCMAP_WALK_INTERRUPTED};
+  pcmap_registers r = *regs;
+  pcmap_walk c;
+  int i;
+  r.pc = code((void (*)(void))mid);
+  for (i = 0; i < 2; i++) {
+    int s = pcmap_walk_init(&c, &maps, &r, 0, 0, flags[i]);
+    printf("first frame at mid's first byte, %s: %s", i ? "interrupted" : "returned to", pcmap_strerror(s));
+    if (s == PCMAP_OK && c.at != PCMAP_WALK_AT_UNMANAGED)
+      printf(", %s, %s\n", c.function.address == code(tc_a) ? "tc_a" : c.function.address == r.pc ? "mid" : "?",
+             at[c.at]);
+    else
+      printf("\n");
+  }
+}
+
 static uint64_t cache_memory[4 * PCMAP_WALK_CACHE_ENTRY_SIZE / 8];
 
 uint64_t handler(pcmap_registers *regs, uint64_t a1, uint64_t a2, uint64_t a3, uint64_t a4, uint64_t a5) {
@@ -194,6 +215,7 @@ uint64_t handler(pcmap_registers *regs, uint64_t a1, uint64_t a2, uint64_t a3, u
 #endif
   lookups("tc_a", tc_a, (void (*)(void))mid);
   lookups("tc_b", tc_b, (void (*)(void))after);
+  first_frame(regs);
   fflush(stdout);
   exit(0);
 }
