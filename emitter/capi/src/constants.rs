@@ -111,7 +111,7 @@ c_constants! {
     PCMAP_WALK_AT_RECORD: u32 = 2;
     /// Bytes of one entry of a `pcmap_walk_cache` (`pcmap_walk_cache_init`
     /// takes memory for a power of two of them).
-    PCMAP_WALK_CACHE_ENTRY_SIZE: usize = 752;
+    PCMAP_WALK_CACHE_ENTRY_SIZE: usize = 528;
 }
 
 #[cfg(test)]

@@ -38,11 +38,13 @@ fn put_found<T>(out: *mut T, r: Result<Option<T>, pcmap_status>) -> pcmap_status
 /// # Safety
 /// `m` was filled by `pcmap_open` and its section is still mapped.
 unsafe fn section<'a>(m: *const pcmap_stackmaps) -> Result<Section<'a>, pcmap_status> {
-    let m = m.as_ref().ok_or(PCMAP_ERR_ARGUMENT)?;
+    // SAFETY: the caller's pointers, as this function's `# Safety` promises.
+    let m = unsafe { m.as_ref() }.ok_or(PCMAP_ERR_ARGUMENT)?;
     if m.data.is_null() {
         return Err(PCMAP_ERR_ARGUMENT);
     }
-    Ok(Section::opened(m))
+    // SAFETY: the caller's pointers, as this function's `# Safety` promises.
+    Ok(unsafe { Section::opened(m) })
 }
 
 /// A lookup writing its results straight into the caller's structs.
@@ -62,7 +64,8 @@ unsafe fn find(
     if record.is_null() {
         return PCMAP_ERR_ARGUMENT;
     }
-    lookup(m, pc, how, Full { function, record })
+    // SAFETY: the caller's pointers, as this function's `# Safety` promises.
+    unsafe { lookup(m, pc, how, Full { function, record }) }
 }
 
 /// A lookup of return address `pc` writing what `out` wants: through the
@@ -79,14 +82,17 @@ unsafe fn lookup<O: Output>(
     out: O,
 ) -> pcmap_status {
     let pc = Pc::ReturnAddress(pc);
-    if let Some(opened) = m.as_ref() {
+    // SAFETY: the caller's pointers, as this function's `# Safety` promises.
+    if let Some(opened) = unsafe { m.as_ref() } {
         if !opened.data.is_null() {
-            if let Some(r) = search_mapped(opened, pc, how, out) {
+            // SAFETY: the caller's pointers, as this function's `# Safety` promises.
+            if let Some(r) = unsafe { search_mapped(opened, pc, how, out) } {
                 return found(r);
             }
         }
     }
-    lookup_searched(m, pc, how, out)
+    // SAFETY: the caller's pointers, as this function's `# Safety` promises.
+    unsafe { lookup_searched(m, pc, how, out) }
 }
 
 /// `lookup` by `Section::search`: sections of several tables, tables
@@ -101,7 +107,8 @@ unsafe fn lookup_searched<O: Output>(
     how: Match,
     out: O,
 ) -> pcmap_status {
-    found(section(m).and_then(|s| s.search(pc, how, out)))
+    // SAFETY: the caller's pointers, as this function's `# Safety` promises.
+    found(unsafe { section(m) }.and_then(|s| s.search(pc, how, out)))
 }
 
 /// The status of a lookup's result.
@@ -132,7 +139,11 @@ pub unsafe extern "C" fn pcmap_open(
     if out.is_null() || data.is_null() {
         return PCMAP_ERR_ARGUMENT;
     }
-    let s = Section::new(core::slice::from_raw_parts(data.cast(), size), address);
+    // SAFETY: the caller's pointers, as this function's `# Safety` promises.
+    let s = Section::new(
+        unsafe { core::slice::from_raw_parts(data.cast(), size) },
+        address,
+    );
     put(out, s.open())
 }
 
@@ -150,7 +161,8 @@ pub unsafe extern "C" fn pcmap_open_linked(
     if start.is_null() || (stop as usize) < (start as usize) {
         return PCMAP_ERR_ARGUMENT;
     }
-    pcmap_open(out, start, stop as usize - start as usize, start as u64)
+    // SAFETY: the caller's pointers, as this function's `# Safety` promises.
+    unsafe { pcmap_open(out, start, stop as usize - start as usize, start as u64) }
 }
 
 /// Checks every entry of every table (kinds, indices, constant indices,
@@ -162,7 +174,8 @@ pub unsafe extern "C" fn pcmap_open_linked(
 /// `m` was filled by `pcmap_open`.
 #[no_mangle]
 pub unsafe extern "C" fn pcmap_validate(m: *const pcmap_stackmaps) -> pcmap_status {
-    status(section(m).and_then(|s| s.validate()))
+    // SAFETY: the caller's pointers, as this function's `# Safety` promises.
+    status(unsafe { section(m) }.and_then(|s| s.validate()))
 }
 
 /// Finds the record at return address `pc` and the function containing it
@@ -183,7 +196,8 @@ pub unsafe extern "C" fn pcmap_find(
     function: *mut pcmap_function,
     record: *mut pcmap_record,
 ) -> pcmap_status {
-    find(m, pc, Match::Exact, function, record)
+    // SAFETY: the caller's pointers, as this function's `# Safety` promises.
+    unsafe { find(m, pc, Match::Exact, function, record) }
 }
 
 /// Like `pcmap_find`, but finds the function's first record at or after
@@ -202,7 +216,8 @@ pub unsafe extern "C" fn pcmap_find_at_or_after(
     function: *mut pcmap_function,
     record: *mut pcmap_record,
 ) -> pcmap_status {
-    find(m, pc, Match::AtOrAfter, function, record)
+    // SAFETY: the caller's pointers, as this function's `# Safety` promises.
+    unsafe { find(m, pc, Match::AtOrAfter, function, record) }
 }
 
 /// Finds the function containing `pc`, whether or not a record is there:
@@ -232,7 +247,11 @@ pub unsafe extern "C" fn pcmap_find_function(
     let Some(pc) = pc_of(pc, kind).filter(|_| !out.is_null()) else {
         return PCMAP_ERR_ARGUMENT;
     };
-    put_found(out, section(m).and_then(|s| s.function_containing(pc)))
+    // SAFETY: the caller's pointers, as this function's `# Safety` promises.
+    put_found(
+        out,
+        unsafe { section(m) }.and_then(|s| s.function_containing(pc)),
+    )
 }
 
 /// `pc` as a `Pc` of `kind` (`PCMAP_PC_*`), if `kind` is one.
@@ -257,7 +276,8 @@ pub unsafe extern "C" fn pcmap_function_at(
     if out.is_null() {
         return PCMAP_ERR_ARGUMENT;
     }
-    match section(m).and_then(|s| s.function_at(index)) {
+    // SAFETY: the caller's pointers, as this function's `# Safety` promises.
+    match unsafe { section(m) }.and_then(|s| s.function_at(index)) {
         Ok(None) => PCMAP_ERR_OUT_OF_RANGE,
         r => put_found(out, r),
     }
@@ -273,7 +293,8 @@ pub unsafe extern "C" fn pcmap_record_at(
     index: u32,
     out: *mut pcmap_record,
 ) -> pcmap_status {
-    let (Some(f), false) = (f.as_ref(), out.is_null()) else {
+    // SAFETY: the caller's pointers, as this function's `# Safety` promises.
+    let (Some(f), false) = (unsafe { f.as_ref() }, out.is_null()) else {
         return PCMAP_ERR_ARGUMENT;
     };
     let r = (|| {
@@ -303,7 +324,8 @@ pub unsafe extern "C" fn pcmap_location_at(
     index: u32,
     out: *mut pcmap_location,
 ) -> pcmap_status {
-    match (r.as_ref(), out.is_null()) {
+    // SAFETY: the caller's pointers, as this function's `# Safety` promises.
+    match (unsafe { r.as_ref() }, out.is_null()) {
         (Some(r), false) => put(out, decode::location(r, index)),
         _ => PCMAP_ERR_ARGUMENT,
     }
@@ -321,7 +343,8 @@ pub unsafe extern "C" fn pcmap_live_out_at(
     index: u32,
     out: *mut pcmap_live_out,
 ) -> pcmap_status {
-    match (r.as_ref(), out.is_null()) {
+    // SAFETY: the caller's pointers, as this function's `# Safety` promises.
+    match (unsafe { r.as_ref() }, out.is_null()) {
         (Some(r), false) => put(out, decode::live_out(r, index)),
         _ => PCMAP_ERR_ARGUMENT,
     }
@@ -339,7 +362,8 @@ pub unsafe extern "C" fn pcmap_frame_register_at(
     index: u32,
     out: *mut pcmap_frame_register,
 ) -> pcmap_status {
-    match (r.as_ref(), out.is_null()) {
+    // SAFETY: the caller's pointers, as this function's `# Safety` promises.
+    match (unsafe { r.as_ref() }, out.is_null()) {
         (Some(r), false) => put(out, decode::frame_register(r, index)),
         _ => PCMAP_ERR_ARGUMENT,
     }
@@ -356,7 +380,8 @@ pub unsafe extern "C" fn pcmap_find_frame_register(
     dwarf_reg: u16,
     out: *mut pcmap_frame_register,
 ) -> pcmap_status {
-    match (r.as_ref(), out.is_null()) {
+    // SAFETY: the caller's pointers, as this function's `# Safety` promises.
+    match (unsafe { r.as_ref() }, out.is_null()) {
         (Some(r), false) => put_found(out, decode::find_frame_register(r, dwarf_reg)),
         _ => PCMAP_ERR_ARGUMENT,
     }
@@ -377,7 +402,8 @@ pub unsafe extern "C" fn pcmap_find_site(
     pc: u64,
     out: *mut pcmap_site,
 ) -> pcmap_status {
-    find_site(m, pc, Match::Exact, out)
+    // SAFETY: the caller's pointers, as this function's `# Safety` promises.
+    unsafe { find_site(m, pc, Match::Exact, out) }
 }
 
 /// `pcmap_find_site` for the function's first record at or after `pc`
@@ -391,7 +417,8 @@ pub unsafe extern "C" fn pcmap_find_site_at_or_after(
     pc: u64,
     out: *mut pcmap_site,
 ) -> pcmap_status {
-    find_site(m, pc, Match::AtOrAfter, out)
+    // SAFETY: the caller's pointers, as this function's `# Safety` promises.
+    unsafe { find_site(m, pc, Match::AtOrAfter, out) }
 }
 
 /// # Safety
@@ -406,7 +433,8 @@ unsafe fn find_site(
     if out.is_null() {
         return PCMAP_ERR_ARGUMENT;
     }
-    lookup(m, pc, how, SiteOut(out))
+    // SAFETY: the caller's pointers, as this function's `# Safety` promises.
+    unsafe { lookup(m, pc, how, SiteOut(out)) }
 }
 
 /// The whole record `pcmap_find_site` found (as `pcmap_find` writes it).
@@ -420,10 +448,12 @@ pub unsafe extern "C" fn pcmap_site_record(
     site: *const pcmap_site,
     out: *mut pcmap_record,
 ) -> pcmap_status {
-    let (Some(site), false) = (site.as_ref(), out.is_null()) else {
+    // SAFETY: the caller's pointers, as this function's `# Safety` promises.
+    let (Some(site), false) = (unsafe { site.as_ref() }, out.is_null()) else {
         return PCMAP_ERR_ARGUMENT;
     };
-    put(out, section(m).and_then(|s| s.site_record(site)))
+    // SAFETY: the caller's pointers, as this function's `# Safety` promises.
+    put(out, unsafe { section(m) }.and_then(|s| s.site_record(site)))
 }
 
 /// The function of the record `pcmap_find_site` found.
@@ -436,10 +466,15 @@ pub unsafe extern "C" fn pcmap_site_function(
     site: *const pcmap_site,
     out: *mut pcmap_function,
 ) -> pcmap_status {
-    let (Some(site), false) = (site.as_ref(), out.is_null()) else {
+    // SAFETY: the caller's pointers, as this function's `# Safety` promises.
+    let (Some(site), false) = (unsafe { site.as_ref() }, out.is_null()) else {
         return PCMAP_ERR_ARGUMENT;
     };
-    put(out, section(m).and_then(|s| s.site_function(site)))
+    // SAFETY: the caller's pointers, as this function's `# Safety` promises.
+    put(
+        out,
+        unsafe { section(m) }.and_then(|s| s.site_function(site)),
+    )
 }
 
 /// A cursor at record `r`'s first location, for `pcmap_location_next`.
@@ -451,7 +486,8 @@ pub unsafe extern "C" fn pcmap_locations(
     r: *const pcmap_record,
     out: *mut pcmap_cursor,
 ) -> pcmap_status {
-    cursor(r, List::Locations, out)
+    // SAFETY: the caller's pointers, as this function's `# Safety` promises.
+    unsafe { cursor(r, List::Locations, out) }
 }
 
 /// A cursor at record `r`'s first live-out, for `pcmap_live_out_next`; its
@@ -466,7 +502,8 @@ pub unsafe extern "C" fn pcmap_live_outs(
     r: *const pcmap_record,
     out: *mut pcmap_cursor,
 ) -> pcmap_status {
-    cursor(r, List::LiveOuts, out)
+    // SAFETY: the caller's pointers, as this function's `# Safety` promises.
+    unsafe { cursor(r, List::LiveOuts, out) }
 }
 
 /// A cursor at the first saved register of record `r`'s frame state, for
@@ -479,13 +516,15 @@ pub unsafe extern "C" fn pcmap_frame_registers(
     r: *const pcmap_record,
     out: *mut pcmap_cursor,
 ) -> pcmap_status {
-    cursor(r, List::FrameRegisters, out)
+    // SAFETY: the caller's pointers, as this function's `# Safety` promises.
+    unsafe { cursor(r, List::FrameRegisters, out) }
 }
 
 /// # Safety
 /// As `pcmap_locations`.
 unsafe fn cursor(r: *const pcmap_record, list: List, out: *mut pcmap_cursor) -> pcmap_status {
-    match (r.as_ref(), out.is_null()) {
+    // SAFETY: the caller's pointers, as this function's `# Safety` promises.
+    match (unsafe { r.as_ref() }, out.is_null()) {
         (Some(r), false) => put(out, decode::cursor(r, list)),
         _ => PCMAP_ERR_ARGUMENT,
     }
@@ -502,7 +541,8 @@ pub unsafe extern "C" fn pcmap_location_next(
     c: *mut pcmap_cursor,
     out: *mut pcmap_location,
 ) -> pcmap_status {
-    match (c.as_mut(), out.is_null()) {
+    // SAFETY: the caller's pointers, as this function's `# Safety` promises.
+    match (unsafe { c.as_mut() }, out.is_null()) {
         (Some(c), false) => put_found(out, decode::location_next(c)),
         _ => PCMAP_ERR_ARGUMENT,
     }
@@ -518,7 +558,8 @@ pub unsafe extern "C" fn pcmap_live_out_next(
     c: *mut pcmap_cursor,
     out: *mut pcmap_live_out,
 ) -> pcmap_status {
-    match (c.as_mut(), out.is_null()) {
+    // SAFETY: the caller's pointers, as this function's `# Safety` promises.
+    match (unsafe { c.as_mut() }, out.is_null()) {
         (Some(c), false) => put_found(out, decode::live_out_next(c)),
         _ => PCMAP_ERR_ARGUMENT,
     }
@@ -534,7 +575,8 @@ pub unsafe extern "C" fn pcmap_frame_register_next(
     c: *mut pcmap_cursor,
     out: *mut pcmap_frame_register,
 ) -> pcmap_status {
-    match (c.as_mut(), out.is_null()) {
+    // SAFETY: the caller's pointers, as this function's `# Safety` promises.
+    match (unsafe { c.as_mut() }, out.is_null()) {
         (Some(c), false) => put_found(out, decode::frame_register_next(c)),
         _ => PCMAP_ERR_ARGUMENT,
     }
@@ -555,7 +597,8 @@ pub unsafe extern "C" fn pcmap_decode_location(
     num_regs: usize,
     out: *mut pcmap_value,
 ) -> pcmap_status {
-    let (Some(r), Some(loc)) = (r.as_ref(), loc.as_ref()) else {
+    // SAFETY: the caller's pointers, as this function's `# Safety` promises.
+    let (Some(r), Some(loc)) = (unsafe { r.as_ref() }, unsafe { loc.as_ref() }) else {
         return PCMAP_ERR_ARGUMENT;
     };
     if out.is_null() || (regs.is_null() && num_regs != 0) {
@@ -564,7 +607,8 @@ pub unsafe extern "C" fn pcmap_decode_location(
     let regs = if num_regs == 0 {
         &[][..]
     } else {
-        core::slice::from_raw_parts(regs, num_regs)
+        // SAFETY: the caller's pointers, as this function's `# Safety` promises.
+        unsafe { core::slice::from_raw_parts(regs, num_regs) }
     };
     put(out, decode::decode_location(r, loc, regs))
 }
@@ -596,7 +640,8 @@ pub unsafe extern "C" fn pcmap_decode(
     num_regs: usize,
     out: *mut pcmap_value,
 ) -> pcmap_status {
-    let Some(r) = r.as_ref() else {
+    // SAFETY: the caller's pointers, as this function's `# Safety` promises.
+    let Some(r) = (unsafe { r.as_ref() }) else {
         return PCMAP_ERR_ARGUMENT;
     };
     if out.is_null() || (regs.is_null() && num_regs != 0) {
@@ -605,7 +650,8 @@ pub unsafe extern "C" fn pcmap_decode(
     let regs = if num_regs == 0 {
         &[][..]
     } else {
-        core::slice::from_raw_parts(regs, num_regs)
+        // SAFETY: the caller's pointers, as this function's `# Safety` promises.
+        unsafe { core::slice::from_raw_parts(regs, num_regs) }
     };
     put(out, decode::decode(r, index, regs))
 }
@@ -624,7 +670,8 @@ pub unsafe extern "C" fn pcmap_id_index_size(
     }
     put(
         bytes,
-        section(m).and_then(|s| {
+        // SAFETY: the caller's pointers, as this function's `# Safety` promises.
+        unsafe { section(m) }.and_then(|s| {
             s.num_records()?
                 .checked_mul(core::mem::size_of::<IdEntry>())
                 .ok_or(PCMAP_ERR_OUT_OF_RANGE)
@@ -651,7 +698,8 @@ pub unsafe extern "C" fn pcmap_id_index_build(
     if out.is_null() || buffer.is_null() || misaligned {
         return PCMAP_ERR_ARGUMENT;
     }
-    let r = section(m).and_then(|s| {
+    // SAFETY: the caller's pointers, as this function's `# Safety` promises.
+    let r = unsafe { section(m) }.and_then(|s| {
         let n = s.num_records()?;
         match n.checked_mul(core::mem::size_of::<IdEntry>()) {
             Some(bytes) if bytes <= size => {}
@@ -659,7 +707,8 @@ pub unsafe extern "C" fn pcmap_id_index_build(
         }
         // SAFETY: `buffer` is aligned (checked) and holds `size` >= n
         // entries' bytes, writable, the caller's (contract).
-        let entries = core::slice::from_raw_parts_mut(buffer.cast::<IdEntry>(), n);
+        // SAFETY: the caller's pointers, as this function's `# Safety` promises.
+        let entries = unsafe { core::slice::from_raw_parts_mut(buffer.cast::<IdEntry>(), n) };
         s.build_id_index(entries)?;
         Ok(pcmap_id_index {
             entries: buffer.cast::<u64>(),
@@ -691,16 +740,17 @@ pub unsafe extern "C" fn pcmap_find_id(
     if record.is_null() {
         return PCMAP_ERR_ARGUMENT;
     }
-    let entries = match index.as_ref() {
+    // SAFETY: the caller's pointers, as this function's `# Safety` promises.
+    let entries = match unsafe { index.as_ref() } {
         Some(ix) if ix.entries.is_null() => return PCMAP_ERR_ARGUMENT,
-        // SAFETY: built by `pcmap_id_index_build`: `count` entries.
-        Some(ix) => Some(core::slice::from_raw_parts(
-            ix.entries.cast::<IdEntry>(),
-            ix.count,
-        )),
+        Some(ix) => {
+            // SAFETY: built by `pcmap_id_index_build`: `count` entries.
+            Some(unsafe { core::slice::from_raw_parts(ix.entries.cast::<IdEntry>(), ix.count) })
+        }
         None => None,
     };
-    site_out(m, function, record, |s| s.find_id(entries, id, n))
+    // SAFETY: the caller's pointers, as this function's `# Safety` promises.
+    unsafe { site_out(m, function, record, |s| s.find_id(entries, id, n)) }
 }
 
 /// The patch point (or stack map shadow) whose patch region holds return
@@ -722,7 +772,8 @@ pub unsafe extern "C" fn pcmap_find_patch_region(
     if record.is_null() {
         return PCMAP_ERR_ARGUMENT;
     }
-    site_out(m, function, record, |s| s.find_patch_region(pc))
+    // SAFETY: the caller's pointers, as this function's `# Safety` promises.
+    unsafe { site_out(m, function, record, |s| s.find_patch_region(pc)) }
 }
 
 /// Writes the record (and function unless NULL) of the site `find` gives.
@@ -735,7 +786,8 @@ unsafe fn site_out(
     record: *mut pcmap_record,
     find: impl FnOnce(&Section<'_>) -> Result<Option<pcmap_site>, pcmap_status>,
 ) -> pcmap_status {
-    let r = section(m).and_then(|s| {
+    // SAFETY: the caller's pointers, as this function's `# Safety` promises.
+    let r = unsafe { section(m) }.and_then(|s| {
         let Some(site) = find(&s)? else {
             return Ok(None);
         };
@@ -748,9 +800,10 @@ unsafe fn site_out(
     match r {
         Ok(Some((f, r))) => {
             // SAFETY: the caller's writable pointers (contract).
-            record.write(r);
+            unsafe { record.write(r) };
             if let Some(f) = f {
-                function.write(f);
+                // SAFETY: the caller's pointers, as this function's `# Safety` promises.
+                unsafe { function.write(f) };
             }
             PCMAP_OK
         }

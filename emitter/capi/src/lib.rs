@@ -13,9 +13,7 @@
 //! `--cfg pcmap_no_std`: no standard library at all, aborting on a panic
 //! (which bounds-checked reads never raise).
 #![cfg_attr(pcmap_no_std, no_std)]
-// PowerPC's `global_asm!` (capture.rs) is behind this feature; build-lib.sh
-// allows it.
-#![cfg_attr(target_arch = "powerpc64", feature(asm_experimental_arch))]
+#![deny(unsafe_op_in_unsafe_fn)]
 
 pub mod capture;
 pub mod constants;

@@ -111,6 +111,7 @@ impl pcmap_pctable {
         }
         // SAFETY: `pcmap_pctable_open`'s caller promised `size` readable
         // bytes at `data` for as long as the table is used.
+        // SAFETY: the caller's pointers, as this function's `# Safety` promises.
         let bytes = unsafe { core::slice::from_raw_parts(self.data, self.size) };
         PcTable::new(bytes, NATIVE, layout).map_err(from)
     }
@@ -188,7 +189,8 @@ pub unsafe extern "C" fn pcmap_pctable_open(
     };
     match t.table() {
         Ok(_) => {
-            out.write(t);
+            // SAFETY: the caller's pointers, as this function's `# Safety` promises.
+            unsafe { out.write(t) };
             PCMAP_OK
         }
         Err(e) => e,
@@ -214,15 +216,18 @@ pub unsafe extern "C" fn pcmap_pctable_open_linked(
         return PCMAP_ERR_ARGUMENT;
     }
     let size = stop as usize - start as usize;
-    pcmap_pctable_open(
-        out,
-        kind,
-        version,
-        start,
-        size,
-        start as u64,
-        PCMAP_PCTABLE_PC_WIDTH_DEFAULT,
-    )
+    // SAFETY: the caller's pointers, as this function's `# Safety` promises.
+    unsafe {
+        pcmap_pctable_open(
+            out,
+            kind,
+            version,
+            start,
+            size,
+            start as u64,
+            PCMAP_PCTABLE_PC_WIDTH_DEFAULT,
+        )
+    }
 }
 
 /// Decodes the entry at `*cursor` (start with 0) and advances `*cursor` past
@@ -238,12 +243,14 @@ pub unsafe extern "C" fn pcmap_pctable_next(
     cursor: *mut u64,
     out: *mut pcmap_pctable_entry,
 ) -> pcmap_status {
-    let (Some(t), false, false) = (t.as_ref(), cursor.is_null(), out.is_null()) else {
+    // SAFETY: the caller's pointers, as this function's `# Safety` promises.
+    let (Some(t), false, false) = (unsafe { t.as_ref() }, cursor.is_null(), out.is_null()) else {
         return PCMAP_ERR_ARGUMENT;
     };
     let r = (|| {
         let table = t.table()?;
-        let Ok(at) = usize::try_from(*cursor) else {
+        // SAFETY: the caller's pointers, as this function's `# Safety` promises.
+        let Ok(at) = usize::try_from(unsafe { *cursor }) else {
             return Err(PCMAP_ERR_OUT_OF_RANGE);
         };
         if at >= t.size {
@@ -254,8 +261,11 @@ pub unsafe extern "C" fn pcmap_pctable_next(
     })();
     match r {
         Ok(Some((e, next))) => {
-            out.write(e);
-            cursor.write(next);
+            // SAFETY: the caller's pointers, as this function's `# Safety` promises.
+            unsafe {
+                out.write(e);
+                cursor.write(next);
+            }
             PCMAP_OK
         }
         Ok(None) => PCMAP_NOT_FOUND,
@@ -272,7 +282,8 @@ pub unsafe extern "C" fn pcmap_pctable_count(
     t: *const pcmap_pctable,
     count: *mut usize,
 ) -> pcmap_status {
-    let (Some(t), false) = (t.as_ref(), count.is_null()) else {
+    // SAFETY: the caller's pointers, as this function's `# Safety` promises.
+    let (Some(t), false) = (unsafe { t.as_ref() }, count.is_null()) else {
         return PCMAP_ERR_ARGUMENT;
     };
     let r = (|| {
@@ -285,7 +296,8 @@ pub unsafe extern "C" fn pcmap_pctable_count(
     })();
     match r {
         Ok(n) => {
-            count.write(n);
+            // SAFETY: the caller's pointers, as this function's `# Safety` promises.
+            unsafe { count.write(n) };
             PCMAP_OK
         }
         Err(e) => e,
@@ -307,7 +319,8 @@ pub unsafe extern "C" fn pcmap_pctable_find(
     pc: u64,
     out: *mut pcmap_pctable_entry,
 ) -> pcmap_status {
-    let (Some(t), false) = (t.as_ref(), out.is_null()) else {
+    // SAFETY: the caller's pointers, as this function's `# Safety` promises.
+    let (Some(t), false) = (unsafe { t.as_ref() }, out.is_null()) else {
         return PCMAP_ERR_ARGUMENT;
     };
     let r = (|| {
@@ -321,7 +334,8 @@ pub unsafe extern "C" fn pcmap_pctable_find(
     })();
     match r {
         Ok(Some(e)) => {
-            out.write(e);
+            // SAFETY: the caller's pointers, as this function's `# Safety` promises.
+            unsafe { out.write(e) };
             PCMAP_OK
         }
         Ok(None) => PCMAP_NOT_FOUND,
@@ -348,7 +362,8 @@ pub unsafe extern "C" fn pcmap_pctable_index(
     capacity: usize,
     count: *mut usize,
 ) -> pcmap_status {
-    let (Some(t), false) = (t.as_ref(), count.is_null()) else {
+    // SAFETY: the caller's pointers, as this function's `# Safety` promises.
+    let (Some(t), false) = (unsafe { t.as_ref() }, count.is_null()) else {
         return PCMAP_ERR_ARGUMENT;
     };
     if entries.is_null() && capacity != 0 {
@@ -357,7 +372,8 @@ pub unsafe extern "C" fn pcmap_pctable_index(
     let out = if capacity == 0 {
         &mut [][..]
     } else {
-        core::slice::from_raw_parts_mut(entries, capacity)
+        // SAFETY: the caller's pointers, as this function's `# Safety` promises.
+        unsafe { core::slice::from_raw_parts_mut(entries, capacity) }
     };
     let r = (|| {
         let mut n = 0;
@@ -371,7 +387,8 @@ pub unsafe extern "C" fn pcmap_pctable_index(
     })();
     match r {
         Ok(n) => {
-            count.write(n);
+            // SAFETY: the caller's pointers, as this function's `# Safety` promises.
+            unsafe { count.write(n) };
             PCMAP_OK
         }
         Err(e) => e,
@@ -403,11 +420,13 @@ pub unsafe extern "C" fn pcmap_pctable_index_find(
     let index = if count == 0 {
         &[][..]
     } else {
-        core::slice::from_raw_parts(entries, count)
+        // SAFETY: the caller's pointers, as this function's `# Safety` promises.
+        unsafe { core::slice::from_raw_parts(entries, count) }
     };
     match index_find(index, pc) {
         Ok(Some(e)) => {
-            out.write(e);
+            // SAFETY: the caller's pointers, as this function's `# Safety` promises.
+            unsafe { out.write(e) };
             PCMAP_OK
         }
         Ok(None) => PCMAP_NOT_FOUND,

@@ -178,6 +178,7 @@ fn read<R>(f: impl FnOnce(&mut dyn Iterator<Item = &Image>) -> R) -> R {
         }
         // SAFETY: LIVE, seen inside the read-side section: the slot stays
         // as published until the section ends (see `Registry`).
+        // SAFETY: the caller's pointers, as this function's `# Safety` promises.
         Some(unsafe { &*s.image.get() })
     });
     f(&mut images)
@@ -293,6 +294,7 @@ pub unsafe fn add(bytes: &[u8]) -> Result<(), pcmap_status> {
     let slot = &r.slots[i];
     // SAFETY: EMPTY (never LIVE, or past its grace period): no reader reads
     // it, and the writer lock keeps other writers out.
+    // SAFETY: the caller's pointers, as this function's `# Safety` promises.
     unsafe { slot.image.get().write(Image { maps, low, high }) };
     if i >= used {
         r.used.store(i + 1, Release);
@@ -410,10 +412,8 @@ unsafe fn range<'a>(start: *const u8, stop: *const u8) -> Option<&'a [u8]> {
     if start.is_null() || (stop as usize) <= (start as usize) {
         return None;
     }
-    Some(core::slice::from_raw_parts(
-        start,
-        stop as usize - start as usize,
-    ))
+    // SAFETY: the caller's pointers, as this function's `# Safety` promises.
+    Some(unsafe { core::slice::from_raw_parts(start, stop as usize - start as usize) })
 }
 
 // --- The C API ---------------------------------------------------------------
@@ -434,13 +434,15 @@ pub unsafe extern "C" fn __pcmap_stackmaps_add(
     start: *const core::ffi::c_char,
     stop: *const core::ffi::c_char,
 ) {
-    let Some(bytes) = range(start.cast(), stop.cast()) else {
+    // SAFETY: the caller's pointers, as this function's `# Safety` promises.
+    let Some(bytes) = (unsafe { range(start.cast(), stop.cast()) }) else {
         return;
     };
     let r = if version != PCMAP_STACKMAPS_VERSION {
         Err(PCMAP_ERR_VERSION)
     } else {
-        add(bytes)
+        // SAFETY: the caller's pointers, as this function's `# Safety` promises.
+        unsafe { add(bytes) }
     };
     if let Err(e) = r {
         reject(e);
@@ -462,7 +464,8 @@ pub unsafe extern "C" fn __pcmap_stackmaps_del(
     // Whatever the version: a section `_add` refused is not registered,
     // and `remove` finds nothing.
     let _ = version;
-    if range(start.cast(), stop.cast()).is_some() {
+    // SAFETY: the caller's pointers, as this function's `# Safety` promises.
+    if unsafe { range(start.cast(), stop.cast()) }.is_some() {
         let _ = remove(start.cast());
     }
 }
@@ -484,7 +487,8 @@ pub unsafe extern "C" fn pcmap_registry_add(
     if data.is_null() || size == 0 {
         return PCMAP_ERR_ARGUMENT;
     }
-    crate::status::status(add(core::slice::from_raw_parts(data.cast(), size)))
+    // SAFETY: the caller's pointers, as this function's `# Safety` promises.
+    crate::status::status(unsafe { add(core::slice::from_raw_parts(data.cast(), size)) })
 }
 
 /// Unregisters the section starting at `data`; returns once no lookup
@@ -510,7 +514,8 @@ pub unsafe extern "C" fn pcmap_registry_find(
     function: *mut pcmap_function,
     record: *mut pcmap_record,
 ) -> pcmap_status {
-    registry_find(pc, pcmap_find, function, record)
+    // SAFETY: the caller's pointers, as this function's `# Safety` promises.
+    unsafe { registry_find(pc, pcmap_find, function, record) }
 }
 
 /// `pcmap_find_at_or_after` over every registered image.
@@ -523,7 +528,8 @@ pub unsafe extern "C" fn pcmap_registry_find_at_or_after(
     function: *mut pcmap_function,
     record: *mut pcmap_record,
 ) -> pcmap_status {
-    registry_find(pc, pcmap_find_at_or_after, function, record)
+    // SAFETY: the caller's pointers, as this function's `# Safety` promises.
+    unsafe { registry_find(pc, pcmap_find_at_or_after, function, record) }
 }
 
 /// The type of `pcmap_find` and `pcmap_find_at_or_after`.
@@ -549,6 +555,7 @@ unsafe fn registry_find(
         pc,
         // SAFETY: the maps are a LIVE image's, opened; `function` and
         // `record` as the caller promised.
+        // SAFETY: the caller's pointers, as this function's `# Safety` promises.
         |m| unsafe { find(m, pc, function, record) },
         |_| {},
     )
@@ -578,6 +585,7 @@ pub unsafe extern "C" fn pcmap_registry_find_site(
             if !maps.is_null() {
                 // SAFETY: `maps` is writable; a caller's buffer is not the
                 // registry's (memcpy, where a plain write would need memmove).
+                // SAFETY: the caller's pointers, as this function's `# Safety` promises.
                 unsafe { core::ptr::copy_nonoverlapping(&image.maps, maps, 1) };
             }
         },
@@ -603,7 +611,8 @@ pub unsafe extern "C" fn pcmap_registry_stackmaps(
         for image in images {
             if image.holds(Pc::ReturnAddress(pc)) {
                 // As in `pcmap_registry_find_site`.
-                core::ptr::copy_nonoverlapping(&image.maps, out, 1);
+                // SAFETY: the caller's pointers, as this function's `# Safety` promises.
+                unsafe { core::ptr::copy_nonoverlapping(&image.maps, out, 1) };
                 return PCMAP_OK;
             }
         }
@@ -621,6 +630,7 @@ pub unsafe extern "C" fn pcmap_registry_info(out: *mut pcmap_registry_summary) -
     if out.is_null() {
         return PCMAP_ERR_ARGUMENT;
     }
-    out.write(info());
+    // SAFETY: the caller's pointers, as this function's `# Safety` promises.
+    unsafe { out.write(info()) };
     PCMAP_OK
 }

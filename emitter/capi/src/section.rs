@@ -62,7 +62,8 @@ impl<'a> Section<'a> {
     pub unsafe fn opened(m: &'a pcmap_stackmaps) -> Self {
         let n = (m.num_cached_tables as usize).min(PCMAP_CACHED_TABLES);
         Section {
-            bytes: core::slice::from_raw_parts(m.data, m.size),
+            // SAFETY: the caller's pointers, as this function's `# Safety` promises.
+            bytes: unsafe { core::slice::from_raw_parts(m.data, m.size) },
             address: m.address,
             cached: &m.tables[..n],
             all_cached: m.num_tables as usize <= n,
@@ -414,6 +415,7 @@ pub(crate) unsafe fn search_mapped<O: Output>(
     }
     // SAFETY: the caller's contract: `m.data` points to the `m.size`
     // bytes of a mapped section.
+    // SAFETY: the caller's pointers, as this function's `# Safety` promises.
     let bytes = unsafe { core::slice::from_raw_parts(m.data, m.size) };
     let s = Section {
         bytes,

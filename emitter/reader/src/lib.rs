@@ -59,6 +59,13 @@
 //! [`Error`]; none allocates.
 #![no_std]
 #![deny(missing_docs)]
+#![deny(unsafe_op_in_unsafe_fn)]
+// PowerPC's `global_asm!` (the capture trampoline) is behind this
+// (nightly) feature.
+#![cfg_attr(
+    all(feature = "capture", target_arch = "powerpc64"),
+    feature(asm_experimental_arch)
+)]
 
 #[cfg(feature = "alloc")]
 extern crate alloc;
