@@ -11,7 +11,9 @@ use pcmap_reader::flat::Pc;
 
 use crate::constants::{PCMAP_PC_INSTRUCTION, PCMAP_PC_RETURN_ADDRESS};
 use crate::decode::{self, List};
-use crate::section::{search_mapped, Full, IdEntry, Match, Output, Section, SiteOut};
+use crate::section::{
+    self, opened, CIds, CSection, Full, IdEntry, Match, OpenedSection, Output, Section, SiteOut,
+};
 use crate::status::pcmap_status::{self, *};
 use crate::status::status;
 use crate::types::*;
@@ -44,7 +46,7 @@ unsafe fn section<'a>(m: *const pcmap_stackmaps) -> Result<Section<'a>, pcmap_st
         return Err(PCMAP_ERR_ARGUMENT);
     }
     // SAFETY: the caller's pointers, as this function's `# Safety` promises.
-    Ok(unsafe { Section::opened(m) })
+    Ok(unsafe { opened(m) }.section())
 }
 
 /// A lookup writing its results straight into the caller's structs.
@@ -75,7 +77,7 @@ unsafe fn find(
 /// # Safety
 /// `m` as `pcmap_find`'s; `out`'s pointers valid for a write.
 #[inline(always)]
-unsafe fn lookup<O: Output>(
+unsafe fn lookup<O: for<'a> Output<'a, Out = (), Error = pcmap_status>>(
     m: *const pcmap_stackmaps,
     pc: u64,
     how: Match,
@@ -86,7 +88,7 @@ unsafe fn lookup<O: Output>(
     if let Some(opened) = unsafe { m.as_ref() } {
         if !opened.data.is_null() {
             // SAFETY: the caller's pointers, as this function's `# Safety` promises.
-            if let Some(r) = unsafe { search_mapped(opened, pc, how, out) } {
+            if let Some(r) = unsafe { section::opened(opened) }.search_mapped(pc, how, out) {
                 return found(r);
             }
         }
@@ -101,7 +103,7 @@ unsafe fn lookup<O: Output>(
 /// # Safety
 /// As `lookup`.
 #[inline(never)]
-unsafe fn lookup_searched<O: Output>(
+unsafe fn lookup_searched<O: for<'a> Output<'a, Out = (), Error = pcmap_status>>(
     m: *const pcmap_stackmaps,
     pc: Pc,
     how: Match,
@@ -113,10 +115,10 @@ unsafe fn lookup_searched<O: Output>(
 
 /// The status of a lookup's result.
 #[inline(always)]
-fn found(r: Result<bool, pcmap_status>) -> pcmap_status {
+fn found(r: Result<Option<()>, pcmap_status>) -> pcmap_status {
     match r {
-        Ok(true) => PCMAP_OK,
-        Ok(false) => PCMAP_NOT_FOUND,
+        Ok(Some(())) => PCMAP_OK,
+        Ok(None) => PCMAP_NOT_FOUND,
         Err(e) => e,
     }
 }
@@ -140,11 +142,13 @@ pub unsafe extern "C" fn pcmap_open(
         return PCMAP_ERR_ARGUMENT;
     }
     // SAFETY: the caller's pointers, as this function's `# Safety` promises.
-    let s = Section::new(
-        unsafe { core::slice::from_raw_parts(data.cast(), size) },
-        address,
-    );
-    put(out, s.open())
+    let bytes = unsafe { core::slice::from_raw_parts(data.cast(), size) };
+    put(
+        out,
+        OpenedSection::open(bytes, address)
+            .map(section::to_c)
+            .map_err(Into::into),
+    )
 }
 
 /// Opens the running program's own section, given the linker-defined
@@ -175,7 +179,7 @@ pub unsafe extern "C" fn pcmap_open_linked(
 #[no_mangle]
 pub unsafe extern "C" fn pcmap_validate(m: *const pcmap_stackmaps) -> pcmap_status {
     // SAFETY: the caller's pointers, as this function's `# Safety` promises.
-    status(unsafe { section(m) }.and_then(|s| s.validate()))
+    status(unsafe { section(m) }.and_then(|s| Ok(s.validate()?)))
 }
 
 /// Finds the record at return address `pc` and the function containing it
@@ -248,10 +252,7 @@ pub unsafe extern "C" fn pcmap_find_function(
         return PCMAP_ERR_ARGUMENT;
     };
     // SAFETY: the caller's pointers, as this function's `# Safety` promises.
-    put_found(
-        out,
-        unsafe { section(m) }.and_then(|s| s.function_containing(pc)),
-    )
+    put_found(out, unsafe { section(m) }.and_then(|s| s.function_of(pc)))
 }
 
 /// `pc` as a `Pc` of `kind` (`PCMAP_PC_*`), if `kind` is one.
@@ -277,7 +278,7 @@ pub unsafe extern "C" fn pcmap_function_at(
         return PCMAP_ERR_ARGUMENT;
     }
     // SAFETY: the caller's pointers, as this function's `# Safety` promises.
-    match unsafe { section(m) }.and_then(|s| s.function_at(index)) {
+    match unsafe { section(m) }.and_then(|s| s.nth_function(index)) {
         Ok(None) => PCMAP_ERR_OUT_OF_RANGE,
         r => put_found(out, r),
     }

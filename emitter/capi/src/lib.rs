@@ -22,7 +22,6 @@ pub mod ffi;
 pub mod pctable;
 pub mod registry;
 pub mod section;
-mod sort;
 pub mod status;
 pub mod types;
 pub mod walk;
@@ -34,7 +33,7 @@ pub mod walk;
 mod no_std_runtime;
 
 pub use constants::*;
-pub use section::Section;
+pub use pcmap_reader::flat::Section;
 pub use status::pcmap_status;
 pub use types::*;
 pub use walk::{pcmap_root, pcmap_walk};

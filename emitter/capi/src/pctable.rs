@@ -382,7 +382,7 @@ pub unsafe extern "C" fn pcmap_pctable_index(
             *out.get_mut(n).ok_or(PCMAP_ERR_OUT_OF_RANGE)? = e;
             n += 1;
         }
-        crate::sort::heapsort_by(&mut out[..n], |a, b| a.pc < b.pc);
+        out[..n].sort_unstable_by_key(|e| e.pc);
         Ok(n)
     })();
     match r {

@@ -37,7 +37,7 @@ use pcmap_reader::flat::Pc;
 
 use crate::constants::PCMAP_STACKMAPS_VERSION;
 use crate::ffi::{pcmap_find, pcmap_find_at_or_after, pcmap_find_site};
-use crate::section::Section;
+use crate::section::{CSection, OpenedSection, Section};
 use crate::status::pcmap_status::{self, *};
 use crate::types::{
     pcmap_function, pcmap_record, pcmap_site, pcmap_stackmaps, pcmap_table_header,
@@ -272,9 +272,9 @@ impl Drop for Writer {
 /// # Safety
 /// `bytes` stays mapped until `remove` of it returns.
 pub unsafe fn add(bytes: &[u8]) -> Result<(), pcmap_status> {
-    let s = Section::new(bytes, bytes.as_ptr() as u64);
-    let maps = s.open()?;
-    let (low, high) = code_range(&s)?;
+    let opened = OpenedSection::open(bytes, bytes.as_ptr() as u64)?;
+    let (low, high) = code_range(&opened.section())?;
+    let maps = crate::section::to_c(opened);
     let r = &REGISTRY;
     let w = Writer::lock();
     let used = r.used.load(Relaxed);
@@ -332,7 +332,7 @@ pub fn remove(data: *const u8) -> Result<(), pcmap_status> {
 /// function).
 fn code_range(s: &Section<'_>) -> Result<(u64, u64), pcmap_status> {
     let (mut low, mut high) = (u64::MAX, 0u64);
-    for t in s.tables() {
+    for t in s.c_tables() {
         let (table, t) = t?;
         let n = t.num_frame_records();
         if n == 0 {

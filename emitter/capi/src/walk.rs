@@ -23,7 +23,7 @@ use crate::constants::{
     PCMAP_WALK_CACHE_ENTRY_SIZE, PCMAP_WALK_FRAME_POINTER_CHAIN, PCMAP_WALK_INTERRUPTED,
     PCMAP_WALK_REGISTRY,
 };
-use crate::section::{Full, Match, Section};
+use crate::section::{opened, CSection, Full, Match, Section};
 use crate::status::pcmap_status::{self, *};
 use crate::types::{pcmap_function, pcmap_record, pcmap_registers, pcmap_stackmaps, pcmap_value};
 
@@ -277,10 +277,10 @@ fn look_up_in(s: &Section<'_>, pc: Pc) -> Result<FrameAt<pcmap_function, CRecord
         function: function.as_mut_ptr(),
         record: record.as_mut_ptr(),
     };
-    if s.search(pc, Match::Exact, out)? {
+    if s.search(pc, Match::Exact, out)?.is_some() {
         // SAFETY: `search` wrote both when it found the record.
         let (function, record) = unsafe { (function.assume_init(), record.assume_init()) };
-        let (data, data_size) = s.data_area(&record)?;
+        let (data, data_size) = data_area(s, &record)?;
         return Ok(FrameAt::Record(
             function,
             CRecord {
@@ -290,7 +290,7 @@ fn look_up_in(s: &Section<'_>, pc: Pc) -> Result<FrameAt<pcmap_function, CRecord
             },
         ));
     }
-    Ok(match s.function_containing(pc)? {
+    Ok(match s.function_of(pc)? {
         Some(f) => FrameAt::NoRecord(f),
         None => FrameAt::Unmanaged,
     })
@@ -330,7 +330,7 @@ impl UnwindTables for CTables {
         if !self.registry {
             // SAFETY: checked non-NULL and opened by `start`'s caller
             // (`pcmap_walk_init`'s contract).
-            let s = unsafe { Section::opened(&*self.maps) };
+            let s = unsafe { opened(&*self.maps) }.section();
             return look_up_in(&s, pc).map_err(|e| Stop::Table(error(e)));
         }
         // Each image whose code range holds `pc`, until one has a function
@@ -338,7 +338,7 @@ impl UnwindTables for CTables {
         // mapped while a frame of it is on the stack).
         let found = crate::registry::find_in_images(pc, |m| {
             // SAFETY: a LIVE image's opened section.
-            match look_up_in(&unsafe { Section::opened(m) }, pc) {
+            match look_up_in(&unsafe { opened(m) }.section(), pc) {
                 Ok(FrameAt::Unmanaged) => None,
                 other => Some(other),
             }
@@ -404,19 +404,12 @@ impl UnwindTables for CTables {
     }
 }
 
-impl Section<'_> {
-    /// The Data area of the table `r` is in: from the header `open` kept,
-    /// else parsed.
-    #[inline]
-    fn data_area(&self, r: &pcmap_record) -> Result<(*const u8, u32), pcmap_status> {
-        let offset = (r.table.data as usize).wrapping_sub(self.bytes.as_ptr() as usize);
-        let table = self.bytes.get(offset..).ok_or(PCMAP_ERR_CORRUPT)?;
-        let data = match self.cached.iter().find(|h| h.offset as usize == offset) {
-            Some(h) => SiteData::of_kept(table, h.kept()),
-            None => r.table.open()?.data(),
-        };
-        Ok((data.bytes().as_ptr(), data.bytes().len() as u32))
-    }
+/// The Data area of the table of `s` that `r` is in.
+#[inline]
+fn data_area(s: &Section<'_>, r: &pcmap_record) -> Result<(*const u8, u32), pcmap_status> {
+    let offset = (r.table.data as usize).wrapping_sub(s.bytes.as_ptr() as usize);
+    let data = s.data_at(offset)?;
+    Ok((data.bytes().as_ptr(), data.bytes().len() as u32))
 }
 
 impl From<Stop> for pcmap_status {
@@ -439,7 +432,7 @@ impl From<Stop> for pcmap_status {
 impl From<RootsError> for pcmap_status {
     fn from(e: RootsError) -> Self {
         match e {
-            RootsError::NotAStatepoint => PCMAP_ERR_CORRUPT,
+            RootsError::NotAStatePoint => PCMAP_ERR_CORRUPT,
             RootsError::UnknownKind => PCMAP_ERR_UNKNOWN_KIND,
             RootsError::RegisterUnknown(_) => PCMAP_ERR_NO_REGISTER,
             RootsError::NoSlot => PCMAP_STOP_NO_SLOT,

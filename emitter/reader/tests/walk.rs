@@ -1059,17 +1059,17 @@ fn statepoint_and_stack_map_roots() {
     bad.push(loc(Indirect, 7, 8));
     assert_eq!(
         collect(RootLayout::StatePoint, &bad),
-        Err(RootsError::NotAStatepoint)
+        Err(RootsError::NotAStatePoint)
     );
     let mut odd = header(0);
     odd.push(loc(Indirect, 7, 8));
     assert_eq!(
         collect(RootLayout::StatePoint, &odd),
-        Err(RootsError::NotAStatepoint)
+        Err(RootsError::NotAStatePoint)
     );
     assert_eq!(
         collect(RootLayout::StatePoint, &[loc(Register, 3, 0)]),
-        Err(RootsError::NotAStatepoint)
+        Err(RootsError::NotAStatePoint)
     );
     // The deopt count as a large constant.
     let mut big = vec![

@@ -299,8 +299,9 @@ impl<'a, E: Endian> FlatStackMap<'a, E> {
     /// function holding the byte before it, which may end at `pc`; an
     /// instruction's address in the one holding it): its index and
     /// address. See `Lookup`. A function of size 0 (unknown) contains every
-    /// byte from its start to the next function's.
-    #[inline]
+    /// byte from its start to the next function's. Out of line: not a
+    /// lookup's fast path (a walk's last frame, a profiler's PC).
+    #[inline(never)]
     pub fn function_containing(&self, pc: Pc, table_address: u64) -> Result<Option<(u32, u64)>> {
         let l = self.lookup_state(table_address)?;
         l.function_containing(pc).ok_or(LOOKUP_CORRUPT)

@@ -70,12 +70,16 @@
 //! ```
 
 mod lookup;
+mod section;
 mod site;
 mod table;
 #[cfg(feature = "write")]
 mod writer;
 
 pub use lookup::{Found, Hit, Match, Pc, PcMapWindow};
+#[doc(hidden)]
+pub use section::OPENED_SECTION_LAYOUT;
+pub use section::{OpenedSection, Output, Section, TableAt, TableHeader, KEPT_TABLES};
 pub use site::{
     Cfa, FrameState, LiveOuts, Locations, SavedRegisters, Site, SiteData, SiteWithLiveOuts,
 };

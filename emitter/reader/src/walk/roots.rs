@@ -65,6 +65,9 @@ impl core::fmt::Display for DecodeError {
     }
 }
 
+#[cfg(feature = "std")]
+impl std::error::Error for DecodeError {}
+
 /// Decodes `loc` in the frame whose registers are `regs`; `constant`
 /// gives a `ConstantIndex`'s large constant. Reads no memory.
 #[inline(always)]
@@ -180,7 +183,7 @@ pub struct RootSlot {
 pub enum RootsError {
     /// A statepoint's header is not three constants, its deopt count runs
     /// past its locations, or its pointers are not in pairs.
-    NotAStatepoint,
+    NotAStatePoint,
     /// The record's kind is not known ([`RootLayout::of`]): the object was
     /// finished without the plugin's site descriptions (or `pcmap emit
     /// --ir`).
@@ -213,7 +216,7 @@ impl From<DecodeError> for RootsError {
 impl core::fmt::Display for RootsError {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         match self {
-            RootsError::NotAStatepoint => f.write_str(
+            RootsError::NotAStatePoint => f.write_str(
                 "a statepoint's locations are not its header, deopt locations and pointer pairs",
             ),
             RootsError::UnknownKind => f.write_str(
@@ -228,6 +231,9 @@ impl core::fmt::Display for RootsError {
         }
     }
 }
+
+#[cfg(feature = "std")]
+impl std::error::Error for RootsError {}
 
 /// Calls `f` with every root among `locations` (a record's, in order;
 /// `constant` resolves a `ConstantIndex` deopt count), decoding each
@@ -267,7 +273,7 @@ where
         let mut deopt = 0u64;
         for _ in 0..STATEPOINT_HEADER {
             let Some((_, l)) = next!() else {
-                return Err(RootsError::NotAStatepoint.into());
+                return Err(RootsError::NotAStatePoint.into());
             };
             deopt = match l.kind {
                 LocationKind::Constant => l.offset as i64 as u64,
@@ -275,14 +281,14 @@ where
                     Ok(v) => v,
                     Err(e) => return Err(RootsError::Table(e).into()),
                 },
-                _ => return Err(RootsError::NotAStatepoint.into()),
+                _ => return Err(RootsError::NotAStatePoint.into()),
             };
         }
         // The deopt locations: decoded (so a corrupt one is an error),
         // not roots.
         for _ in 0..deopt {
             if next!().is_none() {
-                return Err(RootsError::NotAStatepoint.into());
+                return Err(RootsError::NotAStatePoint.into());
             }
         }
     }
@@ -291,7 +297,7 @@ where
             RootLayout::EveryLocation => (base_index, base),
             RootLayout::StatePoint => match next!() {
                 Some(d) => d,
-                None => return Err(RootsError::NotAStatepoint.into()),
+                None => return Err(RootsError::NotAStatePoint.into()),
             },
         };
         f(Root {

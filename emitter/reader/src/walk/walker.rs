@@ -121,6 +121,9 @@ impl core::fmt::Display for End {
     }
 }
 
+#[cfg(feature = "std")]
+impl std::error::Error for End {}
+
 /// What a run gives of each frame with a record: decoded roots, root
 /// slots, or nothing (a cursor's step).
 pub trait Sink {
