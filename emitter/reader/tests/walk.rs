@@ -1156,7 +1156,7 @@ fn a_register_saved_twice_takes_the_last_save() {
 }
 
 /// A frame whose whole span of reads the memory allows at once: the
-/// cached walk steps it by the plan (`fast_step`, `apply_fast_step`: the
+/// cached walk steps it by the plan (`Run::check_fast`, `Run::apply`: the
 /// saved registers' values and slots, SP, PC), which must give the exact
 /// step's registers (`walk` compares every frame's).
 #[test]
