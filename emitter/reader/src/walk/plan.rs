@@ -827,13 +827,34 @@ fn decode_kept<'o>(
     out: &'o mut [MaybeUninit<RootValue>; PLAN_ROOTS],
 ) -> Result<&'o [RootValue], RootsError> {
     let roots = plan.kept_roots();
-    for ((&[b, d], &[bi, di]), o) in roots.iter().zip(plan.root_indices()).zip(out.iter_mut()) {
-        o.write(RootValue {
-            base: value_of(b, regs),
-            derived: value_of(d, regs),
-            base_index: bi,
-            derived_index: di,
-        });
+    let indices = plan.root_indices();
+    if plan.flags & flags::ONE_BASE != 0 && !roots.is_empty() {
+        // Every location `Indirect` off one register: its value plus each
+        // offset, the rest of each value constant.
+        let s = ((roots[0][0] >> 8) as u8 as usize).min(super::REGISTER_SLOTS - 1);
+        let base = regs.value[s];
+        let slot = |l: u64| Value {
+            address: base.wrapping_add((l as i64 >> 32) as u64),
+            has_address: true,
+            ..Value::default()
+        };
+        for ((&[b, d], &[bi, di]), o) in roots.iter().zip(indices).zip(out.iter_mut()) {
+            o.write(RootValue {
+                base: slot(b),
+                derived: slot(d),
+                base_index: bi,
+                derived_index: di,
+            });
+        }
+    } else {
+        for ((&[b, d], &[bi, di]), o) in roots.iter().zip(indices).zip(out.iter_mut()) {
+            o.write(RootValue {
+                base: value_of(b, regs),
+                derived: value_of(d, regs),
+                base_index: bi,
+                derived_index: di,
+            });
+        }
     }
     let given = &out[..roots.len()];
     // SAFETY: the first `roots.len()` were written above (at most
