@@ -708,7 +708,6 @@ pub unsafe extern "C" fn pcmap_id_index_build(
         }
         // SAFETY: `buffer` is aligned (checked) and holds `size` >= n
         // entries' bytes, writable, the caller's (contract).
-        // SAFETY: the caller's pointers, as this function's `# Safety` promises.
         let entries = unsafe { core::slice::from_raw_parts_mut(buffer.cast::<IdEntry>(), n) };
         s.build_id_index(entries)?;
         Ok(pcmap_id_index {

@@ -111,7 +111,6 @@ impl pcmap_pctable {
         }
         // SAFETY: `pcmap_pctable_open`'s caller promised `size` readable
         // bytes at `data` for as long as the table is used.
-        // SAFETY: the caller's pointers, as this function's `# Safety` promises.
         let bytes = unsafe { core::slice::from_raw_parts(self.data, self.size) };
         PcTable::new(bytes, NATIVE, layout).map_err(from)
     }

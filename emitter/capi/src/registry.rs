@@ -178,7 +178,6 @@ fn read<R>(f: impl FnOnce(&mut dyn Iterator<Item = &Image>) -> R) -> R {
         }
         // SAFETY: LIVE, seen inside the read-side section: the slot stays
         // as published until the section ends (see `Registry`).
-        // SAFETY: the caller's pointers, as this function's `# Safety` promises.
         Some(unsafe { &*s.image.get() })
     });
     f(&mut images)
@@ -294,7 +293,6 @@ pub unsafe fn add(bytes: &[u8]) -> Result<(), pcmap_status> {
     let slot = &r.slots[i];
     // SAFETY: EMPTY (never LIVE, or past its grace period): no reader reads
     // it, and the writer lock keeps other writers out.
-    // SAFETY: the caller's pointers, as this function's `# Safety` promises.
     unsafe { slot.image.get().write(Image { maps, low, high }) };
     if i >= used {
         r.used.store(i + 1, Release);
@@ -555,7 +553,6 @@ unsafe fn registry_find(
         pc,
         // SAFETY: the maps are a LIVE image's, opened; `function` and
         // `record` as the caller promised.
-        // SAFETY: the caller's pointers, as this function's `# Safety` promises.
         |m| unsafe { find(m, pc, function, record) },
         |_| {},
     )
@@ -585,7 +582,6 @@ pub unsafe extern "C" fn pcmap_registry_find_site(
             if !maps.is_null() {
                 // SAFETY: `maps` is writable; a caller's buffer is not the
                 // registry's (memcpy, where a plain write would need memmove).
-                // SAFETY: the caller's pointers, as this function's `# Safety` promises.
                 unsafe { core::ptr::copy_nonoverlapping(&image.maps, maps, 1) };
             }
         },

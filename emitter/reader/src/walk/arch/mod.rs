@@ -1,5 +1,5 @@
-//! What the walker knows of each architecture: one type per architecture
-//! implementing [`Arch`], chosen at compile time. The C library walks its
+//! What the walker knows of each architecture: one module and type per
+//! architecture implementing [`Arch`], chosen at compile time. The C library walks its
 //! own host ([`Host`]); tests and fuzz targets walk all four.
 //!
 //! | | x86-64 | AArch64 | PowerPC64 (ELFv2 LE, ELFv1 BE) |
@@ -65,23 +65,13 @@ pub(crate) fn ra_bit<A: Arch>() -> u64 {
     A::slot(A::RA).map_or(0, |s| 1 << s)
 }
 
-/// x86-64 (System V).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
-pub struct X86_64;
+mod aarch64;
+mod powerpc64;
+mod x86_64;
 
-/// AArch64 (AAPCS64).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
-pub struct AArch64;
-
-/// PowerPC64 ELFv2 (little-endian Linux): the TOC restore after a call is
-/// `ld r2, 24(r1)`.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
-pub struct PowerPc64ElfV2;
-
-/// PowerPC64 ELFv1 (big-endian Linux): the TOC restore after a call is
-/// `ld r2, 40(r1)`.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
-pub struct PowerPc64ElfV1;
+pub use aarch64::AArch64;
+pub use powerpc64::{PowerPc64ElfV1, PowerPc64ElfV2};
+pub use x86_64::X86_64;
 
 /// The architecture this code is compiled for.
 #[cfg(target_arch = "x86_64")]
@@ -136,114 +126,3 @@ fn frame_record_step<A: Arch, M: Memory>(
     }
     Ok(next)
 }
-
-/// The back chain step of PowerPC64: the caller's r1 at `[r1]`, its LR
-/// save doubleword at `[caller's r1 + 16]`.
-#[inline]
-fn back_chain_step<A: Arch, M: Memory>(regs: &Registers, memory: &M) -> Result<Registers, Stop> {
-    let sp = regs.sp::<A>().ok_or(Stop::RegisterUnknown(A::SP))?;
-    let caller_sp = read(memory, sp)?;
-    if caller_sp == 0 {
-        return Err(Stop::EndOfStack);
-    }
-    if caller_sp <= sp {
-        return Err(Stop::BadStack);
-    }
-    let mut next = *regs;
-    next.known = 0;
-    next.saved = 0;
-    next.pc = read(memory, caller_sp.wrapping_add(16))?;
-    next.set::<A>(A::SP, caller_sp, None);
-    Ok(next)
-}
-
-impl Arch for X86_64 {
-    const NAME: &'static str = "x86-64";
-    const SP: u16 = 7;
-    const FP: u16 = 6;
-    const RA: u16 = 16;
-    const CALLEE_SAVED: u64 = 1 << 3 | 1 << 6 | 0xf << 12;
-    // The call pushed it; RIP is not a tracked register, so a frame state
-    // listing it changes nothing.
-    const RA_FROM_CFA: Option<i32> = Some(-8);
-
-    #[inline(always)]
-    fn slot(dwarf: u16) -> Option<usize> {
-        (dwarf <= 15).then_some(dwarf as usize)
-    }
-
-    #[inline]
-    fn chain_step<M: Memory>(regs: &Registers, memory: &M) -> Result<Registers, Stop> {
-        // push rbp; mov rbp, rsp: the frame's CFA is RBP + 16.
-        frame_record_step::<Self, M>(regs, memory, Some(16))
-    }
-}
-
-impl Arch for AArch64 {
-    const NAME: &'static str = "AArch64";
-    const SP: u16 = 31;
-    const FP: u16 = 29;
-    const RA: u16 = 30;
-    const CALLEE_SAVED: u64 = 0x7ff << 19;
-    const RA_FROM_CFA: Option<i32> = None;
-
-    #[inline(always)]
-    fn slot(dwarf: u16) -> Option<usize> {
-        (dwarf <= 31).then_some(dwarf as usize)
-    }
-
-    #[inline]
-    fn chain_step<M: Memory>(regs: &Registers, memory: &M) -> Result<Registers, Stop> {
-        // The record {x29, x30} may be anywhere in the frame: SP unknown.
-        frame_record_step::<Self, M>(regs, memory, None)
-    }
-}
-
-/// PowerPC64's slot of LR (DWARF 65).
-const LR_SLOT: usize = 32;
-const _: () = assert!(LR_SLOT < REGISTER_SLOTS);
-
-/// The two PowerPC64 ABIs' conventions, but for the TOC restore.
-macro_rules! powerpc64 {
-    ($name:ident, $label:literal, $toc_restore:literal) => {
-        impl Arch for $name {
-            const NAME: &'static str = $label;
-            const SP: u16 = 1;
-            const FP: u16 = 31;
-            const RA: u16 = 65;
-            const CALLEE_SAVED: u64 = 0x3ffff << 14;
-            // The LR save doubleword of the caller's frame, where every
-            // non-leaf function saves it.
-            const RA_FROM_CFA: Option<i32> = Some(16);
-            // `nop` (the linker found no TOC change) or the TOC pointer
-            // reload from the TOC save doubleword.
-            const TOC_RESTORES: &'static [u32] = &[0x6000_0000, $toc_restore];
-
-            #[inline(always)]
-            fn slot(dwarf: u16) -> Option<usize> {
-                match dwarf {
-                    0..=31 => Some(dwarf as usize),
-                    65 => Some(LR_SLOT),
-                    _ => None,
-                }
-            }
-
-            #[inline(always)]
-            fn dwarf(slot: usize) -> u16 {
-                if slot == LR_SLOT {
-                    65
-                } else {
-                    slot as u16
-                }
-            }
-
-            #[inline]
-            fn chain_step<M: Memory>(regs: &Registers, memory: &M) -> Result<Registers, Stop> {
-                back_chain_step::<Self, M>(regs, memory)
-            }
-        }
-    };
-}
-
-powerpc64!(PowerPc64ElfV2, "PowerPC64 ELFv2", 0xe841_0018);
-powerpc64!(PowerPc64ElfV1, "PowerPC64 ELFv1", 0xe841_0028);
