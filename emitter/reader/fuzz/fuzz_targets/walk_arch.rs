@@ -29,8 +29,8 @@ use std::collections::HashMap;
 use libfuzzer_sys::fuzz_target;
 use pcmap_reader::flat::Pc;
 use pcmap_reader::walk::{
-    self, Cache, CacheKey, CfaRule, Cursor, FrameAt, Memory, Options, Registers, Slot, State,
-    Stop, UnwindTables, REGISTER_SLOTS,
+    self, Cache, CacheKey, CfaRule, Cursor, FrameAt, Memory, Options, Registers, Slot, State, Stop,
+    UnwindTables, REGISTER_SLOTS,
 };
 
 const CODE: u64 = 0x10_0000;
@@ -488,10 +488,22 @@ fn compare<A: walk::Arch>(
             let mut c = Cache::new(&mut memory).expect("a cache of n");
             for pass in ["cold", "warm"] {
                 let got = match bulk {
-                    false => cursor_walk::<A, _>(tables, Checked(stack), arch, regs, options, Some(&mut c)),
-                    true => cursor_walk::<A, _>(tables, Bulk(stack), arch, regs, options, Some(&mut c)),
+                    false => cursor_walk::<A, _>(
+                        tables,
+                        Checked(stack),
+                        arch,
+                        regs,
+                        options,
+                        Some(&mut c),
+                    ),
+                    true => {
+                        cursor_walk::<A, _>(tables, Bulk(stack), arch, regs, options, Some(&mut c))
+                    }
                 };
-                assert_eq!(&got, expected, "{pass} cache of {n} (reads at once: {bulk})");
+                assert_eq!(
+                    &got, expected,
+                    "{pass} cache of {n} (reads at once: {bulk})"
+                );
             }
         }
     }
@@ -500,7 +512,12 @@ fn compare<A: walk::Arch>(
 fn build(data: &[u8]) -> (Tables, Stack, Abi, Registers, Options) {
     let mut i = Input(data);
     let flags = i.byte();
-    let arch = [Abi::X86_64, Abi::AArch64, Abi::PowerPc64V2, Abi::PowerPc64V1][usize::from(flags & 3)];
+    let arch = [
+        Abi::X86_64,
+        Abi::AArch64,
+        Abi::PowerPc64V2,
+        Abi::PowerPc64V1,
+    ][usize::from(flags & 3)];
     // A frame limit, small or not (a walk of many frames is slow here).
     let max_frames = match flags & 8 {
         0 => 256,
