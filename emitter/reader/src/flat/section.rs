@@ -53,6 +53,18 @@ pub struct TableHeader {
 }
 
 impl TableHeader {
+    /// The header of `table`, at `offset` of its section.
+    #[inline]
+    pub fn of<E: Endian>(offset: u64, table: &FlatStackMap<'_, E>) -> Self {
+        let header = table.parsed_header();
+        TableHeader {
+            offset,
+            bounds: header.bounds,
+            flags: header.flags,
+            pc_map_shift: header.pc_map_shift,
+        }
+    }
+
     /// The reader's form of this header, read in place.
     #[inline(always)]
     pub fn kept(&self) -> KeptHeader<'_> {
@@ -139,13 +151,7 @@ impl<'a> OpenedSection<'a> {
                 return Err(Error::Unrelocated);
             }
             if let Some(h) = m.kept.get_mut(m.num_tables as usize) {
-                let header = t.parsed_header();
-                *h = TableHeader {
-                    offset: offset as u64,
-                    bounds: header.bounds,
-                    flags: header.flags,
-                    pc_map_shift: header.pc_map_shift,
-                };
+                *h = TableHeader::of(offset as u64, &t);
                 m.num_kept += 1;
             }
             m.num_tables = m
@@ -289,15 +295,9 @@ impl<'a> Section<'a> {
         let (bytes, address) = (self.bytes, self.address);
         FlatStackMap::tables(bytes, section_endian(bytes)).map(move |t| {
             t.map(|(offset, table)| {
-                let header = table.parsed_header();
                 let at = TableAt {
                     offset,
-                    header: TableHeader {
-                        offset: offset as u64,
-                        bounds: header.bounds,
-                        flags: header.flags,
-                        pc_map_shift: header.pc_map_shift,
-                    },
+                    header: TableHeader::of(offset as u64, &table),
                     address: address.wrapping_add(offset as u64),
                 };
                 (at, table)
@@ -430,15 +430,9 @@ impl<'a> Section<'a> {
             let (offset, t) = t?;
             let address = self.address.wrapping_add(offset as u64);
             if let Some(hit) = t.lookup_hit(pc, address, how)? {
-                let header = t.parsed_header();
                 let at = TableAt {
                     offset,
-                    header: TableHeader {
-                        offset: offset as u64,
-                        bounds: header.bounds,
-                        flags: header.flags,
-                        pc_map_shift: header.pc_map_shift,
-                    },
+                    header: TableHeader::of(offset as u64, &t),
                     address,
                 };
                 return out.write(self.bytes, at, hit).map(Some);
@@ -486,15 +480,9 @@ impl<'a> Section<'a> {
             .get(at..)
             .ok_or(Error::Truncated { offset: at })?;
         let t = FlatStackMap::parse(bytes, section_endian(self.bytes))?;
-        let header = t.parsed_header();
         let table = TableAt {
             offset: at,
-            header: TableHeader {
-                offset,
-                bounds: header.bounds,
-                flags: header.flags,
-                pc_map_shift: header.pc_map_shift,
-            },
+            header: TableHeader::of(offset, &t),
             address: self.address.wrapping_add(offset),
         };
         Ok((table, t))
