@@ -238,11 +238,46 @@ unsafe fn cache<'a>(c: *mut pcmap_walk_cache) -> Option<&'a mut CCache> {
 }
 
 /// The tables a C walk reads: one opened section, or every registered
-/// image.
+/// image. A Rust runtime that links this crate walks the registry with the
+/// reader's walker over [`CTables::registry`] (its own sections need only
+/// the reader: `walk::SectionTables`).
 #[derive(Clone, Copy)]
-pub(crate) struct CTables {
+pub struct CTables {
     maps: *const pcmap_stackmaps,
     registry: bool,
+}
+
+impl CTables {
+    /// Every image registered (`pcmap_registry_*`, the constructors'
+    /// callbacks), as `PCMAP_WALK_REGISTRY` walks them: a PC's image is
+    /// the first whose code range holds it and has a function there; a PC
+    /// in no image is unmanaged, or `Stop::ImageRefused` once the registry
+    /// refused an image's tables.
+    pub fn registry() -> Self {
+        CTables {
+            maps: core::ptr::null(),
+            registry: true,
+        }
+    }
+
+    /// The section `maps` opened.
+    ///
+    /// # Safety
+    /// `maps` was filled by `pcmap_open` and stays so, its section mapped,
+    /// while the tables are used.
+    pub unsafe fn section(maps: &pcmap_stackmaps) -> Self {
+        CTables {
+            maps,
+            registry: false,
+        }
+    }
+}
+
+impl CRecord {
+    /// The record, as `pcmap_find` gives it.
+    pub fn record(&self) -> &pcmap_record {
+        &self.record
+    }
 }
 
 /// A C API status as a reader error (for a table the lookup could not
