@@ -1,8 +1,8 @@
 //! A `pcmap_stackmaps` section, as the C API reads it: the reader's
 //! [`OpenedSection`] (which `pcmap_stackmaps` is, field for field) and
 //! [`Section`] (its tables, finding the record of a PC), with what the C
-//! structs want of a record found ([`Full`]: `pcmap_find`'s whole record,
-//! Site and frame state decoded; [`SiteOut`]: `pcmap_find_site`'s indices,
+//! structs want of a record found (`Full`: `pcmap_find`'s whole record,
+//! Site and frame state decoded; `SiteOut`: `pcmap_find_site`'s indices,
 //! Site offset and stack size), and the C API's own lookups (by ID, by
 //! patch region).
 
