@@ -86,7 +86,7 @@ fn plugin_registrar(builder: &mut PassBuilder) {
             manager.add_pass(LtoLinkRefusal("ThinLTO backend"));
             return;
         }
-        match std::panic::catch_unwind(|| config::from_env(|k| std::env::var(k).ok())) {
+        match std::panic::catch_unwind(|| config::from_env(|k| std::env::var_os(k))) {
             Ok(Ok(cfg)) => manager.add_pass(pass::PcmapPass::new(cfg)),
             Ok(Err(e)) => {
                 eprintln!("{e}");
