@@ -7,7 +7,10 @@ input's header asks for, and the chosen LLVM version (16 or 19):
 
   compile   llc-N -filetype=obj (a refusal LLVM's own test expects, or one the
             header declares for that version, is checked to happen)
-  emit      pcmap emit --ir IN.ll OBJ, and pcmap emit OBJ (no IR)
+  emit      pcmap emit --ir IN.ll OBJ; pcmap emit OBJ (no IR) refuses its
+            records of unknown kind, writing nothing, and pcmap emit --no-walk
+            OBJ writes them; pcmap verify names each of them in what that
+            wrote, and verify --no-walk none
   readobj   pcmap dump --format=readobj equals llvm-readobj-N --stackmap from
             "LLVM StackMap Version" on (compiled and emitted objects)
   flat      the flat table of each emitted object describes exactly the v3
@@ -25,7 +28,7 @@ input's header asks for, and the chosen LLVM version (16 or 19):
             (the size rule of docs/stackmap-v2.md; `--sizes FILE` appends
             every pair of sizes to FILE, one JSON object per line)
   link      the input compiled as position-independent code, through emit
-            (default options: .llvm_stackmaps dropped), links as a shared
+            --no-walk (.llvm_stackmaps dropped by default), links as a shared
             object with ld.lld-16 and the target's GNU ld, with no dynamic
             relocation into pcmap_stackmaps (llvm-readelf-16 -S -r)
 
@@ -543,8 +546,10 @@ def check_link(run, args, version, target, variant, path, work, tag, label):
     if p.returncode != 0:
         raise Failure(f"{label}: `{run.commands[-1]}` failed: {p.stderr.strip()[:1500]}")
     obj = os.path.join(work, tag + ".pic.flat.o")
-    p = run.run(shlex.split(args.pcmap) + ["emit"] + shlex.split(args.emit_args) + [pic, "-o", obj],
-                check=False)
+    # --no-walk: the kinds, which no description gives here, do not change
+    # the relocations this step checks.
+    p = run.run(shlex.split(args.pcmap) + ["emit", "--no-walk"] + shlex.split(args.emit_args) +
+                [pic, "-o", obj], check=False)
     if p.returncode != 0:
         raise Failure(f"{label}: `{run.commands[-1]}` failed: {p.stderr.strip()[:1500]}")
     problems = []
@@ -632,10 +637,17 @@ def check_one(args, path, head, text, target, variant, results):
 
     sites = scan_ir(text)
     emitted = {}
+    # Without a description every record's kind is unknown: emit refuses
+    # by default (a walker cannot use such tables) and writes them with
+    # --no-walk, which "noir" checks.
+    refused = os.path.join(work, f"{tag}.refused.o")
+    p = run.run(shlex.split(args.pcmap) + ["emit"] + shlex.split(args.emit_args) + [obj, "-o", refused],
+                check=False)
+    refusal = (run.commands[-1], p.returncode, p.stderr.strip())
     for mode in ("ir", "noir"):
         out = os.path.join(work, f"{tag}.{mode}.o")
         ecmd = shlex.split(args.pcmap) + ["emit"] + shlex.split(args.emit_args) + \
-            (["--ir", path] if mode == "ir" else []) + [obj, "-o", out]
+            (["--ir", path] if mode == "ir" else ["--no-walk"]) + [obj, "-o", out]
         p = run.run(ecmd, check=False)
         infos.append(f"{label}: emit command: {run.commands[-1]}")
         if p.returncode != 0:
@@ -653,6 +665,22 @@ def check_one(args, path, head, text, target, variant, results):
     except Failure as e:
         fail("flat", str(e))
         return finish(results, label, status, failures, reports, infos, run, log)
+    records = sum(len(t["records"]) for t in v3)
+    cmd, code, err = refusal
+    if records and (code == 0 or f"{records} of {records} stack map records have no known kind" not in err
+                    or os.path.exists(refused)):
+        fail("emit", f"{label}: `{cmd}` without a description must refuse the {records} records "
+                     f"of unknown kind and write nothing; exit {code}: {err[:1500]}")
+    elif not records and code != 0:
+        fail("emit", f"{label}: `{cmd}` failed: {err[:1500]}")
+    # verify names each record of unknown kind, and with --no-walk none.
+    if "noir" in emitted:
+        for flags, want in (([], records), (["--no-walk"], 0)):
+            p = run.run(shlex.split(args.pcmap) + ["verify"] + flags + [emitted["noir"]], check=False)
+            named = p.stdout.count("no known kind, which a stack walker needs")
+            if named != want or (want and p.returncode == 0):
+                fail("emit", f"{label}: `{run.commands[-1]}` names {named} records of unknown kind, "
+                             f"expected {want} (exit {p.returncode})")
 
     ends_cache = {}
 

@@ -79,6 +79,12 @@ enum Command {
         /// Absolute function addresses instead of self-relative ones.
         #[arg(long)]
         absolute: bool,
+        /// The tables are for a runtime that never walks the stack with
+        /// them (it looks records up, say): write records whose kind is
+        /// unknown (no .pcmap.sites, no --ir) as unknown. Without it they
+        /// are an error, since a stack walker cannot use them.
+        #[arg(long)]
+        no_walk: bool,
         /// Print the sizes of the sections before and after.
         #[arg(long)]
         stats: bool,
@@ -95,6 +101,11 @@ enum Command {
         /// count tagged IR instructions against PCs.
         #[arg(long, value_name = "IR_STATS")]
         against: Option<PathBuf>,
+        /// The stack map tables are for a runtime that never walks the
+        /// stack with them (`emit --no-walk`): records of unknown kind are
+        /// no problem.
+        #[arg(long)]
+        no_walk: bool,
     },
     /// Run a compiler with the plugin and finish every object it writes in
     /// place: `CC="pcmap cc clang-16"` (docs/build.md). Probes (-E,
@@ -131,6 +142,7 @@ fn main() -> ExitCode {
             keep_v3,
             strip_v3: _,
             absolute,
+            no_walk,
             stats,
             named_temp,
         } => {
@@ -144,20 +156,19 @@ fn main() -> ExitCode {
             } else {
                 output::TempKind::Unnamed
             };
-            emit(
-                &input,
-                &output,
-                ir.as_deref(),
+            let opts = EmitFlags {
                 keep_v3,
                 absolute,
+                no_walk,
                 stats,
-                temp,
-            )
-            .map(|()| ExitCode::SUCCESS)
+            };
+            emit_file(&input, &output, ir.as_deref(), opts, temp).map(|()| ExitCode::SUCCESS)
         }
-        Command::Verify { file, against } => {
-            verify(&file, against.as_deref()).map(|()| ExitCode::SUCCESS)
-        }
+        Command::Verify {
+            file,
+            against,
+            no_walk,
+        } => verify(&file, against.as_deref(), no_walk).map(|()| ExitCode::SUCCESS),
         Command::Cc { command } => cc::run(&command),
     };
     report(result)
@@ -211,6 +222,16 @@ fn dump(path: &Path, format: DumpFormat) -> Result<()> {
     Ok(())
 }
 
+/// `pcmap emit`'s switches.
+#[derive(Clone, Copy, Default)]
+struct EmitFlags {
+    keep_v3: bool,
+    absolute: bool,
+    no_walk: bool,
+    stats: bool,
+}
+
+/// `pcmap emit` as `pcmap cc` runs it: the tables for a walker.
 fn emit(
     input: &Path,
     output: &Path,
@@ -220,6 +241,28 @@ fn emit(
     stats: bool,
     temp: output::TempKind,
 ) -> Result<()> {
+    let opts = EmitFlags {
+        keep_v3,
+        absolute,
+        no_walk: false,
+        stats,
+    };
+    emit_file(input, output, ir, opts, temp)
+}
+
+fn emit_file(
+    input: &Path,
+    output: &Path,
+    ir: Option<&Path>,
+    flags: EmitFlags,
+    temp: output::TempKind,
+) -> Result<()> {
+    let EmitFlags {
+        keep_v3,
+        absolute,
+        no_walk,
+        stats,
+    } = flags;
     // The IR is read on other threads while the object is. They never take
     // SIGINT/SIGTERM/SIGHUP: blocking them here keeps them out of the
     // output's commit.
@@ -233,6 +276,7 @@ fn emit(
         absolute,
         keep_v3,
         ir,
+        no_walk,
     };
     let mut out = output::Output::new(output, input, temp);
     // A private mapping of the input: where the rewrite patches a copy of
@@ -270,21 +314,6 @@ fn emit(
     drop(copy);
     drop(data);
     written.commit()?;
-    if let Some(r) = emitted.stack_maps.filter(|r| r.unknown > 0) {
-        let how = match r.described_by {
-            None => "compile with the plugin (-fpass-plugin=libpcmap_plugin.so describes every site in .pcmap.sites) or pass --ir FILE.ll".to_string(),
-            Some(source) => format!(
-                "{} lists sites of their function with their ID that differ in kind or size (docs/stackmap-sites.md)",
-                source.name()
-            ),
-        };
-        eprintln!(
-            "pcmap: warning: {}: {} of {} stack map records have no known kind or patchable size: {how}",
-            input.display(),
-            r.unknown,
-            r.records
-        );
-    }
     if stats {
         if let Some(report) = emitted.stack_maps {
             println!(
@@ -296,6 +325,13 @@ fn emit(
                 pcmap_reader::flat::SECTION_NAME,
                 report.flat_size
             );
+            if report.unknown > 0 {
+                println!(
+                    "{}: {} records of unknown kind (--no-walk)",
+                    output.display(),
+                    report.unknown
+                );
+            }
         }
         if let Some(pc) = &emitted.pc {
             println!(
@@ -314,7 +350,7 @@ fn emit(
     Ok(())
 }
 
-fn verify(path: &Path, against: Option<&Path>) -> Result<()> {
+fn verify(path: &Path, against: Option<&Path>, no_walk: bool) -> Result<()> {
     let data = input::read_file(path)?;
     let o = input::parse(path, &data)?;
     let stats = match against {
@@ -325,7 +361,7 @@ fn verify(path: &Path, against: Option<&Path>) -> Result<()> {
         }
         None => None,
     };
-    let v = pcmap::verify::verify(&o).with_context(|| path.display().to_string())?;
+    let v = pcmap::verify::verify(&o, no_walk).with_context(|| path.display().to_string())?;
     let mut report = String::new();
     pcmap::verify::text(&mut report, &v, stats.as_ref())?;
     print!("{report}");
