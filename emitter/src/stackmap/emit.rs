@@ -238,7 +238,8 @@ pub fn flat_tables(o: &ObjectFile<'_>, opts: EmitOptions<'_>) -> Result<FlatSect
 }
 
 /// Adds `flat` and its relocations to the object being rewritten (and
-/// removes LLVM's section unless `keep_v3`). The table is `SHF_GNU_RETAIN`:
+/// removes LLVM's section unless `keep_v3`). The table is `SHF_GNU_RETAIN`,
+/// and a System V object becomes GNU for GNU ld to honour that:
 /// `--gc-sections` keeps it, and with it every function it describes.
 pub fn apply(
     rw: &mut Rewrite<'_>,
@@ -302,6 +303,13 @@ pub fn apply(
     }
 
     let b = &mut rw.builder;
+    // GNU ld honours SHF_GNU_RETAIN only in objects whose OS/ABI is GNU or
+    // FreeBSD (bfd's `_bfd_elf_make_section_from_shdr`): a System V object
+    // becomes GNU, as LLVM's assembler makes it when it writes a retained
+    // section. Another OS/ABI is kept, as LLVM keeps it (docs/emit.md).
+    if b.header.os_abi == elf::ELFOSABI_NONE {
+        b.header.os_abi = elf::ELFOSABI_GNU;
+    }
     let new = b.sections.add();
     new.name = ByteString::from(flat::SECTION_NAME.as_bytes());
     new.sh_type = elf::SHT_PROGBITS;
