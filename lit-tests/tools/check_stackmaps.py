@@ -12,7 +12,10 @@ input's header asks for, and the chosen LLVM version (16 or 19):
             OBJ writes them; pcmap verify names each of them in what that
             wrote, and verify --no-walk none
   readobj   pcmap dump --format=readobj equals llvm-readobj-N --stackmap from
-            "LLVM StackMap Version" on (compiled and emitted objects)
+            "LLVM StackMap Version" on (compiled and emitted objects), and so
+            does pcmap dump --format=readobj of each emitted object's flat
+            table (printed as the v3 table it was made from) against
+            llvm-readobj-N on the object it was made from
   flat      the flat table of each emitted object describes exactly the v3
             records (pcmap dump --json): functions, stack sizes, constants,
             record IDs, offsets, locations, live-outs
@@ -338,11 +341,19 @@ def readobj_text(run, args, version, obj):
     return ""
 
 
-def check_readobj(run, args, version, obj, label):
+def check_readobj(run, args, version, obj, label, flat_of=None):
+    """pcmap dump --format=readobj of OBJ, or with FLAT_OF of that object's
+    flat table (--section=pcmap_stackmaps), equals llvm-readobj --stackmap
+    of OBJ."""
     want = readobj_text(run, args, version, obj)
     if not want:
         raise Failure(f"{label}: llvm-readobj-{version} printed no stack map")
-    got = run.run(shlex.split(args.pcmap) + ["dump", "--format=readobj", obj]).stdout
+    dump = ["dump", "--format=readobj"]
+    if flat_of:
+        dump += ["--section=pcmap_stackmaps", flat_of]
+    else:
+        dump += [obj]
+    got = run.run(shlex.split(args.pcmap) + dump).stdout
     if got != want:
         import difflib
         diff = "".join(difflib.unified_diff(want.splitlines(True), got.splitlines(True),
@@ -701,6 +712,13 @@ def check_one(args, path, head, text, target, variant, results):
         if steps["readobj"] == "on" and kept_v3:
             try:
                 check_readobj(run, args, version, out, ml)
+            except Failure as e:
+                fail("readobj", str(e))
+        # The flat table, printed as llvm-readobj prints the v3 table it was
+        # made from, is what llvm-readobj prints for that table.
+        if steps["readobj"] == "on":
+            try:
+                check_readobj(run, args, version, obj, ml + " (flat table)", flat_of=out)
             except Failure as e:
                 fail("readobj", str(e))
         if steps["flat"] == "on":

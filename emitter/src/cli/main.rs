@@ -31,8 +31,10 @@ struct Cli {
 enum DumpFormat {
     Text,
     Json,
-    /// Exactly `llvm-readobj --stackmap`'s text (LLVM tables only), from
-    /// "LLVM StackMap Version" on.
+    /// Exactly `llvm-readobj --stackmap`'s text, from "LLVM StackMap
+    /// Version" on: LLVM's tables, or where the file has none (a finished
+    /// object) the flat ones as llvm-readobj prints the LLVM tables they
+    /// were made from.
     Readobj,
 }
 
@@ -46,6 +48,11 @@ enum Command {
         json: bool,
         #[arg(long, value_enum, default_value_t = DumpFormat::Text)]
         format: DumpFormat,
+        /// Only this section (`.llvm_stackmaps`, `pcmap_stackmaps`, a PC
+        /// section's name); with --format=readobj, `pcmap_stackmaps` prints
+        /// the flat tables of a file that keeps LLVM's beside them.
+        #[arg(long, value_name = "NAME")]
+        section: Option<String>,
     },
     /// Rewrite an object: add the flat stack map section (docs/stackmap-v2.md)
     /// and finish the compact PC tables the plugin described (docs/pctables.md).
@@ -131,9 +138,17 @@ fn main() -> ExitCode {
     }
     let cli = Cli::parse();
     let result = match cli.command {
-        Command::Dump { file, json, format } => {
-            dump(&file, if json { DumpFormat::Json } else { format }).map(|()| ExitCode::SUCCESS)
-        }
+        Command::Dump {
+            file,
+            json,
+            format,
+            section,
+        } => dump(
+            &file,
+            if json { DumpFormat::Json } else { format },
+            section.as_deref(),
+        )
+        .map(|()| ExitCode::SUCCESS),
         Command::Emit {
             input,
             output,
@@ -188,11 +203,22 @@ fn report(result: Result<ExitCode>) -> ExitCode {
     }
 }
 
-fn dump(path: &Path, format: DumpFormat) -> Result<()> {
+fn dump(path: &Path, format: DumpFormat, only: Option<&str>) -> Result<()> {
     let data = input::read_file(path)?;
     let o = input::parse(path, &data)?;
-    let sections = pcmap::stackmap::sections(&o).with_context(|| path.display().to_string())?;
-    let pc_sections = pcmap::pctable::sections(&o).with_context(|| path.display().to_string())?;
+    let mut sections = pcmap::stackmap::sections(&o).with_context(|| path.display().to_string())?;
+    let mut pc_sections =
+        pcmap::pctable::sections(&o).with_context(|| path.display().to_string())?;
+    if let Some(name) = only {
+        sections.retain(|s| s.name == name);
+        pc_sections.retain(|s| s.name == name);
+        if sections.is_empty() && pc_sections.is_empty() {
+            bail!(
+                "{}: no stack map or PC section named {name}",
+                path.display()
+            );
+        }
+    }
     let mut out = String::new();
     match format {
         DumpFormat::Json => {
@@ -205,12 +231,39 @@ fn dump(path: &Path, format: DumpFormat) -> Result<()> {
             out.push('\n');
         }
         DumpFormat::Readobj => {
+            // llvm-readobj's view: LLVM's tables; a finished object has
+            // only flat ones, printed as the tables they were made from.
+            let llvm =
+                |t: &&pcmap::stackmap::DecodedTable| t.format != pcmap::stackmap::Format::Flat;
+            let any_llvm = sections.iter().flat_map(|s| &s.tables).any(|t| llvm(&t));
+            let mut printed = 0;
             for s in &sections {
-                for t in &s.tables {
-                    if t.format != pcmap::stackmap::Format::Flat {
-                        pcmap::dump::readobj(&mut out, t)?;
+                for (k, t) in s.tables.iter().enumerate() {
+                    if llvm(&t) != any_llvm {
+                        continue;
                     }
+                    if let Some(i) = t.functions.iter().position(|f| {
+                        t.format == pcmap::stackmap::Format::Flat
+                            && s.address.is_some()
+                            && f.address.is_none()
+                    }) {
+                        bail!(
+                            "{}: {} (table {}): function {i}'s address is in no section of the file, so the table cannot be printed as llvm-readobj would print it",
+                            path.display(),
+                            s.name,
+                            k + 1
+                        );
+                    }
+                    pcmap::dump::readobj(&mut out, t)?;
+                    printed += 1;
                 }
+            }
+            if printed == 0 {
+                bail!(
+                    "{}: no stack map table (.llvm_stackmaps or {}) to print as llvm-readobj --stackmap would",
+                    path.display(),
+                    pcmap_reader::flat::SECTION_NAME
+                );
             }
         }
         DumpFormat::Text => {
