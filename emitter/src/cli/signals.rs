@@ -153,56 +153,62 @@ pub fn disarm(token: Option<Token>) {
     }
 }
 
-/// A temporary file a terminating signal unlinks; deleted when dropped.
-/// Create the file with signals blocked, so that no signal comes between
-/// its creation and [`ArmedFile::new`].
-pub struct ArmedFile {
-    path: Option<tempfile::TempPath>,
+/// A temporary file or directory a terminating signal removes (a file
+/// unlinked, a directory emptied and removed), removed when dropped too:
+/// [`ArmedFile`], [`ArmedDir`]. Create it with signals blocked, so that no
+/// signal comes between its creation and its arming.
+pub struct Armed<T> {
+    value: Option<T>,
     token: Option<Token>,
 }
+
+impl<T> Armed<T> {
+    fn get(&self) -> &T {
+        self.value
+            .as_ref()
+            .expect("armed until persisted or dropped")
+    }
+}
+
+impl<T> Drop for Armed<T> {
+    fn drop(&mut self) {
+        if let Some(value) = self.value.take() {
+            let _blocked = SignalsBlocked::new();
+            disarm(self.token.take());
+            drop(value);
+        }
+    }
+}
+
+/// A temporary file (see [`Armed`]).
+pub type ArmedFile = Armed<tempfile::TempPath>;
 
 impl ArmedFile {
     pub fn new(path: tempfile::TempPath) -> ArmedFile {
         let token = arm_file(&path);
-        ArmedFile {
-            path: Some(path),
+        Armed {
+            value: Some(path),
             token,
         }
     }
 
     pub fn path(&self) -> &Path {
-        self.path
-            .as_deref()
-            .expect("armed until persisted or dropped")
+        self.get()
     }
 
     /// Renames the file to `target`, with no moment where a signal would
     /// remove it or leave its old name.
     pub fn persist(mut self, target: &Path) -> io::Result<()> {
         let _blocked = SignalsBlocked::new();
-        let path = self.path.take().expect("armed until persisted or dropped");
+        let path = self.value.take().expect("armed until persisted or dropped");
         let result = path.persist(target).map_err(|e| e.error);
         disarm(self.token.take());
         result
     }
 }
 
-impl Drop for ArmedFile {
-    fn drop(&mut self) {
-        if let Some(path) = self.path.take() {
-            let _blocked = SignalsBlocked::new();
-            disarm(self.token.take());
-            drop(path);
-        }
-    }
-}
-
-/// A private temporary directory a terminating signal empties and removes;
-/// removed with its content when dropped.
-pub struct ArmedDir {
-    dir: Option<tempfile::TempDir>,
-    token: Option<Token>,
-}
+/// A private temporary directory (see [`Armed`]).
+pub type ArmedDir = Armed<tempfile::TempDir>;
 
 impl ArmedDir {
     /// A new directory `PREFIX…` in `$TMPDIR`.
@@ -210,24 +216,14 @@ impl ArmedDir {
         let _blocked = SignalsBlocked::new();
         let dir = tempfile::Builder::new().prefix(prefix).tempdir()?;
         let token = arm_dir(dir.path());
-        Ok(ArmedDir {
-            dir: Some(dir),
+        Ok(Armed {
+            value: Some(dir),
             token,
         })
     }
 
     pub fn path(&self) -> &Path {
-        self.dir.as_ref().expect("armed until dropped").path()
-    }
-}
-
-impl Drop for ArmedDir {
-    fn drop(&mut self) {
-        if let Some(dir) = self.dir.take() {
-            let _blocked = SignalsBlocked::new();
-            disarm(self.token.take());
-            drop(dir);
-        }
+        self.get().path()
     }
 }
 

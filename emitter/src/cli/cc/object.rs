@@ -84,17 +84,8 @@ pub fn finish(temp: Temporary, object: &Path) -> Result<()> {
             )
         })
     } else {
-        let r = crate::emit(
-            &temp.path,
-            object,
-            None,
-            false,
-            false,
-            false,
-            crate::output::TempKind::Unnamed,
-        );
         // The temporary's name means nothing to the user: the object's does.
-        r.map_err(|e| {
+        emit(&temp.path, object).map_err(|e| {
             let message = format!("{e:#}");
             anyhow!(message.replace(
                 &temp.path.display().to_string(),
@@ -118,9 +109,15 @@ pub fn finish_in_place(object: &Path) -> Result<()> {
     {
         return Ok(());
     }
+    emit(object, object)
+}
+
+/// `pcmap emit INPUT -o OUTPUT` as a build runs it: no --ir (the plugin
+/// described the sites), LLVM's section dropped, no statistics.
+fn emit(input: &Path, output: &Path) -> Result<()> {
     crate::emit(
-        object,
-        object,
+        input,
+        output,
         None,
         false,
         false,
