@@ -81,7 +81,6 @@ for name, script, extra in [
      " " + " ".join([os.path.join(bin16, "opt"), os.path.join(bin16, "llc"), pcmap, plugin,
                      os.path.join(bin16, "llvm-readelf"), os.path.join(bin16, "llvm-objcopy")])),
     ("capi-lib", "capi-lib.py", ""),  # libpcmap's text and symbols
-    ("gone", "gone.py", ""),  # a linker log names no removed table
     ("exit-status", "exit-status.py", ""),  # prints a command's exit status
     ("corrupt-cfa", "corrupt-cfa.py", ""),  # one flat frame state's CFA moved
 ]:
