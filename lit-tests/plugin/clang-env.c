@@ -25,7 +25,7 @@
 // RUN: %FileCheck %s --check-prefix=SRC --input-file=%t.src.ll
 // SRC-NOT: pcsections
 // RUN: %FileCheck %s --check-prefix=SRCSTATS --input-file=%t.src.stats
-// SRCSTATS: pcmap-stats v1 encoding=compact covered=0 atomics=0 uar=0 recorded=0 module={{.*}}clang-env.c
+// SRCSTATS: pcmap-stats v1 encoding=compact covered=0 atomics=0 uar=0 recorded=0 fences=0 module={{.*}}clang-env.c
 //
 // Several ignorelists combine, as clang-19 combines several
 // -fexperimental-sanitize-metadata-ignorelist= (a second list used to
@@ -41,9 +41,9 @@
 //
 // Stats: one machine-readable line per module, at every -O level.
 // RUN: env PCMAP_STATS=1 %clang --target=%triple-x86_64 -O2 -fpass-plugin=%plugin -c %s -o %t.o 2>&1 | %FileCheck %s --check-prefix=STATS
-// STATS: pcmap-stats v1 encoding=compact covered=3 atomics=2 uar=1 recorded=0 module={{.*}}clang-env.c
+// STATS: pcmap-stats v1 encoding=compact covered=3 atomics=2 uar=1 recorded=0 fences=0 module={{.*}}clang-env.c
 // RUN: env PCMAP_STATS=1 PCMAP_ENCODING=native %clang --target=%triple-x86_64 -O0 -fpass-plugin=%plugin -c %s -o %t.o 2>&1 | %FileCheck %s --check-prefix=STATS0
-// STATS0: pcmap-stats v1 encoding=native covered=3 atomics=2 uar=1 recorded=0 module={{.*}}clang-env.c
+// STATS0: pcmap-stats v1 encoding=native covered=3 atomics=2 uar=1 recorded=0 fences=0 module={{.*}}clang-env.c
 // RUN: env PCMAP_STATS=0 %clang --target=%triple-x86_64 -O2 -fpass-plugin=%plugin -c %s -o %t.o 2>&1 | %count 0
 
 #include <stdatomic.h>

@@ -5,7 +5,7 @@
 // signal fence is single-threaded) and 2 UAR candidates.
 //
 // RUN: env PCMAP_STATS=1 %clang --target=%triple-x86_64 -O2 -fpass-plugin=%plugin -c %S/Inputs/c11.c -o %t.x86.o 2>&1 | %FileCheck %s --check-prefix=STATS
-// STATS: pcmap-stats v1 encoding=compact covered=10 atomics=7 uar=2 recorded=0 module={{.*}}c11.c
+// STATS: pcmap-stats v1 encoding=compact covered=10 atomics=7 uar=2 recorded=0 fences=1 module={{.*}}c11.c
 //
 // Every target: 10 function entries in the covered section.
 // COVERED: sanmd_covered: {{[0-9]+}} bytes, 10 relocations; raw{{.*}}emit rewrites it into sanmd_covered2

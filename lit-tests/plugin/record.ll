@@ -3,7 +3,7 @@
 ; both encodings, combined with sanmd entries in one !pcsections node.
 ; RUN: %opt -load-pass-plugin=%plugin -passes='pcmap<record=call@my_calls:i32=7;record=atomicrmw@my_rmw;stats>' -S %s 2>%t.stats | %FileCheck %s --check-prefixes=CHECK,ONLY
 ; RUN: %FileCheck %s --check-prefix=STATS --input-file=%t.stats
-; STATS: pcmap-stats v1 encoding=compact covered=0 atomics=0 uar=0 recorded=3 module={{.*}}record.ll
+; STATS: pcmap-stats v1 encoding=compact covered=0 atomics=0 uar=0 recorded=3 fences=0 module={{.*}}record.ll
 ; RUN: %opt -load-pass-plugin=%plugin -passes='pcmap<atomics;native;record=call@my_calls:i32=7;record=atomicrmw@my_rmw>' -S %s | %FileCheck %s --check-prefixes=CHECK,WITH
 ;
 ; CHECK-LABEL: define void @f(ptr %p)
