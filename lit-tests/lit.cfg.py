@@ -70,6 +70,15 @@ if bin19:
 # for helpers that take a bin directory.
 subs.append(("%llvm-bindir", binllvm))
 subs.append(("%llvm-major", str(llvm)))
+# The plugin's requests under the release under test (docs/plugin.md): in
+# LLVM 16, compact covered entries are requested in `sanmd_covered` with an
+# i32 mask (its backend then appends the stack-arguments size; emit renames
+# the section), and `native` is LLVM 16's own pass; in LLVM 19 the requests
+# are LLVM 19's own and `native` is the compact encoding too, so a test's
+# native run meets its compact expectations (%native-checks).
+subs.append(("%compact-covered", "sanmd_covered" if llvm == 16 else "sanmd_covered2!C"))
+subs.append(("%compact-mask", "i32" if llvm == 16 else "i64"))
+subs.append(("%native-checks", "NATIVE" if llvm == 16 else "COMPACT"))
 for key, tool in sorted(tools.items(), key=lambda kv: -len(kv[0])):
     path = os.path.join(binllvm, tool)
     if not os.path.exists(path):
@@ -85,6 +94,11 @@ pcmap_jit = os.path.join(build_dir, "pcmap-jit")
 for path in (plugin, pcmap, pcmap_jit):
     if not os.path.exists(path):
         lit_config.fatal(f"{path} not built: run scripts/setup")
+# Every release's plugin, whatever the release under test (the version
+# guard's tests load each into the other's tools); %plugin19 first, since
+# substitutions are patterns.
+subs.append(("%plugin19", os.path.join(build_dir, "libpcmap_plugin-llvm19.so")))
+subs.append(("%plugin16", os.path.join(build_dir, "libpcmap_plugin-llvm16.so")))
 subs.append(("%plugin", plugin))
 subs.append(("%pcmap-jit", pcmap_jit))
 subs.append(("%pcmap", pcmap))
@@ -123,7 +137,9 @@ subs.append(("%check-object", f"python3 {os.path.join(tools_dir, 'check-object.p
 if bin19:
     subs.append(("%check-stackmaps",
                  f"python3 {os.path.join(tools_dir, 'check_stackmaps.py')} --bin16 {bin16} "
-                 f"--bin19 {bin19} --pcmap {pcmap} --plugin {plugin}"))
+                 f"--bin19 {bin19} --pcmap {pcmap} "
+                 f"--plugin16 {os.path.join(build_dir, 'libpcmap_plugin.so')} "
+                 f"--plugin19 {os.path.join(build_dir, 'libpcmap_plugin-llvm19.so')}"))
 
 # Targets. For each: the LLVM triple, the GNU triple whose cross gcc provides
 # libc and a linker, how to run a linked program, and the lit feature name.
@@ -171,6 +187,10 @@ for name, triple, gnu, runner in TARGETS:
     subs.append((f"%run-{name}", runner if runner else "env"))
 
 config.substitutions.extend(subs)
+
+# The examples' scripts and the runtime tests' build scripts use the tools of
+# release $PCMAP_LLVM (examples/target.sh).
+config.environment["PCMAP_LLVM"] = str(llvm)
 
 # pcmap cc loads the plugin of the compiler's release; until it picks it by
 # itself (issue 29, emitter/src/cli/cc.rs), other releases than LLVM 16 name

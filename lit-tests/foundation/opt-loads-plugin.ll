@@ -13,6 +13,11 @@
 ; IR16: ![[AUX]] = !{i32
 ; IR19: ![[MD]] = !{!"sanmd_covered2!C", ![[AUX:[0-9]+]]}
 ; IR19: ![[AUX]] = !{i64
+; LLVM 19 finishes every section itself: no layout description for emit.
+; RUN: %if plugin-llvm19 %{ %opt -load-pass-plugin=%plugin -passes=pcmap -S %s | %FileCheck %s --check-prefix=NOLAYOUT %}
+; NOLAYOUT-NOT: pcmap.layout
+; NOLAYOUT: !"sanmd_covered2!C"
+; NOLAYOUT-NOT: pcmap.layout
 
 ; For each triple: one function entry in the raw section (LLVM 16) or the
 ; final compact one (LLVM 19: PC, then the size and the mask as ULEB128),

@@ -188,3 +188,31 @@ impl Pass {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn wrong_llvm_names_both_releases_and_the_plugin_to_use() {
+        let dir = std::env::temp_dir().join(format!("pcmap-wrong-llvm-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let this = dir.join("libpcmap_plugin.so");
+        assert_eq!(
+            wrong_llvm_message(16, (19, 1, 7), Some(&this), "clang-19"),
+            "libpcmap_plugin.so is built for LLVM 16, clang-19 runs LLVM 19.1.7: pcmap has no plugin for LLVM 19 here (no libpcmap_plugin-llvm19.so beside it)"
+        );
+        let other = dir.join(plugin_file_name(19));
+        std::fs::write(&other, b"").unwrap();
+        assert_eq!(
+            wrong_llvm_message(16, (19, 1, 7), Some(&this), "clang-19"),
+            format!(
+                "libpcmap_plugin.so is built for LLVM 16, clang-19 runs LLVM 19.1.7: use {} (pcmap cc picks it)",
+                other.display()
+            )
+        );
+        assert!(wrong_llvm_message(19, (16, 0, 6), None, "opt")
+            .starts_with("the pcmap plugin is built for LLVM 19, opt runs LLVM 16.0.6: "));
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}
