@@ -30,6 +30,9 @@ pub struct JsonTable {
     pub format: Format,
     pub table_offset: u64,
     pub table_size: u64,
+    /// Linked files: the table's address.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub address: Option<u64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub absolute_addresses: Option<bool>,
     pub functions: Vec<JsonFunction>,
@@ -161,13 +164,13 @@ pub fn json_tables(sections: &[StackMapSection]) -> Vec<JsonTable> {
     let mut out = Vec::new();
     for s in sections {
         for t in &s.tables {
-            out.push(json_table(&s.name, t));
+            out.push(json_table(s, t));
         }
     }
     out
 }
 
-fn json_table(section: &str, t: &DecodedTable) -> JsonTable {
+fn json_table(section: &StackMapSection, t: &DecodedTable) -> JsonTable {
     let is_flat = t.format == Format::Flat;
     // Version 1 has no record counts: records cannot be tied to functions.
     let grouped = t.format != Format::V1 || t.functions.len() <= 1;
@@ -214,10 +217,11 @@ fn json_table(section: &str, t: &DecodedTable) -> JsonTable {
         }
     }
     JsonTable {
-        section: section.to_string(),
+        section: section.name.clone(),
         format: t.format,
         table_offset: t.offset,
         table_size: t.size,
+        address: section.address.map(|a| a + t.offset),
         absolute_addresses: is_flat.then_some(t.flags & flat::ABSOLUTE_ADDRESSES != 0),
         functions,
         constants: t.table.constants.clone(),
@@ -225,22 +229,30 @@ fn json_table(section: &str, t: &DecodedTable) -> JsonTable {
     }
 }
 
-/// `llvm-readobj --stackmap`'s text for an LLVM table, from
-/// "LLVM StackMap Version" on. Function addresses are printed as stored.
+/// `llvm-readobj --stackmap`'s text for a table, from "LLVM StackMap
+/// Version" on. An LLVM table prints as stored (function addresses as the
+/// file holds them). A flat table prints as llvm-readobj prints the version
+/// 3 table it was made from: each function's address resolved in a linked
+/// file (its code's, also on ELFv1, where LLVM's names the descriptor) and
+/// 0 in an object (LLVM's field before relocation), records in offset
+/// order as LLVM writes them.
 pub fn readobj(o: &mut impl Write, t: &DecodedTable) -> fmt::Result {
     let version = match t.format {
         Format::V1 => 1,
         Format::V2 => 2,
-        _ => 3,
+        Format::V3 | Format::Flat => 3,
     };
     let tab = &t.table;
     writeln!(o, "LLVM StackMap Version: {version}")?;
     writeln!(o, "Num Functions: {}", tab.functions.len())?;
-    for f in &tab.functions {
+    for (f, r) in tab.functions.iter().zip(&t.functions) {
+        let address = match t.format {
+            Format::Flat => r.address.unwrap_or(0),
+            _ => f.address,
+        };
         writeln!(
             o,
-            "  Function address: {}, stack size: {}, callsite record count: {}",
-            f.address,
+            "  Function address: {address}, stack size: {}, callsite record count: {}",
             f.stack_size,
             f.records.len()
         )?;
@@ -260,54 +272,77 @@ pub fn readobj(o: &mut impl Write, t: &DecodedTable) -> fmt::Result {
         writeln!(o, "    {} locations:", r.locations.len())?;
         for (i, l) in r.locations.iter().enumerate() {
             write!(o, "      #{}: ", i + 1)?;
-            let _ = match l.kind {
-                LocationKind::Register => write!(o, "Register R#{}", l.dwarf_reg),
-                LocationKind::Direct => write!(o, "Direct R#{} + {}", l.dwarf_reg, l.offset),
-                LocationKind::Indirect => write!(o, "Indirect [R#{} + {}]", l.dwarf_reg, l.offset),
-                // LLVM prints the small constant as unsigned.
-                LocationKind::Constant => write!(o, "Constant {}", l.offset as u32),
-                LocationKind::ConstantIndex => {
-                    let v = tab
-                        .constants
-                        .get(l.offset as u32 as usize)
-                        .copied()
-                        .unwrap_or(0);
-                    write!(o, "ConstantIndex #{} ({v})", l.offset as u32)
-                }
-            };
-            writeln!(o, ", size: {}", l.size)?;
+            location(o, l, &tab.constants)?;
+            writeln!(o)?;
         }
         write!(o, "    {} live-outs: [ ", r.live_outs.len())?;
-        for lo in &r.live_outs {
-            write!(o, "R#{} ({}-bytes) ", lo.dwarf_reg, lo.size)?;
-        }
+        live_outs(o, &r.live_outs)?;
         writeln!(o, "]")?;
     }
     Ok(())
 }
 
-/// Human-readable summary.
+/// A location as `llvm-readobj --stackmap` prints it.
+fn location(o: &mut impl Write, l: &Location, constants: &[u64]) -> fmt::Result {
+    match l.kind {
+        LocationKind::Register => write!(o, "Register R#{}", l.dwarf_reg),
+        LocationKind::Direct => write!(o, "Direct R#{} + {}", l.dwarf_reg, l.offset),
+        LocationKind::Indirect => write!(o, "Indirect [R#{} + {}]", l.dwarf_reg, l.offset),
+        // LLVM prints the small constant as unsigned.
+        LocationKind::Constant => write!(o, "Constant {}", l.offset as u32),
+        LocationKind::ConstantIndex => {
+            let v = constants
+                .get(l.offset as u32 as usize)
+                .copied()
+                .unwrap_or(0);
+            write!(o, "ConstantIndex #{} ({v})", l.offset as u32)
+        }
+    }?;
+    write!(o, ", size: {}", l.size)
+}
+
+/// Live-outs as `llvm-readobj --stackmap` prints them, each followed by a
+/// space.
+fn live_outs(o: &mut impl Write, live_outs: &[pcmap_reader::LiveOut]) -> fmt::Result {
+    for lo in live_outs {
+        write!(o, "R#{} ({}-bytes) ", lo.dwarf_reg, lo.size)?;
+    }
+    Ok(())
+}
+
+/// Human-readable stack maps: each table, where it is (its address in a
+/// linked file, its offset in its section in an object), each function,
+/// where its code is, and each record with its PC (linked files), its
+/// locations (as `llvm-readobj --stackmap` prints them) and live-outs.
 pub fn text(o: &mut impl Write, sections: &[StackMapSection]) -> fmt::Result {
     for s in sections {
         for t in &s.tables {
-            writeln!(
-                o,
-                "{} ({:?}) at {:#x}, {} bytes:",
-                s.name, t.format, t.offset, t.size
-            )?;
+            match s.address {
+                Some(a) => write!(o, "{} ({:?}) at {:#x}", s.name, t.format, a + t.offset)?,
+                None => write!(o, "{} ({:?}) at offset {:#x}", s.name, t.format, t.offset)?,
+            }
+            writeln!(o, ", {} bytes:", t.size)?;
             for (f, r) in t.table.functions.iter().zip(&t.functions) {
+                let at = match (r.address, r.code, &r.code_section) {
+                    (Some(a), _, _) => format!("{a:#x}"),
+                    (None, Some(c), Some(section)) => format!("{section}+{:#x}", c.offset),
+                    _ => "?".to_string(),
+                };
                 writeln!(
                     o,
-                    "  function {}{}: stack size {}, {} records",
+                    "  function {}{}: at {at}, stack size {}, {} records",
                     r.symbol.as_deref().unwrap_or("?"),
                     if r.opd { " (via .opd)" } else { "" },
                     f.stack_size,
                     f.records.len()
                 )?;
                 for rec in &f.records {
+                    let pc = r.address.map_or(String::new(), |a| {
+                        format!(" ({:#x})", a + u64::from(rec.instruction_offset))
+                    });
                     writeln!(
                         o,
-                        "    ID {} at +{}: {}, patchable {}, {} locations, {} live-outs",
+                        "    ID {} at +{}{pc}: {}, patchable {}, {} locations, {} live-outs",
                         rec.id,
                         rec.instruction_offset,
                         rec.kind.name(),
@@ -316,6 +351,16 @@ pub fn text(o: &mut impl Write, sections: &[StackMapSection]) -> fmt::Result {
                         rec.locations.len(),
                         rec.live_outs.len()
                     )?;
+                    for (i, l) in rec.locations.iter().enumerate() {
+                        write!(o, "      #{}: ", i + 1)?;
+                        location(o, l, &t.table.constants)?;
+                        writeln!(o)?;
+                    }
+                    if !rec.live_outs.is_empty() {
+                        let mut line = String::new();
+                        live_outs(&mut line, &rec.live_outs)?;
+                        writeln!(o, "      live-outs: {}", line.trim_end())?;
+                    }
                 }
             }
         }

@@ -31,6 +31,10 @@ pub struct Options {
     pub keep_v3: bool,
     /// Stack map intrinsic calls of the IR the object was built from.
     pub ir: Option<IrInput>,
+    /// The tables are for a runtime that never walks the stack with them
+    /// (`--no-walk`): records whose kind is unknown are written so. By
+    /// default they are an error, since a walker cannot use them.
+    pub no_walk: bool,
 }
 
 /// What each step did (`None`: step not run).
@@ -123,6 +127,13 @@ pub fn emit_object_with(
     }
 
     let mut rw = Rewrite::read(o.data, &o.file, &mut scratch)?;
+    // After every check of the object itself: a corrupt object is told as
+    // such first.
+    if let Some(flat) = stack_maps.as_ref().filter(|f| f.report.unknown > 0) {
+        if !opts.no_walk {
+            return Err(flat.unknown_kinds_error());
+        }
+    }
     let mut emitted = Emitted::default();
     let mut added = 0;
     if let Some(flat) = stack_maps {

@@ -12,9 +12,12 @@ use pcmap_reader::stats::{StatsLine, TAG, VERSION};
 
 use crate::error::{Error, Result};
 use crate::object::instructions::{self, PcForm};
-use crate::object::ObjectFile;
+use crate::object::{is_named_contents, ObjectFile};
+use crate::pctable::read::Encoding;
 use crate::pctable::{self, PcSection};
 use crate::stackmap;
+use pcmap_reader::pclayout::SECTION_NAME as LAYOUT_SECTION;
+use pcmap_reader::sites::SECTION as SITES_SECTION;
 
 /// Totals of the `pcmap-stats v1` lines of one or more compiles.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -68,8 +71,12 @@ pub struct Verified {
     pub problems: Vec<String>,
 }
 
-/// Checks every PC of every PC section of `o`, and every stack map table.
-pub fn verify(o: &ObjectFile<'_>) -> Result<Verified> {
+/// Checks every PC of every PC section of `o`, and every stack map table;
+/// anything `pcmap emit` leaves behind in a finished object is a problem
+/// (the object, or one linked into the program, is not finished), as is a
+/// stack map record a walker cannot use, unless `no_walk`: the tables are
+/// for a runtime that never walks the stack with them.
+pub fn verify(o: &ObjectFile<'_>, no_walk: bool) -> Result<Verified> {
     let sections = pctable::sections(o)?;
     let mut v = Verified::default();
     // (code section, site offset) of every atomics PC that marks an access.
@@ -79,6 +86,12 @@ pub fn verify(o: &ObjectFile<'_>) -> Result<Verified> {
             v.problems
                 .push(format!("{}: not decoded: {}", s.name, s.note));
             continue;
+        }
+        if s.encoding == Some(Encoding::Raw) {
+            v.problems.push(format!(
+                "{}: not finished ({}): run pcmap emit on the object",
+                s.name, s.note
+            ));
         }
         v.sections += 1;
         v.entries += s.entries.len();
@@ -93,6 +106,20 @@ pub fn verify(o: &ObjectFile<'_>) -> Result<Verified> {
         check_section(o, s, &mut v.problems);
     }
     v.atomics_sites = sites.len() as u64;
+    // The plugin's descriptions, which emit reads and removes.
+    for (name, what) in [
+        (
+            LAYOUT_SECTION,
+            "the plugin's description of its compact PC tables",
+        ),
+        (SITES_SECTION, "the plugin's description of stack map sites"),
+    ] {
+        if o.file.sections().any(|s| is_named_contents(&s, name)) {
+            v.problems.push(format!(
+                "{name}: {what}, which pcmap emit reads and removes: the object is not finished"
+            ));
+        }
+    }
     // Stack maps: every table decodes (as `dump` requires), and every record
     // fits its function and the target (as `emit` requires).
     match stackmap::sections(o) {
@@ -106,6 +133,8 @@ pub fn verify(o: &ObjectFile<'_>) -> Result<Verified> {
                 .sum();
             v.problems
                 .extend(stackmap::check::check_tables(o, &sections)?);
+            v.problems
+                .extend(stackmap::check::walker_problems(&sections, no_walk));
         }
         Err(e) => v.problems.push(e.to_string()),
     }

@@ -1,15 +1,17 @@
 #!/usr/bin/env bash
 # Builds and runs the collector example for one target: IR -> opt-16
 # (statepoints) -> llc-16 -> pcmap emit -> link with the C runtime and
-# libpcmap.a -> run (under qemu-user off the host). Exits non-zero
-# unless the program printed the right checksum.
+# libpcmap.a -> run (under qemu-user off the host); LLVM 19's tools with
+# PCMAP_LLVM=19 (examples/target.sh). Exits non-zero unless the program
+# printed the right checksum.
 #
 #   examples/gc/run.sh x86_64|aarch64|ppc64le [--hide-root] [--rust] [--keep DIR]
 #
 # x86_64 and aarch64 use program.statepoint.ll (gc.statepoint via
 # rewrite-statepoints-for-gc); ppc64le uses program.stackmap.ll (roots in
 # allocas reported by llvm.experimental.stackmap after each call), because
-# LLVM 16's PowerPC backend crashes on every gc.statepoint. See README.md.
+# the PowerPC backends of LLVM 16 and 19 crash on every gc.statepoint. See
+# README.md.
 # --hide-root: build with one root hidden from the collector; the check must fail.
 # --rust: link the Rust runtime (runtime.rs, over pcmap-reader alone)
 #   instead of the C one (main.c, heap.c, stackwalk.c over libpcmap).
@@ -33,7 +35,7 @@ done
 
 # shellcheck source=../target.sh
 source "$repo/examples/target.sh"
-# Statepoints where LLVM 16 compiles them; PowerPC64 LE's backend crashes
+# Statepoints where LLVM compiles them; PowerPC64 LE's backend crashes
 # on every gc.statepoint: stack maps there.
 variant=statepoint
 [ "$target" = ppc64le ] && variant=stackmap

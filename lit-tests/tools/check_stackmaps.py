@@ -7,9 +7,15 @@ input's header asks for, and the chosen LLVM version (16 or 19):
 
   compile   llc-N -filetype=obj (a refusal LLVM's own test expects, or one the
             header declares for that version, is checked to happen)
-  emit      pcmap emit --ir IN.ll OBJ, and pcmap emit OBJ (no IR)
+  emit      pcmap emit --ir IN.ll OBJ; pcmap emit OBJ (no IR) refuses its
+            records of unknown kind, writing nothing, and pcmap emit --no-walk
+            OBJ writes them; pcmap verify names each of them in what that
+            wrote, and verify --no-walk none
   readobj   pcmap dump --format=readobj equals llvm-readobj-N --stackmap from
-            "LLVM StackMap Version" on (compiled and emitted objects)
+            "LLVM StackMap Version" on (compiled and emitted objects), and so
+            does pcmap dump --format=readobj of each emitted object's flat
+            table (printed as the v3 table it was made from) against
+            llvm-readobj-N on the object it was made from
   flat      the flat table of each emitted object describes exactly the v3
             records (pcmap dump --json): functions, stack sizes, constants,
             record IDs, offsets, locations, live-outs
@@ -17,15 +23,16 @@ input's header asks for, and the chosen LLVM version (16 or 19):
             stackmap shadow / patchpoint numBytes / statepoint numPatchBytes,
             or for a statepoint that is a call, the length of the call that
             ends at the record per llvm-objdump-N -d
-  described the plugin's path gives the same flat table as --ir: opt-16 with
-            the plugin (pcmap<sites>) describes the sites in .pcmap.sites,
-            llc-N compiles that, pcmap emit without --ir (pcmap dump --json
-            of both flat tables compared, kinds and sizes included)
+  described the plugin's path gives the same flat table as --ir: opt-N with
+            LLVM N's plugin (pcmap<sites>) describes the sites in
+            .pcmap.sites, llc-N compiles that, pcmap emit without --ir
+            (pcmap dump --json of both flat tables compared, kinds and sizes
+            included)
   bytes     each flat table is no larger than the v3 table it was made from
             (the size rule of docs/stackmap-v2.md; `--sizes FILE` appends
             every pair of sizes to FILE, one JSON object per line)
   link      the input compiled as position-independent code, through emit
-            (default options: .llvm_stackmaps dropped), links as a shared
+            --no-walk (.llvm_stackmaps dropped by default), links as a shared
             object with ld.lld-16 and the target's GNU ld, with no dynamic
             relocation into pcmap_stackmaps (llvm-readelf-16 -S -r)
 
@@ -335,11 +342,19 @@ def readobj_text(run, args, version, obj):
     return ""
 
 
-def check_readobj(run, args, version, obj, label):
+def check_readobj(run, args, version, obj, label, flat_of=None):
+    """pcmap dump --format=readobj of OBJ, or with FLAT_OF of that object's
+    flat table (--section=pcmap_stackmaps), equals llvm-readobj --stackmap
+    of OBJ."""
     want = readobj_text(run, args, version, obj)
     if not want:
         raise Failure(f"{label}: llvm-readobj-{version} printed no stack map")
-    got = run.run(shlex.split(args.pcmap) + ["dump", "--format=readobj", obj]).stdout
+    dump = ["dump", "--format=readobj"]
+    if flat_of:
+        dump += ["--section=pcmap_stackmaps", flat_of]
+    else:
+        dump += [obj]
+    got = run.run(shlex.split(args.pcmap) + dump).stdout
     if got != want:
         import difflib
         diff = "".join(difflib.unified_diff(want.splitlines(True), got.splitlines(True),
@@ -543,8 +558,10 @@ def check_link(run, args, version, target, variant, path, work, tag, label):
     if p.returncode != 0:
         raise Failure(f"{label}: `{run.commands[-1]}` failed: {p.stderr.strip()[:1500]}")
     obj = os.path.join(work, tag + ".pic.flat.o")
-    p = run.run(shlex.split(args.pcmap) + ["emit"] + shlex.split(args.emit_args) + [pic, "-o", obj],
-                check=False)
+    # --no-walk: the kinds, which no description gives here, do not change
+    # the relocations this step checks.
+    p = run.run(shlex.split(args.pcmap) + ["emit", "--no-walk"] + shlex.split(args.emit_args) +
+                [pic, "-o", obj], check=False)
     if p.returncode != 0:
         raise Failure(f"{label}: `{run.commands[-1]}` failed: {p.stderr.strip()[:1500]}")
     problems = []
@@ -632,10 +649,17 @@ def check_one(args, path, head, text, target, variant, results):
 
     sites = scan_ir(text)
     emitted = {}
+    # Without a description every record's kind is unknown: emit refuses
+    # by default (a walker cannot use such tables) and writes them with
+    # --no-walk, which "noir" checks.
+    refused = os.path.join(work, f"{tag}.refused.o")
+    p = run.run(shlex.split(args.pcmap) + ["emit"] + shlex.split(args.emit_args) + [obj, "-o", refused],
+                check=False)
+    refusal = (run.commands[-1], p.returncode, p.stderr.strip())
     for mode in ("ir", "noir"):
         out = os.path.join(work, f"{tag}.{mode}.o")
         ecmd = shlex.split(args.pcmap) + ["emit"] + shlex.split(args.emit_args) + \
-            (["--ir", path] if mode == "ir" else []) + [obj, "-o", out]
+            (["--ir", path] if mode == "ir" else ["--no-walk"]) + [obj, "-o", out]
         p = run.run(ecmd, check=False)
         infos.append(f"{label}: emit command: {run.commands[-1]}")
         if p.returncode != 0:
@@ -653,6 +677,22 @@ def check_one(args, path, head, text, target, variant, results):
     except Failure as e:
         fail("flat", str(e))
         return finish(results, label, status, failures, reports, infos, run, log)
+    records = sum(len(t["records"]) for t in v3)
+    cmd, code, err = refusal
+    if records and (code == 0 or f"{records} of {records} stack map records have no known kind" not in err
+                    or os.path.exists(refused)):
+        fail("emit", f"{label}: `{cmd}` without a description must refuse the {records} records "
+                     f"of unknown kind and write nothing; exit {code}: {err[:1500]}")
+    elif not records and code != 0:
+        fail("emit", f"{label}: `{cmd}` failed: {err[:1500]}")
+    # verify names each record of unknown kind, and with --no-walk none.
+    if "noir" in emitted:
+        for flags, want in (([], records), (["--no-walk"], 0)):
+            p = run.run(shlex.split(args.pcmap) + ["verify"] + flags + [emitted["noir"]], check=False)
+            named = p.stdout.count("no known kind, which a stack walker needs")
+            if named != want or (want and p.returncode == 0):
+                fail("emit", f"{label}: `{run.commands[-1]}` names {named} records of unknown kind, "
+                             f"expected {want} (exit {p.returncode})")
 
     ends_cache = {}
 
@@ -673,6 +713,13 @@ def check_one(args, path, head, text, target, variant, results):
         if steps["readobj"] == "on" and kept_v3:
             try:
                 check_readobj(run, args, version, out, ml)
+            except Failure as e:
+                fail("readobj", str(e))
+        # The flat table, printed as llvm-readobj prints the v3 table it was
+        # made from, is what llvm-readobj prints for that table.
+        if steps["readobj"] == "on":
+            try:
+                check_readobj(run, args, version, obj, ml + " (flat table)", flat_of=out)
             except Failure as e:
                 fail("readobj", str(e))
         if steps["flat"] == "on":
@@ -703,9 +750,9 @@ def check_one(args, path, head, text, target, variant, results):
                     else f"{len(wrong)} wrong stated (reported)"
             else:
                 status.setdefault("sizes", "ok")
-        # The plugin is LLVM 16's: it knows no site of what LLVM 16 compiles
-        # without stack maps.
-        described = args.plugin and head["unsupported"].get("16") is None
+        # The plugin of the release compiling: none for a release that
+        # compiles the input without stack maps.
+        described = plugin_of(args, version) and head["unsupported"].get(version) is None
         if steps["described"] == "on" and mode == "ir" and described:
             try:
                 check_described(run, args, version, triple, variant, path, work, tag, flat, ml)
@@ -721,6 +768,11 @@ def check_one(args, path, head, text, target, variant, results):
     return finish(results, label, status, failures, reports, infos, run, log)
 
 
+def plugin_of(args, version):
+    """The plugin of LLVM `version` (--plugin16, --plugin19), or None."""
+    return getattr(args, f"plugin{version}")
+
+
 def check_described(run, args, version, triple, variant, path, work, tag, ir_flat, label):
     """The plugin's path: the sites it describes give emit, without --ir, the
     flat table that --ir gives."""
@@ -732,7 +784,8 @@ def check_described(run, args, version, triple, variant, path, work, tag, ir_fla
             if not line.startswith(("target datalayout", "target triple")):
                 out.write(line)
     bc = os.path.join(work, tag + ".sites.bc")
-    p = run.run([tool(args, "16", "opt"), "-mtriple=" + triple, "-load-pass-plugin=" + args.plugin,
+    p = run.run([tool(args, version, "opt"), "-mtriple=" + triple,
+                 "-load-pass-plugin=" + plugin_of(args, version),
                  "-passes=pcmap<sites>", retargeted, "-o", bc], check=False)
     if p.returncode != 0:
         raise Failure(f"{label}: `{run.commands[-1]}` failed: {p.stderr.strip()[:1500]}")
@@ -808,7 +861,8 @@ def main():
     ap.add_argument("--bin16", required=True)
     ap.add_argument("--bin19", required=True)
     ap.add_argument("--pcmap", required=True, help="the pcmap command (split like a shell)")
-    ap.add_argument("--plugin", help="libpcmap_plugin.so, for the described step")
+    ap.add_argument("--plugin16", help="LLVM 16's plugin, for the described step")
+    ap.add_argument("--plugin19", help="LLVM 19's plugin, for the described step")
     ap.add_argument("--llc", choices=["16", "19"], required=True)
     ap.add_argument("--work", required=True, help="scratch directory")
     ap.add_argument("--targets", default=",".join(TARGETS),

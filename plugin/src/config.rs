@@ -12,7 +12,10 @@
 //! | record=RULE       | `PCMAP_RECORD=RULE,RULE`  | generic PC sections (record.rs)  |
 //! | stats             | `PCMAP_STATS=1`           | one stats line per module        |
 
+use std::ffi::{OsStr, OsString};
 use std::fmt;
+use std::os::unix::ffi::OsStrExt;
+use std::path::Path;
 
 use crate::encoding::Encoding;
 use crate::ignorelist::Ignorelist;
@@ -111,7 +114,7 @@ pub fn parse_pipeline_params(params: Option<&str>) -> Result<Config, ConfigError
                 }
                 _ => cfg.encoding = Some(parse_encoding(word, origin, PARAM_WORDS)?),
             },
-            Some(("ignorelist", path)) => add_ignorelist(&mut cfg, path)?,
+            Some(("ignorelist", path)) => add_ignorelist(&mut cfg, Path::new(path))?,
             Some(("record", rule)) => cfg.records.push(parse_rule(rule)?),
             Some(_) => return Err(unknown(origin, word, PARAM_WORDS)),
         }
@@ -120,12 +123,15 @@ pub fn parse_pipeline_params(params: Option<&str>) -> Result<Config, ConfigError
 }
 
 /// Reads the configuration of a clang run from `lookup` (the environment).
-pub fn from_env(lookup: impl Fn(&str) -> Option<String>) -> Result<Config, ConfigError> {
+/// A value that is not UTF-8 is an error naming the variable, never taken
+/// as unset; `PCMAP_IGNORELIST` holds paths, which may be any bytes.
+pub fn from_env(lookup: impl Fn(&str) -> Option<OsString>) -> Result<Config, ConfigError> {
+    let text = |key: &str| env_text(key, lookup(key));
     let mut cfg = Config {
         features: Features::ALL,
         ..Config::default()
     };
-    if let Some(v) = lookup("PCMAP_FEATURES") {
+    if let Some(v) = text("PCMAP_FEATURES")? {
         cfg.features = Features::default();
         for word in v.split(',').map(str::trim).filter(|w| !w.is_empty()) {
             if !set_feature(&mut cfg, word)? {
@@ -133,7 +139,7 @@ pub fn from_env(lookup: impl Fn(&str) -> Option<String>) -> Result<Config, Confi
             }
         }
     }
-    if let Some(v) = lookup("PCMAP_ENCODING") {
+    if let Some(v) = text("PCMAP_ENCODING")? {
         cfg.encoding = Some(parse_encoding(
             v.trim(),
             "PCMAP_ENCODING value",
@@ -141,18 +147,18 @@ pub fn from_env(lookup: impl Fn(&str) -> Option<String>) -> Result<Config, Confi
         )?);
     }
     if let Some(v) = lookup("PCMAP_IGNORELIST") {
-        for path in v.split(',').filter(|p| !p.is_empty()) {
-            add_ignorelist(&mut cfg, path)?;
+        for path in v.as_bytes().split(|&b| b == b',').filter(|p| !p.is_empty()) {
+            add_ignorelist(&mut cfg, Path::new(OsStr::from_bytes(path)))?;
         }
     }
-    cfg.weak_callbacks = env_bool(&lookup, "PCMAP_WEAK_CALLBACKS")?;
-    cfg.nosanitize_attr = env_bool(&lookup, "PCMAP_NOSANITIZE_ATTR")?;
-    if let Some(v) = lookup("PCMAP_RECORD") {
+    cfg.weak_callbacks = env_bool(text("PCMAP_WEAK_CALLBACKS")?, "PCMAP_WEAK_CALLBACKS")?;
+    cfg.nosanitize_attr = env_bool(text("PCMAP_NOSANITIZE_ATTR")?, "PCMAP_NOSANITIZE_ATTR")?;
+    if let Some(v) = text("PCMAP_RECORD")? {
         for rule in v.split(',').map(str::trim).filter(|r| !r.is_empty()) {
             cfg.records.push(parse_rule(rule)?);
         }
     }
-    if let Some(v) = lookup("PCMAP_STATS") {
+    if let Some(v) = text("PCMAP_STATS")? {
         cfg.stats = match v.trim() {
             "1" => true,
             "0" | "" => false,
@@ -160,6 +166,36 @@ pub fn from_env(lookup: impl Fn(&str) -> Option<String>) -> Result<Config, Confi
         };
     }
     finish(cfg, "PCMAP_FEATURES value")
+}
+
+/// The text of variable `key`'s value; one that is not UTF-8 is an error
+/// naming the variable and where its first bad byte is.
+fn env_text(key: &str, value: Option<OsString>) -> Result<Option<String>, ConfigError> {
+    value
+        .map(|v| {
+            v.into_string().map_err(|v| {
+                let bytes = v.as_bytes();
+                let at = std::str::from_utf8(bytes).map_or_else(|e| e.valid_up_to(), |_| 0);
+                ConfigError(format!(
+                    "{key} is not UTF-8 text ('{}': byte {:#04x} at offset {at})",
+                    shown(&v),
+                    bytes[at]
+                ))
+            })
+        })
+        .transpose()
+}
+
+/// `s` for a message: its text, with each byte that is not UTF-8 as `\xNN`.
+fn shown(s: &OsStr) -> String {
+    let mut out = String::new();
+    for chunk in s.as_bytes().utf8_chunks() {
+        out.push_str(chunk.valid());
+        for b in chunk.invalid() {
+            out.push_str(&format!("\\x{b:02x}"));
+        }
+    }
+    out
 }
 
 /// `name` / `no-name` sets `switch` on / off; both is an error.
@@ -174,12 +210,9 @@ fn set_switch(switch: &mut Option<bool>, word: &str, name: &str) -> Result<(), C
     Ok(())
 }
 
-/// A `0`/`1` variable; unset is `None`.
-fn env_bool(
-    lookup: &impl Fn(&str) -> Option<String>,
-    key: &str,
-) -> Result<Option<bool>, ConfigError> {
-    match lookup(key).as_deref().map(str::trim) {
+/// A `0`/`1` variable's value; unset is `None`.
+fn env_bool(value: Option<String>, key: &str) -> Result<Option<bool>, ConfigError> {
+    match value.as_deref().map(str::trim) {
         None => Ok(None),
         Some("1") => Ok(Some(true)),
         Some("0") => Ok(Some(false)),
@@ -271,13 +304,14 @@ fn unknown(origin: &str, word: &str, expected: &str) -> ConfigError {
 /// instead of growing the compiler until the kernel kills it.
 pub const IGNORELIST_MAX_BYTES: u64 = 64 << 20;
 
-fn load_ignorelist(path: &str) -> Result<Ignorelist, ConfigError> {
+fn load_ignorelist(path: &Path) -> Result<Ignorelist, ConfigError> {
     let text = read_bounded(path, IGNORELIST_MAX_BYTES)?;
-    Ignorelist::parse(&text).map_err(|e| ConfigError(format!("ignorelist '{path}' {e}")))
+    Ignorelist::parse(&text)
+        .map_err(|e| ConfigError(format!("ignorelist '{}' {e}", shown(path.as_os_str()))))
 }
 
 /// Reads `path` and adds its entries to the ignorelists read so far.
-fn add_ignorelist(cfg: &mut Config, path: &str) -> Result<(), ConfigError> {
+fn add_ignorelist(cfg: &mut Config, path: &Path) -> Result<(), ConfigError> {
     let list = load_ignorelist(path)?;
     match &mut cfg.ignorelist {
         Some(all) => all.extend(list),
@@ -287,9 +321,10 @@ fn add_ignorelist(cfg: &mut Config, path: &str) -> Result<(), ConfigError> {
 }
 
 /// Reads at most `limit` bytes of UTF-8 text from `path`; more is an error.
-fn read_bounded(path: &str, limit: u64) -> Result<String, ConfigError> {
+fn read_bounded(path: &Path, limit: u64) -> Result<String, ConfigError> {
     use std::io::Read as _;
-    let cannot = |e: std::io::Error| ConfigError(format!("cannot read ignorelist '{path}': {e}"));
+    let name = shown(path.as_os_str());
+    let cannot = |e: std::io::Error| ConfigError(format!("cannot read ignorelist '{name}': {e}"));
     let mut bytes = Vec::new();
     std::fs::File::open(path)
         .and_then(|f| f.take(limit + 1).read_to_end(&mut bytes))
@@ -300,12 +335,12 @@ fn read_bounded(path: &str, limit: u64) -> Result<String, ConfigError> {
             _ => format!("{limit} bytes"),
         };
         return Err(ConfigError(format!(
-            "ignorelist '{path}' is larger than {most}, the most pcmap reads"
+            "ignorelist '{name}' is larger than {most}, the most pcmap reads"
         )));
     }
     String::from_utf8(bytes).map_err(|e| {
         ConfigError(format!(
-            "ignorelist '{path}' is not UTF-8 text (invalid byte at offset {})",
+            "ignorelist '{name}' is not UTF-8 text (invalid byte at offset {})",
             e.utf8_error().valid_up_to()
         ))
     })
@@ -340,12 +375,16 @@ mod tests {
     use super::*;
     use std::collections::HashMap;
 
-    fn env(pairs: &[(&str, &str)]) -> impl Fn(&str) -> Option<String> {
-        let map: HashMap<String, String> = pairs
+    fn env(pairs: &[(&str, &str)]) -> impl Fn(&str) -> Option<OsString> {
+        let map: HashMap<String, OsString> = pairs
             .iter()
-            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .map(|(k, v)| (k.to_string(), OsString::from(v)))
             .collect();
         move |k| map.get(k).cloned()
+    }
+
+    fn env_bytes(key: &'static str, value: &'static [u8]) -> impl Fn(&str) -> Option<OsString> {
+        move |k| (k == key).then(|| OsStr::from_bytes(value).to_os_string())
     }
 
     #[test]
@@ -517,6 +556,7 @@ mod tests {
         let path = dir.join("list");
         let path = path.to_str().unwrap();
         std::fs::write(path, "fun:a\n").unwrap();
+        let path = Path::new(path);
         assert_eq!(read_bounded(path, 6).unwrap(), "fun:a\n");
         let e = read_bounded(path, 5).unwrap_err().to_string();
         assert!(e.contains("larger than 5 bytes"), "{e}");
@@ -525,7 +565,54 @@ mod tests {
         assert!(e.contains("not UTF-8") && e.contains("offset 4"), "{e}");
         std::fs::remove_dir_all(&dir).unwrap();
         // An endless file stops at the bound.
-        let e = read_bounded("/dev/zero", 1 << 20).unwrap_err().to_string();
+        let e = read_bounded(Path::new("/dev/zero"), 1 << 20)
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("'/dev/zero' is larger than 1 MiB"), "{e}");
+    }
+
+    /// A value that is not UTF-8 is one error naming the variable, never
+    /// unset: `covered\xff` once turned every feature on.
+    #[test]
+    fn values_not_utf8() {
+        for key in [
+            "PCMAP_FEATURES",
+            "PCMAP_ENCODING",
+            "PCMAP_WEAK_CALLBACKS",
+            "PCMAP_NOSANITIZE_ATTR",
+            "PCMAP_RECORD",
+            "PCMAP_STATS",
+        ] {
+            let e = from_env(env_bytes(key, b"covered\xff"))
+                .unwrap_err()
+                .to_string();
+            assert_eq!(
+                e,
+                format!("pcmap: {key} is not UTF-8 text ('covered\\xff': byte 0xff at offset 7)")
+            );
+        }
+    }
+
+    /// `PCMAP_IGNORELIST` holds paths, which may be any bytes: a list at a
+    /// Latin-1 path is read, and one that is missing is named.
+    #[test]
+    fn ignorelist_paths_not_utf8() {
+        let dir = std::env::temp_dir().join(format!("pcmap-latin1-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let mut name = dir.as_os_str().as_bytes().to_vec();
+        name.extend_from_slice(b"/caf\xe9.txt");
+        let path = OsStr::from_bytes(&name);
+        std::fs::write(path, "fun:skipped\n").unwrap();
+        let c = from_env(|k| (k == "PCMAP_IGNORELIST").then(|| path.to_os_string())).unwrap();
+        assert!(c.ignorelist.unwrap().ignores_function("skipped"));
+        std::fs::remove_file(path).unwrap();
+        let e = from_env(|k| (k == "PCMAP_IGNORELIST").then(|| path.to_os_string()))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("cannot read ignorelist '") && e.contains("/caf\\xe9.txt': No such file"),
+            "{e}"
+        );
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -2,8 +2,10 @@
 //! library entry the command uses), on mutated real objects (the corpus in
 //! `seeds/`: stack maps, PC tables, `.pcmap.sites` and `.pcmap.layout`,
 //! COMDAT groups, four targets). Byte 9 of the ELF identification (padding,
-//! ignored by every reader) chooses `--absolute` (bit 0) and `--keep-v3`
-//! (bit 1). An input holding [`IR_MARK`] is an object and, after the mark,
+//! ignored by every reader) chooses `--absolute` (bit 0), `--keep-v3`
+//! (bit 1) and, when bit 2 is set, emit's default of refusing records of
+//! unknown kind (clear: `--no-walk`, so that objects without a description
+//! reach the whole rewrite). An input holding [`IR_MARK`] is an object and, after the mark,
 //! the IR it was built from: `--ir` (seeds: objects built without the
 //! plugin, followed by their IR; the mutations reach both, and which
 //! records the IR describes).
@@ -52,6 +54,7 @@ fuzz_target!(|input: &[u8]| {
         absolute: flags & 1 != 0,
         keep_v3: flags & 2 != 0,
         ir,
+        no_walk: flags & 4 == 0,
     };
     let mut out = Vec::new();
     let emitted = match emit_all(data, &opts, &mut out) {
@@ -153,7 +156,7 @@ fn readable(out: &[u8], input_dumps: bool) {
         stackmaps: pcmap::dump::json_tables(&stack_maps),
     };
     serde_json::to_string(&dump).expect("JSON dump");
-    if let Ok(v) = pcmap::verify::verify(&o) {
+    if let Ok(v) = pcmap::verify::verify(&o, false) {
         let mut report = String::new();
         pcmap::verify::text(&mut report, &v, None).expect("verify report");
     }

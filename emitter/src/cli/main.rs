@@ -12,6 +12,7 @@ mod alloc;
 mod cc;
 mod input;
 mod output;
+mod signals;
 
 #[global_allocator]
 static ALLOCATOR: alloc::HugeBlocks = alloc::HugeBlocks;
@@ -31,8 +32,10 @@ struct Cli {
 enum DumpFormat {
     Text,
     Json,
-    /// Exactly `llvm-readobj --stackmap`'s text (LLVM tables only), from
-    /// "LLVM StackMap Version" on.
+    /// Exactly `llvm-readobj --stackmap`'s text, from "LLVM StackMap
+    /// Version" on: LLVM's tables, or where the file has none (a finished
+    /// object) the flat ones as llvm-readobj prints the LLVM tables they
+    /// were made from.
     Readobj,
 }
 
@@ -46,6 +49,11 @@ enum Command {
         json: bool,
         #[arg(long, value_enum, default_value_t = DumpFormat::Text)]
         format: DumpFormat,
+        /// Only this section (`.llvm_stackmaps`, `pcmap_stackmaps`, a PC
+        /// section's name); with --format=readobj, `pcmap_stackmaps` prints
+        /// the flat tables of a file that keeps LLVM's beside them.
+        #[arg(long, value_name = "NAME")]
+        section: Option<String>,
     },
     /// Rewrite an object: add the flat stack map section (docs/stackmap-v2.md)
     /// and finish the compact PC tables the plugin described (docs/pctables.md).
@@ -79,6 +87,12 @@ enum Command {
         /// Absolute function addresses instead of self-relative ones.
         #[arg(long)]
         absolute: bool,
+        /// The tables are for a runtime that never walks the stack with
+        /// them (it looks records up, say): write records whose kind is
+        /// unknown (no .pcmap.sites, no --ir) as unknown. Without it they
+        /// are an error, since a stack walker cannot use them.
+        #[arg(long)]
+        no_walk: bool,
         /// Print the sizes of the sections before and after.
         #[arg(long)]
         stats: bool,
@@ -95,10 +109,31 @@ enum Command {
         /// count tagged IR instructions against PCs.
         #[arg(long, value_name = "IR_STATS")]
         against: Option<PathBuf>,
+        /// The stack map tables are for a runtime that never walks the
+        /// stack with them (`emit --no-walk`): records of unknown kind are
+        /// no problem.
+        #[arg(long)]
+        no_walk: bool,
     },
-    /// Run a compiler with the plugin and finish every object it writes in
-    /// place: `CC="pcmap cc clang-16"` (docs/build.md). Probes (-E,
-    /// --version, …) and link-only commands run as given.
+    /// Compile with the plugin and finish every object: `CC="pcmap cc
+    /// clang-16"` (docs/build.md).
+    ///
+    /// COMPILER is clang, or ccache or sccache and clang. The plugin is the
+    /// one for clang's LLVM version (libpcmap_plugin-llvmN.so beside pcmap
+    /// or in ../lib from it), or $PCMAP_PLUGIN. Probes (-E, --version,
+    /// -###, …) and links of objects run as given; -S adds the plugin; -c
+    /// writes each object through a temporary beside it and finishes it,
+    /// so that an object at -o is finished or absent; a compile and link
+    /// finishes its objects before the link. -fno-pcmap runs the command as
+    /// given, less that flag.
+    ///
+    /// pcmap-cc and pcmap-c++, links to pcmap, are `pcmap cc $PCMAP_CC`
+    /// (clang-16 when unset) and `pcmap cc $PCMAP_CXX` (clang++-16).
+    ///
+    /// Caches: `pcmap cc ccache clang-16` and `pcmap cc sccache clang-16`
+    /// (CMake: -DCMAKE_C_COMPILER_LAUNCHER='pcmap;cc;ccache'). With ccache in
+    /// front of pcmap (`ccache pcmap cc clang-16`), set
+    /// CCACHE_COMPILERCHECK='%compiler% --pcmap-cache-key'.
     #[command(disable_help_flag = true, disable_version_flag = true)]
     Cc {
         /// The compiler (clang-16) and its arguments, as given.
@@ -113,16 +148,25 @@ enum Command {
 }
 
 fn main() -> ExitCode {
-    // Called as pcmap-cc or pcmap-c++ (a link to pcmap): `pcmap cc` with
-    // the compiler from the environment.
-    if let Some(command) = cc::multicall() {
-        return report(cc::run(&command));
+    // Called as pcmap-cc or pcmap-c++ (a link to pcmap: `pcmap cc` with the
+    // compiler from the environment), as pcmap cc's stand-in linker, or as a
+    // ccache compiler_check.
+    if let Some(result) = cc::multicall() {
+        return report(result);
     }
     let cli = Cli::parse();
     let result = match cli.command {
-        Command::Dump { file, json, format } => {
-            dump(&file, if json { DumpFormat::Json } else { format }).map(|()| ExitCode::SUCCESS)
-        }
+        Command::Dump {
+            file,
+            json,
+            format,
+            section,
+        } => dump(
+            &file,
+            if json { DumpFormat::Json } else { format },
+            section.as_deref(),
+        )
+        .map(|()| ExitCode::SUCCESS),
         Command::Emit {
             input,
             output,
@@ -131,6 +175,7 @@ fn main() -> ExitCode {
             keep_v3,
             strip_v3: _,
             absolute,
+            no_walk,
             stats,
             named_temp,
         } => {
@@ -144,21 +189,31 @@ fn main() -> ExitCode {
             } else {
                 output::TempKind::Unnamed
             };
-            emit(
-                &input,
-                &output,
-                ir.as_deref(),
+            let opts = EmitFlags {
                 keep_v3,
                 absolute,
+                no_walk,
                 stats,
-                temp,
-            )
-            .map(|()| ExitCode::SUCCESS)
+            };
+            emit_file(&input, &output, ir.as_deref(), opts, temp).map(|()| ExitCode::SUCCESS)
         }
-        Command::Verify { file, against } => {
-            verify(&file, against.as_deref()).map(|()| ExitCode::SUCCESS)
-        }
-        Command::Cc { command } => cc::run(&command),
+        Command::Verify {
+            file,
+            against,
+            no_walk,
+        } => verify(&file, against.as_deref(), no_walk).map(|()| ExitCode::SUCCESS),
+        Command::Cc { command } => match command.first().map(|a| a.as_encoded_bytes()) {
+            Some(b"--help" | b"-h") => {
+                let mut cli = <Cli as clap::CommandFactory>::command();
+                // Names the subcommand "pcmap cc" in its usage line.
+                cli.build();
+                let cc = cli.find_subcommand_mut("cc").expect("the cc subcommand");
+                cc.print_long_help()
+                    .map(|()| ExitCode::SUCCESS)
+                    .map_err(Into::into)
+            }
+            _ => cc::run(&command),
+        },
     };
     report(result)
 }
@@ -177,11 +232,22 @@ fn report(result: Result<ExitCode>) -> ExitCode {
     }
 }
 
-fn dump(path: &Path, format: DumpFormat) -> Result<()> {
+fn dump(path: &Path, format: DumpFormat, only: Option<&str>) -> Result<()> {
     let data = input::read_file(path)?;
     let o = input::parse(path, &data)?;
-    let sections = pcmap::stackmap::sections(&o).with_context(|| path.display().to_string())?;
-    let pc_sections = pcmap::pctable::sections(&o).with_context(|| path.display().to_string())?;
+    let mut sections = pcmap::stackmap::sections(&o).with_context(|| path.display().to_string())?;
+    let mut pc_sections =
+        pcmap::pctable::sections(&o).with_context(|| path.display().to_string())?;
+    if let Some(name) = only {
+        sections.retain(|s| s.name == name);
+        pc_sections.retain(|s| s.name == name);
+        if sections.is_empty() && pc_sections.is_empty() {
+            bail!(
+                "{}: no stack map or PC section named {name}",
+                path.display()
+            );
+        }
+    }
     let mut out = String::new();
     match format {
         DumpFormat::Json => {
@@ -194,12 +260,39 @@ fn dump(path: &Path, format: DumpFormat) -> Result<()> {
             out.push('\n');
         }
         DumpFormat::Readobj => {
+            // llvm-readobj's view: LLVM's tables; a finished object has
+            // only flat ones, printed as the tables they were made from.
+            let llvm =
+                |t: &&pcmap::stackmap::DecodedTable| t.format != pcmap::stackmap::Format::Flat;
+            let any_llvm = sections.iter().flat_map(|s| &s.tables).any(|t| llvm(&t));
+            let mut printed = 0;
             for s in &sections {
-                for t in &s.tables {
-                    if t.format != pcmap::stackmap::Format::Flat {
-                        pcmap::dump::readobj(&mut out, t)?;
+                for (k, t) in s.tables.iter().enumerate() {
+                    if llvm(&t) != any_llvm {
+                        continue;
                     }
+                    if let Some(i) = t.functions.iter().position(|f| {
+                        t.format == pcmap::stackmap::Format::Flat
+                            && s.address.is_some()
+                            && f.address.is_none()
+                    }) {
+                        bail!(
+                            "{}: {} (table {}): function {i}'s address is in no section of the file, so the table cannot be printed as llvm-readobj would print it",
+                            path.display(),
+                            s.name,
+                            k + 1
+                        );
+                    }
+                    pcmap::dump::readobj(&mut out, t)?;
+                    printed += 1;
                 }
+            }
+            if printed == 0 {
+                bail!(
+                    "{}: no stack map table (.llvm_stackmaps or {}) to print as llvm-readobj --stackmap would",
+                    path.display(),
+                    pcmap_reader::flat::SECTION_NAME
+                );
             }
         }
         DumpFormat::Text => {
@@ -211,6 +304,16 @@ fn dump(path: &Path, format: DumpFormat) -> Result<()> {
     Ok(())
 }
 
+/// `pcmap emit`'s switches.
+#[derive(Clone, Copy, Default)]
+struct EmitFlags {
+    keep_v3: bool,
+    absolute: bool,
+    no_walk: bool,
+    stats: bool,
+}
+
+/// `pcmap emit` as `pcmap cc` runs it: the tables for a walker.
 fn emit(
     input: &Path,
     output: &Path,
@@ -220,6 +323,28 @@ fn emit(
     stats: bool,
     temp: output::TempKind,
 ) -> Result<()> {
+    let opts = EmitFlags {
+        keep_v3,
+        absolute,
+        no_walk: false,
+        stats,
+    };
+    emit_file(input, output, ir, opts, temp)
+}
+
+fn emit_file(
+    input: &Path,
+    output: &Path,
+    ir: Option<&Path>,
+    flags: EmitFlags,
+    temp: output::TempKind,
+) -> Result<()> {
+    let EmitFlags {
+        keep_v3,
+        absolute,
+        no_walk,
+        stats,
+    } = flags;
     // The IR is read on other threads while the object is. They never take
     // SIGINT/SIGTERM/SIGHUP: blocking them here keeps them out of the
     // output's commit.
@@ -233,6 +358,7 @@ fn emit(
         absolute,
         keep_v3,
         ir,
+        no_walk,
     };
     let mut out = output::Output::new(output, input, temp);
     // A private mapping of the input: where the rewrite patches a copy of
@@ -270,21 +396,6 @@ fn emit(
     drop(copy);
     drop(data);
     written.commit()?;
-    if let Some(r) = emitted.stack_maps.filter(|r| r.unknown > 0) {
-        let how = match r.described_by {
-            None => "compile with the plugin (-fpass-plugin=libpcmap_plugin.so describes every site in .pcmap.sites) or pass --ir FILE.ll".to_string(),
-            Some(source) => format!(
-                "{} lists sites of their function with their ID that differ in kind or size (docs/stackmap-sites.md)",
-                source.name()
-            ),
-        };
-        eprintln!(
-            "pcmap: warning: {}: {} of {} stack map records have no known kind or patchable size: {how}",
-            input.display(),
-            r.unknown,
-            r.records
-        );
-    }
     if stats {
         if let Some(report) = emitted.stack_maps {
             println!(
@@ -296,6 +407,13 @@ fn emit(
                 pcmap_reader::flat::SECTION_NAME,
                 report.flat_size
             );
+            if report.unknown > 0 {
+                println!(
+                    "{}: {} records of unknown kind (--no-walk)",
+                    output.display(),
+                    report.unknown
+                );
+            }
         }
         if let Some(pc) = &emitted.pc {
             println!(
@@ -314,7 +432,7 @@ fn emit(
     Ok(())
 }
 
-fn verify(path: &Path, against: Option<&Path>) -> Result<()> {
+fn verify(path: &Path, against: Option<&Path>, no_walk: bool) -> Result<()> {
     let data = input::read_file(path)?;
     let o = input::parse(path, &data)?;
     let stats = match against {
@@ -325,7 +443,7 @@ fn verify(path: &Path, against: Option<&Path>) -> Result<()> {
         }
         None => None,
     };
-    let v = pcmap::verify::verify(&o).with_context(|| path.display().to_string())?;
+    let v = pcmap::verify::verify(&o, no_walk).with_context(|| path.display().to_string())?;
     let mut report = String::new();
     pcmap::verify::text(&mut report, &v, stats.as_ref())?;
     print!("{report}");

@@ -6,9 +6,10 @@ use object::{Object, ObjectSection};
 use pcmap_reader::llvm::LlvmRecord;
 use pcmap_reader::{LocationKind, RunTimeEndian};
 
-use super::StackMapSection;
+use super::{Format, StackMapSection, LLVM_STACKMAPS};
 use crate::error::Result;
-use crate::object::{ObjectFile, Target};
+use crate::object::{CodeLoc, ObjectFile, Target};
+use pcmap_reader::flat::{RecordKind, SECTION_NAME as FLAT_SECTION};
 
 /// Checks what a record says against its function's code and the target:
 /// the problem, if any, in words.
@@ -129,6 +130,57 @@ pub fn check_tables(o: &ObjectFile<'_>, sections: &[StackMapSection]) -> Result<
         }
     }
     Ok(problems)
+}
+
+/// What keeps a stack walker from using the tables of `sections`, each
+/// problem one line naming the function or record: a function of LLVM's
+/// tables that no flat table describes (its object was not finished by
+/// `pcmap emit`), and, unless `no_walk`, each flat record whose kind is
+/// unknown (a stackmap at a return address looks like a statepoint).
+pub fn walker_problems(sections: &[StackMapSection], no_walk: bool) -> Vec<String> {
+    let mut problems = Vec::new();
+    let flat: std::collections::HashSet<CodeLoc> = sections
+        .iter()
+        .flat_map(|s| &s.tables)
+        .filter(|t| t.format == Format::Flat)
+        .flat_map(|t| t.functions.iter().filter_map(|f| f.code))
+        .collect();
+    for s in sections {
+        for (k, t) in s.tables.iter().enumerate() {
+            let table = || format!("{} (table {})", s.name, k + 1);
+            for (f, fref) in t.table.functions.iter().zip(&t.functions) {
+                let name = fref.symbol.as_deref().unwrap_or("?");
+                let at = fref
+                    .address
+                    .map_or(String::new(), |a| format!(" at {a:#x}"));
+                if t.format != Format::Flat {
+                    if fref.code.is_some_and(|c| !flat.contains(&c)) {
+                        problems.push(format!(
+                            "{}: function {name}{at}: {} records in {LLVM_STACKMAPS} and none in {FLAT_SECTION}: its object was not finished by pcmap emit",
+                            table(),
+                            f.records.len()
+                        ));
+                    }
+                    continue;
+                }
+                if no_walk {
+                    continue;
+                }
+                for r in f.records.iter().filter(|r| r.kind == RecordKind::Unknown) {
+                    let pc = fref.address.map_or(String::new(), |a| {
+                        format!(" (PC {:#x})", a + u64::from(r.instruction_offset))
+                    });
+                    problems.push(format!(
+                        "{}: function {name}, record ID {} at offset {:#x}{pc}: no known kind, which a stack walker needs: finish the object with the plugin's descriptions or --ir (or, for a runtime that never walks the stack, emit and verify with --no-walk)",
+                        table(),
+                        r.id,
+                        r.instruction_offset
+                    ));
+                }
+            }
+        }
+    }
+    problems
 }
 
 #[cfg(test)]

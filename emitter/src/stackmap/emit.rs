@@ -35,6 +35,43 @@ pub struct FlatSection {
     /// The `.llvm_stackmaps` sections the tables come from.
     pub v3_sections: Vec<object::SectionIndex>,
     pub report: Report,
+    /// The first few records whose kind is unknown, for messages
+    /// ("function f, record ID 7 at offset 0x12").
+    pub unknown_examples: Vec<String>,
+}
+
+/// How many records [`FlatSection::unknown_examples`] names at most.
+const UNKNOWN_EXAMPLES: usize = 3;
+
+impl FlatSection {
+    /// The error for tables with records of unknown kind: a stack walker
+    /// cannot use them (a stackmap at a return address looks like a
+    /// statepoint), so the build stops here, not the program's first
+    /// collection.
+    pub fn unknown_kinds_error(&self) -> Error {
+        let r = &self.report;
+        let how = match r.described_by {
+            None => "compile with the plugin (-fpass-plugin=libpcmap_plugin.so describes every site in .pcmap.sites) or pass --ir FILE.ll".to_string(),
+            Some(source) => format!(
+                "{} lists sites of their function with their ID that differ in kind or size: give each site its own ID (docs/stackmap-sites.md)",
+                source.name()
+            ),
+        };
+        let mut examples = self.unknown_examples.join("; ");
+        if r.unknown > self.unknown_examples.len() {
+            examples.push_str(&format!(
+                "; and {} more",
+                r.unknown - self.unknown_examples.len()
+            ));
+        }
+        Error::Section {
+            section: LLVM_STACKMAPS.into(),
+            problem: format!(
+                "{} of {} stack map records have no known kind ({examples}): a stack walker cannot use these tables; {how}, or pass --no-walk if no runtime walks the stack with them",
+                r.unknown, r.records
+            ),
+        }
+    }
 }
 
 /// What the stack map step did, for the command and the benchmark.
@@ -121,6 +158,7 @@ pub fn flat_tables(o: &ObjectFile<'_>, opts: EmitOptions<'_>) -> Result<FlatSect
             described_by: describer.map(|d| d.0),
             ..Report::default()
         },
+        unknown_examples: Vec::new(),
     };
     let sections: Vec<_> = file
         .sections()
@@ -162,6 +200,9 @@ pub fn flat_tables(o: &ObjectFile<'_>, opts: EmitOptions<'_>) -> Result<FlatSect
             };
             let (table, locs, counts) = t.flat_table(&map)?;
             out.report.unknown += counts.unknown;
+            let room = UNKNOWN_EXAMPLES.saturating_sub(out.unknown_examples.len());
+            out.unknown_examples
+                .extend(counts.unknown_examples.into_iter().take(room));
             out.report.no_frame_state += counts.no_frame_state;
             out.report.cfa_expression += counts.cfa_expression;
             out.report.sites += table.sites;
@@ -197,7 +238,8 @@ pub fn flat_tables(o: &ObjectFile<'_>, opts: EmitOptions<'_>) -> Result<FlatSect
 }
 
 /// Adds `flat` and its relocations to the object being rewritten (and
-/// removes LLVM's section unless `keep_v3`). The table is `SHF_GNU_RETAIN`:
+/// removes LLVM's section unless `keep_v3`). The table is `SHF_GNU_RETAIN`,
+/// and a System V object becomes GNU for GNU ld to honour that:
 /// `--gc-sections` keeps it, and with it every function it describes.
 pub fn apply(
     rw: &mut Rewrite<'_>,
@@ -261,6 +303,13 @@ pub fn apply(
     }
 
     let b = &mut rw.builder;
+    // GNU ld honours SHF_GNU_RETAIN only in objects whose OS/ABI is GNU or
+    // FreeBSD (bfd's `_bfd_elf_make_section_from_shdr`): a System V object
+    // becomes GNU, as LLVM's assembler makes it when it writes a retained
+    // section. Another OS/ABI is kept, as LLVM keeps it (docs/emit.md).
+    if b.header.os_abi == elf::ELFOSABI_NONE {
+        b.header.os_abi = elf::ELFOSABI_GNU;
+    }
     let new = b.sections.add();
     new.name = ByteString::from(flat::SECTION_NAME.as_bytes());
     new.sh_type = elf::SHT_PROGBITS;
@@ -474,6 +523,12 @@ impl<'a> TableInput<'a, '_, '_> {
                 };
                 if kind == RecordKind::Unknown {
                     counts.unknown += 1;
+                    if counts.unknown_examples.len() < UNKNOWN_EXAMPLES {
+                        counts.unknown_examples.push(format!(
+                            "function {name}, record ID {} at offset {:#x}",
+                            r.id, r.instruction_offset
+                        ));
+                    }
                 }
                 let head = RecordHead {
                     id: r.id,
@@ -695,9 +750,11 @@ impl StoredStates {
 }
 
 /// What one table's records lacked.
-#[derive(Debug, Clone, Copy, Default)]
+#[derive(Debug, Clone, Default)]
 pub(super) struct Counts {
     pub(super) unknown: usize,
+    /// The first few of them, named.
+    pub(super) unknown_examples: Vec<String>,
     pub(super) no_frame_state: usize,
     pub(super) cfa_expression: usize,
 }

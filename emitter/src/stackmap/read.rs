@@ -29,6 +29,8 @@ pub struct DecodedTable {
 pub struct StackMapSection {
     pub name: String,
     pub index: SectionIndex,
+    /// Its address (linked files only).
+    pub address: Option<u64>,
     pub size: u64,
     pub tables: Vec<DecodedTable>,
 }
@@ -118,6 +120,7 @@ pub fn sections(o: &ObjectFile<'_>) -> Result<Vec<StackMapSection>> {
         out.push(StackMapSection {
             name,
             index: section.index(),
+            address: (!o.relocatable).then(|| section.address()),
             size: section.size(),
             tables,
         });

@@ -3,7 +3,7 @@
  * program's own flat table: each statepoint frame's roots through
  * pcmap_walk_roots (40 of them in `many`'s frame: more than it decodes at
  * once), the hand-written AArch64 frame (odd-frame-aarch64.S: frame record
- * at 8 mod 16, a stack map of unknown kind) through pcmap_walk_decode; then
+ * at 8 mod 16, a plain stack map record) through pcmap_walk_decode; then
  * moves every object (each base slot once) and sets each derived pointer
  * from its moved base (derived - base kept). Each managed frame checks
  * after its call that its references were moved exactly once. Prints what

@@ -11,8 +11,12 @@
 //
 // Its stack map (.llvm_stackmaps, version 3, written by hand: one record,
 // ID 99, at the return address of the call, one Indirect [x29 + 16]
-// location) becomes a flat table with its frame state (CFA = x29 + 40)
-// through pcmap emit, as an LLVM-compiled function's would.
+// location) and its description (.pcmap.sites, as the plugin would write
+// it for an llvm.experimental.stackmap with ID 99 and no shadow:
+// docs/stackmap-sites.md; not a statepoint, whose records begin with three
+// constant locations) become a flat table with the record's kind and its
+// frame state (CFA = x29 + 40) through pcmap emit, as an LLVM-compiled
+// function's would.
         .text
         .globl  odd_frame
         .type   odd_frame, %function
@@ -66,4 +70,9 @@ odd_frame:
         .hword  0                       // padding
         .hword  0                       // live-outs
         .word   0                       // padding to 8
+
+        .section .pcmap.sites,"e",@progbits
+        .ascii  "pcmap-sites 1\n"
+        .ascii  "site stackmap 99 0 odd_frame\n"
+        .ascii  "end\n"
         .section .note.GNU-stack,"",@progbits
