@@ -11,7 +11,7 @@ case $target in
   aarch64) gnu=aarch64-linux-gnu;     rust=aarch64-unknown-linux-gnu;     run=(qemu-aarch64 -L /usr/$gnu); pie=() ;;
   # A PIE links, but its calls from C into an llc-16 object go through PLT
   # entries without a symbol and fail at run time ("undefined symbol: ");
-  # a position-dependent executable runs. See README.md.
+  # a position-dependent executable runs. See examples/gc/README.md.
   ppc64le) gnu=powerpc64le-linux-gnu; rust=powerpc64le-unknown-linux-gnu; run=(qemu-ppc64le -L /usr/$gnu); pie=(-no-pie) ;;
   *) echo "run.sh: unknown target '$target' (x86_64, aarch64, ppc64le)" >&2; exit 2 ;;
 esac

@@ -60,7 +60,7 @@ pub enum pcmap_status {
     /// The frame's CFA is not register + offset (a DWARF expression).
     PCMAP_STOP_NO_CFA_RULE = 5,
     /// The frame's CFA register is not known in this frame
-    /// (`pcmap_cursor.stop_register`).
+    /// (`pcmap_walk.stop_register`).
     PCMAP_STOP_REGISTER_UNKNOWN = 6,
     /// AArch64: the frame state does not say where x30 was saved.
     PCMAP_STOP_RETURN_ADDRESS_NOT_SAVED = 7,

@@ -227,7 +227,7 @@ pub struct pcmap_register {
 /// The general registers of one frame, by slot (DWARF registers 0..=31;
 /// PowerPC64's link register, DWARF 65, in slot 32): which are known, their
 /// values, and where each was saved in memory. `pcmap_capture_call` fills
-/// one in for the managed caller of a safepoint; a `pcmap_cursor` holds the
+/// one in for the managed caller of a safepoint; a `pcmap_walk` holds the
 /// current frame's. The layout of `pcmap_reader::walk::Registers`.
 #[allow(non_camel_case_types)]
 #[repr(C)]
