@@ -121,6 +121,7 @@ for name, script, extra in [
     ("interrupt", "interrupt.py", ""),  # signals during emit
     ("check-cfi", "check-cfi.py", ""),  # frame states vs llvm-dwarfdump
     ("sites-vs-records", "sites-vs-records.py", ""),  # .pcmap.sites vs records
+    ("records-after-calls", "records-after-calls.py", ""),  # records at return addresses
     ("both-paths", "both-paths.py",  # plugin-described vs --ir
      " " + " ".join([os.path.join(binllvm, "opt"), os.path.join(binllvm, "llc"), pcmap, plugin,
                      os.path.join(binllvm, "llvm-readelf"), os.path.join(binllvm, "llvm-objcopy")])),

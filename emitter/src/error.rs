@@ -21,6 +21,10 @@ pub enum Error {
     /// A problem of one section of the object.
     #[error("{section}: {problem}")]
     Section { section: String, problem: String },
+    /// Stack map records of unknown kind, which a stack walker cannot use
+    /// (refused unless `--no-walk`).
+    #[error("{0}")]
+    UnknownKinds(crate::stackmap::emit::UnknownKinds),
     /// A stack map table that does not decode.
     #[error("{section}: {problem}")]
     StackMap {

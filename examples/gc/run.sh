@@ -62,7 +62,7 @@ fi
 "$PCMAP" emit --ir "$out/program.opt.ll" "$out/program.o" -o "$out/program.flat.o"
 
 if [ $runtime = c ]; then
-  "$BIN/clang" --target="$gnu" -fuse-ld=lld "${pie[@]}" -O2 -std=c11 -Wall -Wextra -Werror -I "$INCLUDE" \
+  "$BIN/clang" --target="$gnu" -fuse-ld=lld -O2 -std=c11 -Wall -Wextra -Werror -I "$INCLUDE" \
     "$here/main.c" "$here/heap.c" "$here/stackwalk.c" \
     "$out/program.flat.o" "$CAPI" -o "$out/gc"
 else
@@ -82,9 +82,6 @@ else
     --cfg 'feature="native"' --cfg 'feature="capture"' --cap-lints allow \
     "$repo/emitter/reader/src/lib.rs" -o "$out/libpcmap_reader.rlib"
   link=(-C linker="$BIN/clang" -C link-arg=--target="$gnu" -C link-arg=-fuse-ld=lld)
-  for f in "${pie[@]}"; do link+=(-C link-arg="$f"); done
-  # Not a PIE where the C program is not (PowerPC: see README.md).
-  [ ${#pie[@]} -eq 0 ] || link+=(-C relocation-model=static)
   "${rustc[@]}" "${common[@]}" "${link[@]}" --extern pcmap_reader="$out/libpcmap_reader.rlib" \
     -C link-arg="$out/program.flat.o" "$here/runtime.rs" -o "$out/gc"
 fi

@@ -113,7 +113,8 @@ pub fn finish_in_place(object: &Path) -> Result<()> {
 }
 
 /// `pcmap emit INPUT -o OUTPUT` as a build runs it: no --ir (the plugin
-/// described the sites), LLVM's section dropped, no statistics.
+/// described the sites), LLVM's section dropped, no statistics, never
+/// `--no-walk`.
 fn emit(input: &Path, output: &Path) -> Result<()> {
     crate::emit(
         input,
@@ -123,6 +124,28 @@ fn emit(input: &Path, output: &Path) -> Result<()> {
         false,
         false,
         crate::output::TempKind::Unnamed,
+    )
+    .map_err(|e| sites_turned_off(e, input))
+}
+
+/// Emit's refusal of records of unknown kind, when nothing described them
+/// because `PCMAP_FEATURES` told the plugin not to (`no-sites`): that cause
+/// and what to do, in place of emit's advice (compile with the plugin, or
+/// `--ir`, `--no-walk`: neither is a `pcmap cc` option).
+fn sites_turned_off(e: anyhow::Error, input: &Path) -> anyhow::Error {
+    let Some(pcmap::Error::UnknownKinds(u)) = e.downcast_ref::<pcmap::Error>() else {
+        return e;
+    };
+    let Some(features) = super::plugin::sites_off().filter(|_| u.described_by.is_none()) else {
+        return e;
+    };
+    anyhow!(
+        "{}: {}: {} of {} stack map records have no known kind ({}): PCMAP_FEATURES={features} told the plugin not to describe stack map sites, and a stack walker cannot use tables without them; drop no-sites (pcmap cc then finishes the tables with the plugin's descriptions), or, for tables no runtime walks, compile without pcmap cc and finish each object with pcmap emit --no-walk",
+        input.display(),
+        pcmap::stackmap::LLVM_STACKMAPS,
+        u.unknown,
+        u.records,
+        u.examples
     )
 }
 

@@ -54,6 +54,18 @@ pub fn installed() -> Result<Vec<PathBuf>> {
     Ok(found)
 }
 
+/// `$PCMAP_FEATURES` if it names `no-sites`: the plugin then describes no
+/// stack map site (docs/plugin.md), so the records of what it compiles
+/// have no known kind. Read as the plugin reads the list (comma-separated
+/// words); a value it refuses has already failed the compile.
+pub fn sites_off() -> Option<String> {
+    let features = std::env::var("PCMAP_FEATURES").ok()?;
+    features
+        .split(',')
+        .any(|w| w.trim() == "no-sites")
+        .then_some(features)
+}
+
 /// The plugin `$PCMAP_PLUGIN` names, if set.
 pub fn from_env() -> Result<Option<PathBuf>> {
     let Some(p) = std::env::var_os("PCMAP_PLUGIN") else {
