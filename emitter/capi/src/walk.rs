@@ -11,6 +11,8 @@
 //! may run in a signal handler.
 
 use core::ffi::c_void;
+use core::mem::MaybeUninit;
+use core::ptr::addr_of_mut;
 
 use pcmap_reader::flat::{frame_state_flags, site_head, Pc, SiteData};
 use pcmap_reader::walk::{
@@ -303,30 +305,36 @@ fn error(s: pcmap_status) -> pcmap_reader::Error {
 }
 
 /// What the tables of `s` say about `pc`: the record (its Site and frame
-/// state decoded, with its table's Data area), else the function holding
-/// it, else nothing.
-fn look_up_in(s: &Section<'_>, pc: Pc) -> Result<FrameAt<pcmap_function, CRecord>, pcmap_status> {
-    let mut function = core::mem::MaybeUninit::<pcmap_function>::uninit();
-    let mut record = core::mem::MaybeUninit::<pcmap_record>::uninit();
+/// state decoded, with its table's Data area) written into `record`, else
+/// the function holding it written into `function`, else nothing.
+fn look_up_in(
+    s: &Section<'_>,
+    pc: Pc,
+    function: &mut MaybeUninit<pcmap_function>,
+    record: &mut MaybeUninit<CRecord>,
+) -> Result<FrameAt<(), ()>, pcmap_status> {
+    let r = record.as_mut_ptr();
     let out = Full {
         function: function.as_mut_ptr(),
-        record: record.as_mut_ptr(),
+        // SAFETY: a field of `record`, in bounds (no reference made).
+        record: unsafe { addr_of_mut!((*r).record) },
     };
     if s.search(pc, Match::Exact, out)?.is_some() {
-        // SAFETY: `search` wrote both when it found the record.
-        let (function, record) = unsafe { (function.assume_init(), record.assume_init()) };
-        let (data, data_size) = data_area(s, &record)?;
-        return Ok(FrameAt::Record(
-            function,
-            CRecord {
-                record,
-                data,
-                data_size,
-            },
-        ));
+        // SAFETY: `search` wrote the record (and the function) when it
+        // found it.
+        let (data, data_size) = data_area(s, unsafe { &(*r).record })?;
+        // SAFETY: fields of `record`, writable; with them it is whole.
+        unsafe {
+            addr_of_mut!((*r).data).write(data);
+            addr_of_mut!((*r).data_size).write(data_size);
+        }
+        return Ok(FrameAt::Record((), ()));
     }
     Ok(match s.function_of(pc)? {
-        Some(f) => FrameAt::NoRecord(f),
+        Some(f) => {
+            function.write(f);
+            FrameAt::NoRecord(())
+        }
         None => FrameAt::Unmanaged,
     })
 }
@@ -362,18 +370,39 @@ impl UnwindTables for CTables {
     type Record = CRecord;
 
     fn frame_at(&self, pc: Pc) -> Result<FrameAt<pcmap_function, CRecord>, Stop> {
+        let (mut function, mut record) = (MaybeUninit::uninit(), MaybeUninit::uninit());
+        // SAFETY: `frame_at_in` wrote the function unless `Unmanaged`, the
+        // record with `Record`.
+        Ok(unsafe {
+            match self.frame_at_in(pc, &mut function, &mut record)? {
+                FrameAt::Unmanaged => FrameAt::Unmanaged,
+                FrameAt::NoRecord(()) => FrameAt::NoRecord(function.assume_init()),
+                FrameAt::Record((), ()) => {
+                    FrameAt::Record(function.assume_init(), record.assume_init())
+                }
+            }
+        })
+    }
+
+    /// In place: a record is ~140 bytes, written once into the walk.
+    fn frame_at_in(
+        &self,
+        pc: Pc,
+        function: &mut MaybeUninit<pcmap_function>,
+        record: &mut MaybeUninit<CRecord>,
+    ) -> Result<FrameAt<(), ()>, Stop> {
         if !self.registry {
             // SAFETY: checked non-NULL and opened by `start`'s caller
             // (`pcmap_walk_init`'s contract).
             let s = unsafe { opened(&*self.maps) }.section();
-            return look_up_in(&s, pc).map_err(|e| Stop::Table(error(e)));
+            return look_up_in(&s, pc, function, record).map_err(|e| Stop::Table(error(e)));
         }
         // Each image whose code range holds `pc`, until one has a function
         // there (the walk then refers to that image's section, which stays
         // mapped while a frame of it is on the stack).
         let found = crate::registry::find_in_images(pc, |m| {
             // SAFETY: a LIVE image's opened section.
-            match look_up_in(&unsafe { opened(m) }.section(), pc) {
+            match look_up_in(&unsafe { opened(m) }.section(), pc, function, record) {
                 Ok(FrameAt::Unmanaged) => None,
                 other => Some(other),
             }

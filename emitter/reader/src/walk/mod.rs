@@ -153,7 +153,9 @@ pub use roots::{
     RootValue, RootsError, Value, ROOTS_AT_ONCE, STATEPOINT_HEADER,
 };
 pub use sections::{SectionRecord, SectionTables};
-pub use tables::{lookup, toc_restore_at, CacheKey, CfaRule, FrameAt, State, UnwindTables};
+pub use tables::{
+    lookup, lookup_in, toc_restore_at, CacheKey, CfaRule, FrameAt, State, UnwindTables,
+};
 pub use walker::{
     CacheOf, End, Frame, FrameOf, Sink, Steps, Walker, AT_NO_RECORD, AT_RECORD, AT_UNMANAGED,
 };

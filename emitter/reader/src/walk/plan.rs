@@ -153,27 +153,46 @@ impl Plan {
     /// address column saved twice, a table it cannot read (the slow way
     /// then gives the frame's step, or its error).
     pub fn compile<A: Arch, T: UnwindTables>(tables: &T, record: &T::Record) -> Option<Plan> {
+        let mut p = MaybeUninit::uninit();
+        Plan::compile_in::<A, T>(tables, record, &mut p)?;
+        // SAFETY: `compile_in` wrote every field but the arrays, which are
+        // `MaybeUninit` (written as far as their counts say).
+        Some(unsafe { p.assume_init() })
+    }
+
+    /// [`Plan::compile`] into `out`, in place: the plan a walk compiles
+    /// for one step is written where it is used, not built and moved (a
+    /// plan is ~370 bytes; a move of it cost as much as the step).
+    pub fn compile_in<'p, A: Arch, T: UnwindTables>(
+        tables: &T,
+        record: &T::Record,
+        out: &'p mut MaybeUninit<Plan>,
+    ) -> Option<&'p mut Plan> {
         let State::Cfa(rule) = tables.state(record) else {
             return None;
         };
-        let mut p = Plan {
-            link: 0,
-            flags: 0,
-            cfa_slot: u8::try_from(A::slot(rule.register)?).ok()?,
-            num_saved: 0,
-            num_roots: 0,
-            low: 0,
-            high: 0,
-            fp_offset: 0,
-            set: 0,
-            roots_need: 0,
-            slots_need: 0,
-            fast_need: 0,
-            cfa_offset: rule.offset,
-            ra_offset: 0,
-            saved: [MaybeUninit::uninit(); PLAN_SAVED],
-            roots: [MaybeUninit::uninit(); PLAN_ROOTS],
-            indices: [MaybeUninit::uninit(); PLAN_ROOTS],
+        let cfa_slot = u8::try_from(A::slot(rule.register)?).ok()?;
+        let o = out.as_mut_ptr();
+        // SAFETY: `o` is `out`, writable and aligned; every field but the
+        // arrays is written before the reference is made, and the arrays
+        // are `MaybeUninit` (compiling zeroes nothing).
+        let p = unsafe {
+            use core::ptr::addr_of_mut;
+            addr_of_mut!((*o).link).write(0);
+            addr_of_mut!((*o).flags).write(0);
+            addr_of_mut!((*o).cfa_slot).write(cfa_slot);
+            addr_of_mut!((*o).num_saved).write(0);
+            addr_of_mut!((*o).num_roots).write(0);
+            addr_of_mut!((*o).low).write(0);
+            addr_of_mut!((*o).high).write(0);
+            addr_of_mut!((*o).fp_offset).write(0);
+            addr_of_mut!((*o).set).write(0);
+            addr_of_mut!((*o).roots_need).write(0);
+            addr_of_mut!((*o).slots_need).write(0);
+            addr_of_mut!((*o).fast_need).write(0);
+            addr_of_mut!((*o).cfa_offset).write(rule.offset);
+            addr_of_mut!((*o).ra_offset).write(0);
+            &mut *o
         };
         let ra_slot = A::slot(A::RA);
         let (mut fits, mut ra_saved) = (true, false);

@@ -2,6 +2,8 @@
 //! section (the C API's, a Rust runtime's) or the registry, and the lookup
 //! of a frame's PC ([`lookup`]).
 
+use core::mem::MaybeUninit;
+
 use super::{Arch, Memory, Stop};
 use crate::flat::Pc;
 use crate::Location;
@@ -54,6 +56,20 @@ pub trait UnwindTables {
     /// [`Stop::Table`]; a PC it cannot vouch for is its own stop
     /// ([`Stop::ImageRefused`]).
     fn frame_at(&self, pc: Pc) -> Result<FrameAt<Self::Function, Self::Record>, Stop>;
+    /// [`frame_at`](Self::frame_at), the function written into `function`
+    /// (unless `Unmanaged`) and the record into `record` (with `Record`):
+    /// the walk's lookup, which writes them into its frame. Tables whose
+    /// records are large write them there once instead of moving them
+    /// through every caller.
+    #[inline(always)]
+    fn frame_at_in(
+        &self,
+        pc: Pc,
+        function: &mut MaybeUninit<Self::Function>,
+        record: &mut MaybeUninit<Self::Record>,
+    ) -> Result<FrameAt<(), ()>, Stop> {
+        Ok(self.frame_at(pc)?.place(function, record))
+    }
     /// The record's frame state.
     fn state(&self, record: &Self::Record) -> State;
     /// Calls `visit(DWARF register, slot offset from the CFA)` for each
@@ -95,15 +111,65 @@ pub fn lookup<A: Arch, T: UnwindTables, M: Memory>(
     memory: &M,
     pc: Pc,
 ) -> Result<FrameAt<T::Function, T::Record>, Stop> {
-    let at = tables.frame_at(pc)?;
+    let (mut function, mut record) = (MaybeUninit::uninit(), MaybeUninit::uninit());
+    let at = lookup_in::<A, T, M>(tables, memory, pc, &mut function, &mut record)?;
+    // SAFETY: `lookup_in` wrote the function unless `Unmanaged`, the
+    // record with `Record`.
+    Ok(unsafe {
+        match at {
+            FrameAt::Unmanaged => FrameAt::Unmanaged,
+            FrameAt::NoRecord(()) => FrameAt::NoRecord(function.assume_init()),
+            FrameAt::Record((), ()) => {
+                FrameAt::Record(function.assume_init(), record.assume_init())
+            }
+        }
+    })
+}
+
+/// [`lookup`], the function written into `function` (unless `Unmanaged`)
+/// and the record into `record` (with `Record`), in place
+/// ([`UnwindTables::frame_at_in`]).
+#[inline(always)]
+pub fn lookup_in<A: Arch, T: UnwindTables, M: Memory>(
+    tables: &T,
+    memory: &M,
+    pc: Pc,
+    function: &mut MaybeUninit<T::Function>,
+    record: &mut MaybeUninit<T::Record>,
+) -> Result<FrameAt<(), ()>, Stop> {
+    let at = tables.frame_at_in(pc, function, record)?;
     let address = pc.address();
-    if matches!(at, FrameAt::NoRecord(_)) && toc_restore_at::<A, M>(memory, address) {
+    if matches!(at, FrameAt::NoRecord(())) && toc_restore_at::<A, M>(memory, address) {
         let after = Pc::ReturnAddress(address.wrapping_add(4));
         if let next @ FrameAt::Record(..) = tables.frame_at(after)? {
-            return Ok(next);
+            return Ok(next.place(function, record));
         }
     }
     Ok(at)
+}
+
+impl<F, R> FrameAt<F, R> {
+    /// Writes the function into `function` and the record into `record`:
+    /// what [`UnwindTables::frame_at_in`] returns.
+    #[inline(always)]
+    pub fn place(
+        self,
+        function: &mut MaybeUninit<F>,
+        record: &mut MaybeUninit<R>,
+    ) -> FrameAt<(), ()> {
+        match self {
+            FrameAt::Unmanaged => FrameAt::Unmanaged,
+            FrameAt::NoRecord(f) => {
+                function.write(f);
+                FrameAt::NoRecord(())
+            }
+            FrameAt::Record(f, r) => {
+                function.write(f);
+                record.write(r);
+                FrameAt::Record((), ())
+            }
+        }
+    }
 }
 
 /// Whether the instruction at return address `pc` is a TOC restore

@@ -12,7 +12,7 @@ use core::mem::MaybeUninit;
 use super::cache::Slot;
 use super::plan::{slow_step, Log, Run};
 use super::{
-    lookup, roots_in_batches, Arch, Cache, FrameAt, Memory, Options, Plan, Registers, RootSlot,
+    lookup_in, roots_in_batches, Arch, Cache, FrameAt, Memory, Options, Plan, Registers, RootSlot,
     RootValue, RootsError, State, Stop, UnwindTables, PLAN_ROOTS,
 };
 use crate::flat::Pc;
@@ -241,8 +241,7 @@ impl<'t, A: Arch, T: UnwindTables, M: Memory> Walker<'t, A, T, M> {
         };
         if self.options.interrupted {
             // Not a return address, which is what the cache is keyed by.
-            let at = lookup::<A, T, M>(self.tables, &self.memory, Pc::Instruction(pc))?;
-            parts.set(at);
+            parts.look_up::<A, T, M>(self.tables, &self.memory, Pc::Instruction(pc))?;
             return Ok(());
         }
         let cache = cache.filter(|c| c.epoch() == frame.epoch);
@@ -284,8 +283,7 @@ impl<'t, A: Arch, T: UnwindTables, M: Memory> Walker<'t, A, T, M> {
         pc: u64,
     ) -> Found<T> {
         let Some(c) = cache else {
-            let at = lookup::<A, T, M>(self.tables, &self.memory, Pc::ReturnAddress(pc))?;
-            f.set(at);
+            f.look_up::<A, T, M>(self.tables, &self.memory, Pc::ReturnAddress(pc))?;
             return Ok(None);
         };
         if let Some(s) = c.find(pc) {
@@ -309,14 +307,18 @@ impl<'t, A: Arch, T: UnwindTables, M: Memory> Walker<'t, A, T, M> {
         c: &mut CacheOf<'_, T>,
         pc: u64,
     ) -> Found<T> {
-        let at = lookup::<A, T, M>(self.tables, &self.memory, Pc::ReturnAddress(pc))?;
-        f.set(at);
+        let at = f.look_up::<A, T, M>(self.tables, &self.memory, Pc::ReturnAddress(pc))?;
         match at {
-            FrameAt::Record(function, record) => {
-                let kept = Plan::compile::<A, T>(self.tables, &record).and_then(|mut p| {
-                    p.keep_roots::<A, T>(self.tables, &record);
-                    c.keep(pc, &p, function, record)
-                });
+            FrameAt::Record((), ()) => {
+                // SAFETY: the lookup wrote both with `Record`.
+                let (function, record) =
+                    unsafe { (f.function.assume_init(), f.record.assume_init()) };
+                let mut plan = MaybeUninit::uninit();
+                let kept =
+                    Plan::compile_in::<A, T>(self.tables, &record, &mut plan).and_then(|p| {
+                        p.keep_roots::<A, T>(self.tables, &record);
+                        c.keep(pc, p, function, record)
+                    });
                 match kept {
                     Some(_) => c.misses = c.misses.wrapping_add(1),
                     None => c.uncached = c.uncached.wrapping_add(1),
@@ -502,12 +504,14 @@ impl<'t, A: Arch, T: UnwindTables, M: Memory> Walker<'t, A, T, M> {
                 let plan: Option<&Plan> = match (*slot, here) {
                     // SAFETY: as above.
                     (Some(s), _) => Some(unsafe { &(*s).plan }),
-                    (None, Some(r)) => Plan::compile::<A, T>(tables, r).map(|mut p| {
-                        if S::ROOTS {
-                            p.keep_roots::<A, T>(tables, r);
-                        }
-                        &*compiled.write(p)
-                    }),
+                    (None, Some(r)) => {
+                        Plan::compile_in::<A, T>(tables, r, &mut compiled).map(|p| {
+                            if S::ROOTS {
+                                p.keep_roots::<A, T>(tables, r);
+                            }
+                            &*p
+                        })
+                    }
                     (None, None) => None,
                 };
                 if let (true, Some(r)) = (S::ROOTS, here) {
@@ -643,21 +647,22 @@ struct FrameParts<'a, F, R> {
 }
 
 impl<F: Copy, R: Copy> FrameParts<'_, F, R> {
-    /// Writes what the tables say.
+    /// Looks `pc` up in `tables` ([`lookup_in`]), writing what they say
+    /// into the frame in place.
     #[inline(always)]
-    fn set(&mut self, at: FrameAt<F, R>) {
+    fn look_up<A: Arch, T: UnwindTables<Function = F, Record = R>, M: Memory>(
+        &mut self,
+        tables: &T,
+        memory: &M,
+        pc: Pc,
+    ) -> Result<FrameAt<(), ()>, Stop> {
+        let at = lookup_in::<A, T, M>(tables, memory, pc, self.function, self.record)?;
         *self.at = match at {
             FrameAt::Unmanaged => AT_UNMANAGED,
-            FrameAt::NoRecord(f) => {
-                *self.function = MaybeUninit::new(f);
-                AT_NO_RECORD
-            }
-            FrameAt::Record(f, r) => {
-                *self.function = MaybeUninit::new(f);
-                *self.record = MaybeUninit::new(r);
-                AT_RECORD
-            }
+            FrameAt::NoRecord(()) => AT_NO_RECORD,
+            FrameAt::Record((), ()) => AT_RECORD,
         };
+        Ok(at)
     }
 }
 
@@ -666,13 +671,37 @@ impl<F: Copy, R: Copy> FrameParts<'_, F, R> {
 #[inline]
 fn materialize<F: Copy, R: Copy>(frame: &mut Frame<F, R>, slot: Option<*mut Slot<F, R>>) {
     if let (Some(s), AT_RECORD) = (slot, frame.at) {
+        // One copy of both, with the padding between them: both structs
+        // are repr(C) with `function` then `record`, so the record is as
+        // far from the function in each (asserted). (Copied one by one, a
+        // record of the C API's, ~110 bytes, was compiled at opt-level s
+        // to `rep movsq`, which made a cached cursor's step half as slow
+        // again.)
+        let (from, to) = (
+            core::mem::offset_of!(Slot<F, R>, function),
+            core::mem::offset_of!(Frame<F, R>, function),
+        );
+        let gap = core::mem::offset_of!(Frame<F, R>, record) - to;
+        const {
+            assert!(
+                core::mem::offset_of!(Slot<F, R>, record)
+                    - core::mem::offset_of!(Slot<F, R>, function)
+                    == core::mem::offset_of!(Frame<F, R>, record)
+                        - core::mem::offset_of!(Frame<F, R>, function)
+            )
+        };
         // SAFETY: the slot holds the frame's entry (found by a link, a
         // probe or a keep, nothing claimed since), its function and record
         // written; it is in the cache's memory, not in the frame (copies,
-        // not moves: the C library links no memmove).
+        // not moves: the C library links no memmove). The span copied is
+        // the function, the padding after it and the record in each
+        // struct (same offsets: asserted above).
         unsafe {
-            core::ptr::copy_nonoverlapping(&(*s).function, &mut frame.function, 1);
-            core::ptr::copy_nonoverlapping(&(*s).record, &mut frame.record, 1);
+            core::ptr::copy_nonoverlapping(
+                s.cast::<u8>().add(from),
+                (frame as *mut Frame<F, R>).cast::<u8>().add(to),
+                gap + core::mem::size_of::<R>(),
+            );
         }
     }
 }
