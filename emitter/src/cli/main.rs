@@ -11,6 +11,7 @@ use clap::{Parser, Subcommand, ValueEnum};
 mod alloc;
 mod cc;
 mod input;
+mod llvm;
 mod output;
 
 #[global_allocator]
@@ -69,10 +70,17 @@ enum Command {
         /// Rewrite the input.
         #[arg(long)]
         in_place: bool,
-        /// The textual IR the object was compiled from: exact patchable sizes
-        /// of stackmaps and patchpoints.
+        /// The IR the object was compiled from (text or bitcode), for an
+        /// object the plugin did not describe: the plugin's analysis of it,
+        /// run by the opt of the LLVM that compiled the object, gives each
+        /// record's kind and patchable size.
         #[arg(long)]
         ir: Option<PathBuf>,
+        /// The LLVM release (16) that compiled the object, whose opt and
+        /// plugin describe --ir; by default the one the object's .comment
+        /// names, or the only one pcmap has a plugin for.
+        #[arg(long, value_name = "N", requires = "ir")]
+        llvm: Option<u32>,
         /// Keep LLVM's .llvm_stackmaps in the output. By default emit drops
         /// it: the flat table holds all it says, and its absolute addresses in
         /// a read-only section make a PIE need text relocations (GNU ld) and a
@@ -154,6 +162,7 @@ fn main() -> ExitCode {
             output,
             in_place,
             ir,
+            llvm,
             keep_v3,
             strip_v3: _,
             absolute,
@@ -176,6 +185,7 @@ fn main() -> ExitCode {
                 absolute,
                 no_walk,
                 stats,
+                llvm,
             };
             emit_file(&input, &output, ir.as_deref(), opts, temp).map(|()| ExitCode::SUCCESS)
         }
@@ -282,6 +292,8 @@ struct EmitFlags {
     absolute: bool,
     no_walk: bool,
     stats: bool,
+    /// `--llvm`: the release that describes `--ir`.
+    llvm: Option<u32>,
 }
 
 /// `pcmap emit` as `pcmap cc` runs it: the tables for a walker.
@@ -299,6 +311,7 @@ fn emit(
         absolute,
         no_walk: false,
         stats,
+        llvm: None,
     };
     emit_file(input, output, ir, opts, temp)
 }
@@ -315,16 +328,24 @@ fn emit_file(
         absolute,
         no_walk,
         stats,
+        llvm: release,
     } = flags;
-    // The IR is read on other threads while the object is. They never take
-    // SIGINT/SIGTERM/SIGHUP: blocking them here keeps them out of the
-    // output's commit.
-    let ir = {
-        let _blocked = output::SignalsBlocked::new();
-        ir.map(pcmap::stackmap::ir::IrInput::read_in_background)
-    };
     let data = input::read_file(input)?;
     let object = input::parse(input, &data)?;
+    // The IR is described on another thread (by opt) while the object is
+    // read. The thread never takes SIGINT/SIGTERM/SIGHUP: blocking them
+    // here keeps them out of the output's commit.
+    let ir = match ir {
+        Some(ir) => {
+            let tools = llvm::for_ir(&object, input, ir, release)?;
+            let _blocked = output::SignalsBlocked::new();
+            let target = object.target;
+            Some(pcmap::stackmap::ir::IrInput::describe_in_background(
+                ir, target, &tools,
+            ))
+        }
+        None => None,
+    };
     let opts = pcmap::emit::Options {
         absolute,
         keep_v3,

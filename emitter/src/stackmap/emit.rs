@@ -146,7 +146,7 @@ pub fn flat_tables(o: &ObjectFile<'_>, opts: EmitOptions<'_>) -> Result<FlatSect
     };
     let describer = match (&described, ir) {
         (Some(index), _) => Some((Source::Sites, index)),
-        (None, Some(ir)) => Some((Source::Ir, ir.index())),
+        (None, Some(ir)) => Some((Source::Ir, ir)),
         (None, None) => None,
     };
     let e = o.endian;
