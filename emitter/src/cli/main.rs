@@ -206,7 +206,7 @@ fn report(result: Result<ExitCode>) -> ExitCode {
         Err(e) => {
             // One line whatever the names in it (a symbol or section name,
             // a path): control characters escaped.
-            let message = pcmap::object::check::printable(format!("{e:#}").as_bytes());
+            let message = pcmap::object::printable(format!("{e:#}").as_bytes());
             eprintln!("pcmap: error: {message}");
             ExitCode::FAILURE
         }

@@ -22,7 +22,7 @@
 //! [`Rewrite::write`] checks that nothing kept refers to anything deleted,
 //! restores those sections with every section and symbol index in them
 //! renumbered (group members and signatures, address-significance
-//! tables), and bounds the output's size; [`super::check::written`] reads the
+//! tables), and bounds the output's size; `check::written` then reads the
 //! written object back and checks every index it holds. Sections of types
 //! that may hold indices we do not know how to renumber are refused.
 
@@ -33,8 +33,7 @@ use object::read::elf::{FileHeader, SectionHeader};
 use object::Endianness;
 use pcmap_reader::pctable::{read_uleb128, write_uleb128, MAX_ULEB128_LEN};
 
-use super::check::printable;
-use super::section_name;
+use super::{printable, section_name};
 use crate::error::{Error, Result};
 
 /// LLVM's address-significance table: ULEB128 symbol indices.
@@ -139,7 +138,7 @@ pub struct Rewrite<'d> {
 
 impl<'d> Rewrite<'d> {
     /// Reads `data` (an ELF64 relocatable object, already parsed as
-    /// `file` and its headers checked by [`super::check::section_headers`]):
+    /// `file` and its headers checked by `check::section_headers`):
     /// a type whose indices we cannot renumber and an alignment that is not
     /// a power of two or that would pad the output beyond any real object
     /// are errors that name the section. `scratch` holds a patched copy of the input when

@@ -329,6 +329,24 @@ pub fn apply(
     Ok(())
 }
 
+/// One function as a JIT knows it (`memory::flat_tables`).
+#[derive(Debug, Clone, Copy)]
+pub struct MemoryFunction<'a> {
+    /// Its symbol name (what `.pcmap.sites` names it by).
+    pub name: &'a [u8],
+    /// The address of its first instruction; LLVM's table names it so.
+    pub address: u64,
+    /// Its code: exactly its bytes, from `address` for its size.
+    pub code: &'a [u8],
+}
+
+impl MemoryFunction<'_> {
+    /// Its name for messages.
+    pub fn display(&self) -> String {
+        String::from_utf8_lossy(self.name).into_owned()
+    }
+}
+
 /// Where a table's functions are.
 pub(super) enum Place<'a, 'd, 'f> {
     /// In a relocatable object: the table's section and its relocations
@@ -339,7 +357,7 @@ pub(super) enum Place<'a, 'd, 'f> {
         relocs: &'a Relocations,
     },
     /// In memory (a JIT's): each entry's address is its function's.
-    Memory(&'a [super::memory::MemoryFunction<'a>]),
+    Memory(&'a [MemoryFunction<'a>]),
 }
 
 /// One function of a table, found: what its records are checked against.

@@ -20,29 +20,12 @@ use pcmap_reader::llvm::LlvmStackMap;
 use pcmap_reader::sites::{self, SiteIndex, Sites};
 use pcmap_reader::RunTimeEndian;
 
+pub use super::emit::MemoryFunction;
 use super::emit::{Place, Source, TableInput};
 use super::LLVM_STACKMAPS;
 use crate::error::{Error, Result};
 use crate::object::cfi::Cfi;
 use crate::object::Target;
-
-/// One function as a JIT knows it.
-#[derive(Debug, Clone, Copy)]
-pub struct MemoryFunction<'a> {
-    /// Its symbol name (what `.pcmap.sites` names it by).
-    pub name: &'a [u8],
-    /// The address of its first instruction; LLVM's table names it so.
-    pub address: u64,
-    /// Its code: exactly its bytes, from `address` for its size.
-    pub code: &'a [u8],
-}
-
-impl MemoryFunction<'_> {
-    /// Its name for messages.
-    pub fn display(&self) -> String {
-        String::from_utf8_lossy(self.name).into_owned()
-    }
-}
 
 /// A JIT's module: what [`flat_tables`] builds from.
 #[derive(Debug, Clone, Copy)]
