@@ -2,7 +2,8 @@
 # $keep empty or a directory): what building and running for one target
 # takes. Sets gnu (the GNU triple), rust (the Rust triple, empty for the
 # host), run (the command prefix that runs a program: qemu-user off the
-# host), pie (link flags), BIN (LLVM 16's tools), PCMAP, INCLUDE (pcmap.h),
+# host), pie (link flags), BIN (the LLVM tools: release $PCMAP_LLVM, 16
+# by default), PLUGIN (that release's pass plugin), PCMAP, INCLUDE (pcmap.h),
 # CAPI (libpcmap.a for the target) and out (the build directory: $keep, or
 # a temporary one removed on exit).
 case $target in
@@ -15,11 +16,14 @@ case $target in
   *) echo "run.sh: unknown target '$target' (x86_64, aarch64, ppc64le)" >&2; exit 2 ;;
 esac
 
-BIN=$(llvm-config-16 --bindir)
+# The LLVM release: 16 (the default) or 19 (PCMAP_LLVM=19, scripts/demo --llvm 19).
+llvm=${PCMAP_LLVM:-16}
+BIN=$(llvm-config-"$llvm" --bindir)
+PLUGIN=$repo/target/release/libpcmap_plugin-llvm$llvm.so
 PCMAP=$repo/target/release/pcmap
 INCLUDE=$repo/target/include
 CAPI=$repo/$("$repo/emitter/capi/build-lib.sh" "${rust:-host}")
-for f in "$PCMAP" "$INCLUDE/pcmap.h" "$CAPI"; do
+for f in "$PCMAP" "$PLUGIN" "$INCLUDE/pcmap.h" "$CAPI"; do
   [ -e "$f" ] || { echo "run.sh: $f missing: cargo build --release" >&2; exit 2; }
 done
 

@@ -27,9 +27,17 @@ address inside an instruction) fails. The PCs of one IR instruction are one
 "site": one ll/sc loop is one site, every other PC is its own. With
 --ir-stats (what PCMAP_STATS=1 printed at compile time) the script reports
 sites against tagged IR atomics; --no-loss fails when there are fewer sites,
-i.e. when at least one tagged IR atomic certainly has no PC. (More sites than
-IR atomics would mean the backend duplicated an atomic instruction; the
-counts then bound, not prove, that none was lost.)
+i.e. when at least one tagged IR atomic certainly has no PC on its access.
+(More sites than IR atomics would mean the backend duplicated an atomic
+instruction; the counts then bound, not prove, that none was lost.)
+
+Barriers (x86-64 mfence, AArch64 dmb, PowerPC sync, lwsync, isync) are the
+whole lowering of an IR fence, and part of the lowering of an atomic load or
+store (LLVM 19 tags PowerPC's `lwsync; stw` and `ld; …; isync`: several PCs
+for one IR instruction). When the statistics count the IR fences
+(`fences=N`), at most N barrier PCs are sites of their own: the others belong
+to accesses, and an atomic access whose only PCs are barriers counts as lost
+(a runtime asks at the access).
 """
 import argparse
 import re
@@ -39,7 +47,8 @@ ADDRESS_LINE = re.compile(r"^\s*([0-9a-f]+):\s?(.*)$")
 FUNCTION_LINE = re.compile(r"^([0-9a-f]+) <(.+)>:$")
 FILE_FORMAT = re.compile(r"file format (\S+)")
 RUNTIME_PC = re.compile(r"^atomic (0x[0-9a-f]+)\b")
-STATS_ATOMICS = re.compile(r"^pcmap-stats v1 .*\batomics=(\d+)\b")
+STATS_LINE = re.compile(r"^pcmap-stats v1 ")
+STATS_COUNT = r"\b{}=(\d+)\b"
 
 ARCH_OF_FORMAT = {
     "elf64-x86-64": "x86_64",
@@ -55,6 +64,7 @@ AARCH64_LSE = r"(ld|st)(add|clr|eor|set|smax|smin|umax|umin)a?l?[bh]?|swpa?l?[bh
 RULES = {
     "x86_64": dict(
         atomic=r"lock|xchg[bwlq]?|mfence",
+        barrier=r"mfence",
         access=None,  # any instruction with a memory operand, see is_access
         reserve=None,
         conditional=None,
@@ -62,12 +72,14 @@ RULES = {
     "aarch64": dict(
         atomic=r"ld[a]?xr[bh]?|ld[a]?xp|st[l]?xr[bh]?|st[l]?xp|ldapu?r[bh]?|ldar[bh]?|ldlar[bh]?"
         r"|stlu?r[bh]?|stllr[bh]?|dmb|dsb|" + AARCH64_LSE,
+        barrier=r"dmb|dsb",
         access=r"ld(u?r|r)(s?[bhw])?|st(u?r|r)[bh]?",
         reserve=r"ld[a]?x[rp][bh]?",
         conditional=r"st[l]?x[rp][bh]?",
     ),
     "powerpc": dict(
         atomic=r"l[bhwdq]arx|st[bhwdq]cx\.|sync|hwsync|lwsync|isync|msync|eieio",
+        barrier=r"sync|hwsync|lwsync|isync|msync|eieio",
         access=r"(l(bz|hz|ha|wz|wa|d|fs|fd)|st(b|h|w|d|fs|fd))u?x?",
         reserve=r"l[bhwdq]arx",
         conditional=r"st[bhwdq]cx\.",
@@ -165,12 +177,23 @@ def classify(arch, rules, insn):
     return None
 
 
-def ir_atomics(path):
+def ir_counts(path):
+    """(tagged IR atomics, IR fences among them or None if a line does not
+    say) over every statistics line of `path`."""
+    atomics, fences = 0, 0
+    lines = 0
     with open(path, encoding="utf-8") as f:
-        counts = [int(m.group(1)) for m in map(STATS_ATOMICS.match, f) if m]
-    if not counts:
+        for line in filter(STATS_LINE.match, f):
+            m = re.search(STATS_COUNT.format("atomics"), line)
+            if not m:
+                continue
+            lines += 1
+            atomics += int(m.group(1))
+            n = re.search(STATS_COUNT.format("fences"), line)
+            fences = None if fences is None or not n else fences + int(n.group(1))
+    if not lines:
         sys.exit(f"check-atomic-pcs: no 'pcmap-stats v1 … atomics=N' line in {path}")
-    return sum(counts)
+    return atomics, fences
 
 
 def main():
@@ -198,6 +221,8 @@ def main():
     failures = 0
     kinds = {"atomic": 0, "access": 0, "ll/sc": 0}
     sites = set()
+    barriers = set()
+    barrier = full(rules["barrier"])
     for pc in sorted(set(pcs)):
         i = index_at.get(pc)
         if i is None:
@@ -212,20 +237,31 @@ def main():
             failures += 1
             continue
         kinds[kind] += 1
-        sites.add(("loop", loop_of[i]) if i in loop_of else ("pc", pc))
+        if i in loop_of:
+            sites.add(("loop", loop_of[i]))
+        elif barrier.match(insn.mnemonic):
+            barriers.add(pc)
+        else:
+            sites.add(("pc", pc))
         print(f"ok   {pc:#x} {where}: {kind:6} {insn.text}")
     print(
         f"{arch}: {len(set(pcs))} atomic PCs: {kinds['atomic']} atomic instructions, "
         f"{kinds['access']} plain accesses, {kinds['ll/sc']} in ll/sc loops; "
-        f"{failures} not atomic; {len(sites)} sites"
+        f"{failures} not atomic; {len(sites) + len(barriers)} sites"
+        + (f" ({len(barriers)} of them barriers)" if barriers else "")
     )
     if args.ir_stats:
-        tagged = ir_atomics(args.ir_stats)
-        lost = tagged - len(sites)
+        tagged, fences = ir_counts(args.ir_stats)
+        # Barrier PCs beyond the IR fences belong to accesses.
+        n = len(sites) + (len(barriers) if fences is None else min(len(barriers), fences))
+        why = ""
+        if barriers and fences is not None:
+            why = f" ({len(barriers)} barrier PCs, {fences} IR fences)"
+        lost = tagged - n
         if lost > 0:
-            print(f"{len(sites)} sites for {tagged} tagged IR atomics: at least {lost} lost its PC")
+            print(f"{n} sites for {tagged} tagged IR atomics{why}: at least {lost} lost its PC")
         else:
-            print(f"{len(sites)} sites for {tagged} tagged IR atomics: none lost")
+            print(f"{n} sites for {tagged} tagged IR atomics{why}: none lost")
         if lost > 0 and args.no_loss:
             failures += 1
     sys.exit(1 if failures else 0)

@@ -22,10 +22,11 @@
 # every target: target/include/pcmap.h (cargo build writes it).
 # Rebuilds only when a source, this script or the version script changed.
 #
-# PowerPC's global_asm! (the capture trampoline, src/capture.rs) is behind
-# the asm_experimental_arch feature, which RUSTC_BOOTSTRAP allows for the
-# pcmap_capi crate alone; the assembly has no operands, so it is text for
-# the assembler as a .S file would be. Big-endian PowerPC64 (ELFv1) links
+# PowerPC's global_asm! (the capture trampoline,
+# emitter/reader/src/walk/capture.rs) is behind the asm_experimental_arch
+# feature, which RUSTC_BOOTSTRAP allows for the pcmap_reader crate alone;
+# the assembly has no operands, so it is text for the assembler as a .S
+# file would be. Big-endian PowerPC64 (ELFv1) links
 # its shared library with GNU ld (lld does not take ELFv1), and its
 # functions are descriptors in .opd (nm: D).
 #
@@ -61,11 +62,13 @@ mkdir -p "$out"
 work=$(mktemp -d "$out/.build.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 common=(--edition 2021 -C opt-level=s -C panic=abort -C codegen-units=1 --cap-lints allow)
-"${rustc[@]}" "${common[@]}" --crate-type rlib --crate-name pcmap_reader \
-  emitter/reader/src/lib.rs -o "$work/libpcmap_reader.rlib"
+# The reader's features libpcmap uses (Cargo's, as rustc flags): the
+# running program's own stack, the capture trampoline.
 bootstrap=()
-case $triple in powerpc64*) bootstrap=(env RUSTC_BOOTSTRAP=pcmap_capi) ;; esac
-"${bootstrap[@]}" "${rustc[@]}" "${common[@]}" -C lto=fat --cfg pcmap_no_std --crate-type staticlib --crate-name pcmap_capi \
+case $triple in powerpc64*) bootstrap=(env RUSTC_BOOTSTRAP=pcmap_reader) ;; esac
+"${bootstrap[@]}" "${rustc[@]}" "${common[@]}" --crate-type rlib --crate-name pcmap_reader \
+  --cfg 'feature="native"' --cfg 'feature="capture"' emitter/reader/src/lib.rs -o "$work/libpcmap_reader.rlib"
+"${rustc[@]}" "${common[@]}" -C lto=fat --cfg pcmap_no_std --crate-type staticlib --crate-name pcmap_capi \
   emitter/capi/src/lib.rs --extern pcmap_reader="$work/libpcmap_reader.rlib" -o "$work/libpcmap_capi.a"
 
 # The C API's functions (and the registry's callbacks, __pcmap_stackmaps_*)

@@ -1,18 +1,23 @@
 // Under clang the pass reads PCMAP_*: features, encoding, ignorelist, stats.
 //
-// Default: all features, compact encoding.
-// RUN: %clang --target=%triple-x86_64 -O2 -fpass-plugin=%plugin -S -emit-llvm %s -o - | %FileCheck %s --check-prefix=COMPACT
+// Default: all features, compact encoding (requested as the release's
+// plugin requests it: %compact-covered, %compact-mask).
+// RUN: %clang --target=%triple-x86_64 -O2 -fpass-plugin=%plugin -S -emit-llvm %s -o - | %FileCheck %s --check-prefix=COMPACT -DCOVERED=%compact-covered -DMASK=%compact-mask
 // COMPACT: define {{.*}}i32 @bump() {{.*}}!pcsections ![[FN:[0-9]+]]
 // COMPACT: atomicrmw add ptr @counter, i32 1 seq_cst, align 4, !pcsections ![[AT:[0-9]+]]
 // COMPACT: define {{.*}}i32 @skipped_fn() {{.*}}!pcsections
-// COMPACT: ![[FN]] = !{!"sanmd_covered", ![[M:[0-9]+]]}
-// COMPACT: ![[M]] = !{i32 1}
+// COMPACT: ![[FN]] = !{!"[[COVERED]]", ![[M:[0-9]+]]}
+// COMPACT: ![[M]] = !{[[MASK]] 1}
 // COMPACT: ![[AT]] = !{!"sanmd_atomics2!C"}
 //
-// RUN: env PCMAP_ENCODING=native PCMAP_FEATURES=atomics %clang --target=%triple-x86_64 -O1 -fpass-plugin=%plugin -S -emit-llvm %s -o - | %FileCheck %s --check-prefix=NATIVE
-// NATIVE: atomicrmw add ptr @counter, i32 1 seq_cst, align 4, !pcsections ![[AT:[0-9]+]]
-// NATIVE: ![[AT]] = !{!"sanmd_atomics"}
-// NATIVE-NOT: sanmd_covered2
+// Native: LLVM 16's sections; in LLVM 19, LLVM 19's (its native encoding
+// is the compact one).
+// RUN: env PCMAP_ENCODING=native PCMAP_FEATURES=atomics %clang --target=%triple-x86_64 -O1 -fpass-plugin=%plugin -S -emit-llvm %s -o - | %FileCheck %s --check-prefix=NATIVE%llvm-major
+// NATIVE16: atomicrmw add ptr @counter, i32 1 seq_cst, align 4, !pcsections ![[AT:[0-9]+]]
+// NATIVE16: ![[AT]] = !{!"sanmd_atomics"}
+// NATIVE16-NOT: sanmd_covered2
+// NATIVE19: atomicrmw add ptr @counter, i32 1 seq_cst, align 4, !pcsections ![[AT:[0-9]+]]
+// NATIVE19: ![[AT]] = !{!"sanmd_atomics2!C"}
 //
 // Ignorelist: fun: globs drop functions, src: globs whole files.
 // RUN: printf '# ours\nfun:skipped_*\n' > %t.fun
@@ -25,7 +30,7 @@
 // RUN: %FileCheck %s --check-prefix=SRC --input-file=%t.src.ll
 // SRC-NOT: pcsections
 // RUN: %FileCheck %s --check-prefix=SRCSTATS --input-file=%t.src.stats
-// SRCSTATS: pcmap-stats v1 encoding=compact covered=0 atomics=0 uar=0 recorded=0 module={{.*}}clang-env.c
+// SRCSTATS: pcmap-stats v1 encoding=compact covered=0 atomics=0 uar=0 recorded=0 fences=0 module={{.*}}clang-env.c
 //
 // Several ignorelists combine, as clang-19 combines several
 // -fexperimental-sanitize-metadata-ignorelist= (a second list used to
@@ -41,9 +46,9 @@
 //
 // Stats: one machine-readable line per module, at every -O level.
 // RUN: env PCMAP_STATS=1 %clang --target=%triple-x86_64 -O2 -fpass-plugin=%plugin -c %s -o %t.o 2>&1 | %FileCheck %s --check-prefix=STATS
-// STATS: pcmap-stats v1 encoding=compact covered=3 atomics=2 uar=1 recorded=0 module={{.*}}clang-env.c
-// RUN: env PCMAP_STATS=1 PCMAP_ENCODING=native %clang --target=%triple-x86_64 -O0 -fpass-plugin=%plugin -c %s -o %t.o 2>&1 | %FileCheck %s --check-prefix=STATS0
-// STATS0: pcmap-stats v1 encoding=native covered=3 atomics=2 uar=1 recorded=0 module={{.*}}clang-env.c
+// STATS: pcmap-stats v1 encoding=compact covered=3 atomics=2 uar=1 recorded=0 fences=0 module={{.*}}clang-env.c
+// RUN: env PCMAP_STATS=1 PCMAP_ENCODING=native %clang --target=%triple-x86_64 -O0 -fpass-plugin=%plugin -c %s -o %t.o 2>&1 | %FileCheck %s --check-prefix=STATS0 -DNATIVE=%if plugin-llvm16 %{native%} %else %{compact%}
+// STATS0: pcmap-stats v1 encoding=[[NATIVE]] covered=3 atomics=2 uar=1 recorded=0 fences=0 module={{.*}}clang-env.c
 // RUN: env PCMAP_STATS=0 %clang --target=%triple-x86_64 -O2 -fpass-plugin=%plugin -c %s -o %t.o 2>&1 | %count 0
 
 #include <stdatomic.h>

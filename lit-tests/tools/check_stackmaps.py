@@ -23,10 +23,11 @@ input's header asks for, and the chosen LLVM version (16 or 19):
             stackmap shadow / patchpoint numBytes / statepoint numPatchBytes,
             or for a statepoint that is a call, the length of the call that
             ends at the record per llvm-objdump-N -d
-  described the plugin's path gives the same flat table as --ir: opt-16 with
-            the plugin (pcmap<sites>) describes the sites in .pcmap.sites,
-            llc-N compiles that, pcmap emit without --ir (pcmap dump --json
-            of both flat tables compared, kinds and sizes included)
+  described the plugin's path gives the same flat table as --ir: opt-N with
+            LLVM N's plugin (pcmap<sites>) describes the sites in
+            .pcmap.sites, llc-N compiles that, pcmap emit without --ir
+            (pcmap dump --json of both flat tables compared, kinds and sizes
+            included)
   bytes     each flat table is no larger than the v3 table it was made from
             (the size rule of docs/stackmap-v2.md; `--sizes FILE` appends
             every pair of sizes to FILE, one JSON object per line)
@@ -749,9 +750,9 @@ def check_one(args, path, head, text, target, variant, results):
                     else f"{len(wrong)} wrong stated (reported)"
             else:
                 status.setdefault("sizes", "ok")
-        # The plugin is LLVM 16's: it knows no site of what LLVM 16 compiles
-        # without stack maps.
-        described = args.plugin and head["unsupported"].get("16") is None
+        # The plugin of the release compiling: none for a release that
+        # compiles the input without stack maps.
+        described = plugin_of(args, version) and head["unsupported"].get(version) is None
         if steps["described"] == "on" and mode == "ir" and described:
             try:
                 check_described(run, args, version, triple, variant, path, work, tag, flat, ml)
@@ -767,6 +768,11 @@ def check_one(args, path, head, text, target, variant, results):
     return finish(results, label, status, failures, reports, infos, run, log)
 
 
+def plugin_of(args, version):
+    """The plugin of LLVM `version` (--plugin16, --plugin19), or None."""
+    return getattr(args, f"plugin{version}")
+
+
 def check_described(run, args, version, triple, variant, path, work, tag, ir_flat, label):
     """The plugin's path: the sites it describes give emit, without --ir, the
     flat table that --ir gives."""
@@ -778,7 +784,8 @@ def check_described(run, args, version, triple, variant, path, work, tag, ir_fla
             if not line.startswith(("target datalayout", "target triple")):
                 out.write(line)
     bc = os.path.join(work, tag + ".sites.bc")
-    p = run.run([tool(args, "16", "opt"), "-mtriple=" + triple, "-load-pass-plugin=" + args.plugin,
+    p = run.run([tool(args, version, "opt"), "-mtriple=" + triple,
+                 "-load-pass-plugin=" + plugin_of(args, version),
                  "-passes=pcmap<sites>", retargeted, "-o", bc], check=False)
     if p.returncode != 0:
         raise Failure(f"{label}: `{run.commands[-1]}` failed: {p.stderr.strip()[:1500]}")
@@ -854,7 +861,8 @@ def main():
     ap.add_argument("--bin16", required=True)
     ap.add_argument("--bin19", required=True)
     ap.add_argument("--pcmap", required=True, help="the pcmap command (split like a shell)")
-    ap.add_argument("--plugin", help="libpcmap_plugin.so, for the described step")
+    ap.add_argument("--plugin16", help="LLVM 16's plugin, for the described step")
+    ap.add_argument("--plugin19", help="LLVM 19's plugin, for the described step")
     ap.add_argument("--llc", choices=["16", "19"], required=True)
     ap.add_argument("--work", required=True, help="scratch directory")
     ap.add_argument("--targets", default=",".join(TARGETS),

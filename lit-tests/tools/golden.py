@@ -6,6 +6,11 @@
 Exits 1 with a unified diff when they differ. With PCMAP_UPDATE_GOLDEN=1 in the
 environment (set by scripts/update-golden) it writes ACTUAL over EXPECTED
 instead, so goldens only ever change on purpose.
+
+Goldens are per LLVM release: with PCMAP_GOLDEN_SUBDIR=DIR in the
+environment (lit.cfg.py sets `llvm19` when LLVM 19 is under test), EXPECTED
+is read from (and written to) DIR beside it: golden/x.json becomes
+golden/llvm19/x.json. One test, one golden file per release.
 """
 import difflib
 import os
@@ -17,6 +22,9 @@ def main():
     if len(sys.argv) != 3:
         sys.exit("usage: golden.py EXPECTED ACTUAL")
     expected, actual = sys.argv[1], sys.argv[2]
+    subdir = os.environ.get("PCMAP_GOLDEN_SUBDIR")
+    if subdir:
+        expected = os.path.join(os.path.dirname(expected), subdir, os.path.basename(expected))
     with open(actual, encoding="utf-8") as f:
         got = f.read()
     if os.environ.get("PCMAP_UPDATE_GOLDEN") == "1":

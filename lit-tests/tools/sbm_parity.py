@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
 """sbm_parity: the plugin against LLVM's own SanitizerBinaryMetadata pass on
-IR files, for every subset of features: `pcmap<…;native>` against opt-16's
-`sanmd-module`, `pcmap<…>` (compact) against opt-19's.
+IR files, for every subset of features: `pcmap<…;native>` against the
+`sanmd-module` of the plugin's opt (16 or 19), `pcmap<…>` (compact) against
+opt-19's.
 
-    sbm_parity.py --opt16 OPT --opt19 OPT --plugin SO --attachments SCRIPT
+    sbm_parity.py --opt OPT --opt19 OPT --plugin SO --attachments SCRIPT
                   [--triple T] FILE.ll...
 
 Each run's output goes through scripts/pcsections-attachments.py
@@ -37,7 +38,7 @@ def listing(cmd, attachments, path):
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("--opt16", required=True)
+    ap.add_argument("--opt", required=True, help="the plugin's opt")
     ap.add_argument("--opt19", required=True)
     ap.add_argument("--plugin", required=True)
     ap.add_argument("--attachments", required=True)
@@ -51,13 +52,13 @@ def main():
         for features in subsets():
             flags = [f"-sanitizer-metadata-{f}" for f in features]
             llvm = ["-mtriple=" + args.triple, "-passes=module(sanmd-module)", *flags, "-S"]
-            for mode, oracle in (("native", args.opt16), ("compact", args.opt19)):
+            for mode, oracle in (("native", args.opt), ("compact", args.opt19)):
                 params = ";".join(features + (("native",) if mode == "native" else ()))
-                ours = listing([args.opt16, "-mtriple=" + args.triple,
+                ours = listing([args.opt, "-mtriple=" + args.triple,
                                 f"-load-pass-plugin={args.plugin}",
                                 f"-passes=pcmap<{params}>", "-S"], args.attachments, path)
                 theirs = listing([oracle, *llvm], args.attachments, path)
-                what = f"{name} {'+'.join(features)} {mode} vs opt-{16 if mode == 'native' else 19}"
+                what = f"{name} {'+'.join(features)} {mode} vs {'its own opt' if mode == 'native' else 'opt-19'}"
                 if ours == theirs:
                     print(f"same: {what} ({len(ours)} lines)")
                     continue

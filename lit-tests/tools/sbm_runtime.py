@@ -2,11 +2,11 @@
 """sbm_runtime: LLVM's own SanitizerBinaryMetadata runtime tests
 (plugin/llvm-sbm/*.cpp with common.h, whose callbacks decode the covered
 table as LLVM 19 writes it and print every function's features and
-stack-arguments size), built twice and run: with clang++-16 -fpass-plugin
-(PCMAP_FEATURES=F) and `pcmap emit`, and with clang++-19
+stack-arguments size), built twice and run: with the plugin's clang++ (16
+or 19) -fpass-plugin (PCMAP_FEATURES=F) and `pcmap emit`, and with clang++-19
 -fexperimental-sanitize-metadata=F. Both programs must print the same.
 
-    sbm_runtime.py --clang16 CLANG++ --clang19 CLANG++ --plugin SO --pcmap PCMAP
+    sbm_runtime.py --clang CLANG++ --clang19 CLANG++ --plugin SO --pcmap PCMAP
                    --target TRIPLE [--run "qemu-… -L …"] --out DIR
                    SOURCE.cpp:FEATURES[:FLAGS] ...
 
@@ -26,7 +26,7 @@ def run(cmd, env=None):
 
 def main():
     ap = argparse.ArgumentParser()
-    for opt in ("--clang16", "--clang19", "--plugin", "--pcmap", "--target", "--out"):
+    for opt in ("--clang", "--clang19", "--plugin", "--pcmap", "--target", "--out"):
         ap.add_argument(opt, required=True)
     ap.add_argument("--run", default="")
     ap.add_argument("--link", default="-fuse-ld=lld")
@@ -35,7 +35,7 @@ def main():
 
     os.makedirs(args.out, exist_ok=True)
     runner = shlex.split(args.run)
-    link = [args.clang16, f"--target={args.target}", *shlex.split(args.link)]
+    link = [args.clang, f"--target={args.target}", *shlex.split(args.link)]
     failed = 0
     for spec in args.programs:
         source, features, *flags = spec.split(":")
@@ -43,15 +43,15 @@ def main():
         include = f"-I{os.path.dirname(os.path.abspath(source))}"
         stem = os.path.join(args.out, f"{os.path.basename(source)}.{features.replace(',', '_')}")
         env = dict(os.environ, PCMAP_FEATURES=features)
-        compile16 = [args.clang16, f"--target={args.target}", *flags, include,
-                     f"-fpass-plugin={args.plugin}", "-c", source, "-o", stem + ".raw.o"]
+        compile_ours = [args.clang, f"--target={args.target}", *flags, include,
+                        f"-fpass-plugin={args.plugin}", "-c", source, "-o", stem + ".raw.o"]
         # LLVM 16 warns when PowerPC atomics lose their PCs; not this test's concern.
-        subprocess.run(compile16, check=True, env=env, stderr=subprocess.DEVNULL)
-        run([args.pcmap, "emit", stem + ".raw.o", "-o", stem + ".16.o"])
+        subprocess.run(compile_ours, check=True, env=env, stderr=subprocess.DEVNULL)
+        run([args.pcmap, "emit", stem + ".raw.o", "-o", stem + ".ours.o"])
         run([args.clang19, f"--target={args.target}", *flags, include,
              f"-fexperimental-sanitize-metadata={features}", "-c", source, "-o", stem + ".19.o"])
         outputs = []
-        for which in ("16", "19"):
+        for which in ("ours", "19"):
             run(link + [f"{stem}.{which}.o", "-o", f"{stem}.{which}"])
             outputs.append(subprocess.run(runner + [f"{stem}.{which}"], check=True,
                                           capture_output=True, text=True).stdout.splitlines())

@@ -3,7 +3,7 @@
 stack-arguments size (issue 19, item 2).
 
     uar_signatures.py generate > sigs.c
-    uar_signatures.py compare --ours A.json --llvm16 B.json --llvm19 C.json
+    uar_signatures.py compare --ours A.json --own B.json --llvm19 C.json
                               [--known FUNC=REASON ...]
 
 `generate` writes one function per signature: integer, floating-point,
@@ -12,11 +12,12 @@ ones passed in registers, large ones in memory or by reference) in growing
 numbers, each function letting a local escape so that it gets the UAR bit.
 
 `compare` reads `pcmap dump --json` of three objects built from that file:
-clang-16 -fpass-plugin + `pcmap emit` (ours, compact), clang-16
--fexperimental-sanitize-metadata=covered,uar (LLVM 16's own pass: native,
-the size appended to every UAR entry) and clang-19's (compact). Per
-function: ours must equal LLVM 16's value exactly (both come from the same
-LLVM 16 code generation: a difference is a bug), and LLVM 19's unless the
+clang -fpass-plugin + `pcmap emit` (ours, compact), the same clang's
+-fexperimental-sanitize-metadata=covered,uar (its own pass: LLVM 16's
+native, the size appended to every UAR entry, or LLVM 19's compact, the
+size only when not zero) and clang-19's (compact). Per function: ours must
+equal the own pass's value exactly (both come from the same code
+generation: a difference is a bug), and LLVM 19's unless the
 function is listed with --known and a reason (LLVM 19 generates other code);
 a --known function that agrees is an error too, so the list cannot go
 stale. Prints every function's three values and a summary; exit status 1
@@ -100,30 +101,31 @@ def load(path):
 
 
 def compare(args):
-    ours, llvm16, llvm19 = load(args.ours), load(args.llvm16), load(args.llvm19)
+    ours, own, llvm19 = load(args.ours), load(args.own), load(args.llvm19)
     known = dict(k.split("=", 1) for k in args.known)
     problems = []
     names = [n for n, _ in signatures()]
-    agree16 = agree19 = nonzero = 0
+    agree_own = agree19 = nonzero = 0
     for name in names:
-        if name not in ours or name not in llvm16 or name not in llvm19:
+        if name not in ours or name not in own or name not in llvm19:
             problems.append(f"{name}: not covered in every object")
             continue
-        (f, ours_size), (f16, size16), (f19, size19) = ours[name], llvm16[name], llvm19[name]
+        (f, ours_size), (f_own, size_own), (f19, size19) = ours[name], own[name], llvm19[name]
         # Ours and LLVM 19's: the has-size bit (4) and a size only when not 0.
         # LLVM 16's native entries: a size always, no bit.
         value = ours_size or 0
-        if f & 2 == 0 or f16 & 2 == 0:
-            problems.append(f"{name}: no UAR bit (features {f}, LLVM 16 {f16})")
+        size_own = size_own or 0
+        if f & 2 == 0 or f_own & 2 == 0:
+            problems.append(f"{name}: no UAR bit (features {f}, own pass {f_own})")
             continue
         if bool(f & 4) != (ours_size is not None and ours_size != 0):
             problems.append(f"{name}: has-size bit {bool(f & 4)} but size {ours_size}")
         nonzero += value != 0
-        if value == size16:
-            agree16 += 1
+        if value == size_own:
+            agree_own += 1
         else:
-            problems.append(f"{name}: ours {value}, LLVM 16's pass {size16} (same code: a bug)")
-        line = f"{name}: ours {value} llvm16 {size16} llvm19 {size19 or 0}"
+            problems.append(f"{name}: ours {value}, the compiler's own pass {size_own} (same code: a bug)")
+        line = f"{name}: ours {value} own {size_own} llvm19 {size19 or 0}"
         if value == (size19 or 0) and f == f19:
             agree19 += 1
             if name in known:
@@ -134,7 +136,7 @@ def compare(args):
         else:
             problems.append(f"{name}: ours {value} (features {f}), LLVM 19 {size19 or 0} (features {f19})")
             print(line)
-    print(f"{len(names)} functions, {nonzero} with stack arguments: {agree16} equal to LLVM 16's pass, "
+    print(f"{len(names)} functions, {nonzero} with stack arguments: {agree_own} equal to the compiler's own pass, "
           f"{agree19} equal to LLVM 19, {len(names) - agree19} known differences")
     for p in problems:
         print(f"FAIL {p}")
@@ -147,7 +149,7 @@ def main():
     sub.add_parser("generate")
     c = sub.add_parser("compare")
     c.add_argument("--ours", required=True)
-    c.add_argument("--llvm16", required=True)
+    c.add_argument("--own", required=True)
     c.add_argument("--llvm19", required=True)
     c.add_argument("--known", action="append", default=[], metavar="FUNC=REASON")
     args = ap.parse_args()

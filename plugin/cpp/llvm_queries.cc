@@ -1,4 +1,4 @@
-// LLVM 16 C++ entry points the C API lacks, exposed as plain C functions.
+// LLVM C++ entry points the C API lacks, exposed as plain C functions.
 //
 // Each wrapper forwards to one LLVM library routine and adds no policy of its
 // own: the decisions (what is atomic, what escapes, what gets metadata) live
@@ -206,5 +206,11 @@ size_t pcmap_symbol_name(LLVMValueRef GV, char *Buf, size_t Cap) {
     std::memcpy(Buf, Name.data(), std::min(Cap, size_t(Name.size())));
   return Name.size();
 }
+
+// Removes the files the host registered for removal on a signal (clang's
+// temporary output, opt's output file), as LLVM's report_fatal_error does
+// before it exits. A free function of every release, with no arguments: the
+// guard may call it in a host of another release.
+void pcmap_run_interrupt_handlers(void) { sys::RunInterruptHandlers(); }
 
 } // extern "C"

@@ -7,18 +7,26 @@
 //!   sections `sanmd_covered`/`sanmd_atomics` that LLVM 16's AsmPrinter
 //!   writes in their final, fixed-width form.
 //! * `Compact` is LLVM 19's pass: version 2, 64-bit masks and the `!C`
-//!   (ULEB128) option in `sanmd_covered2!C`/`sanmd_atomics2!C`. LLVM 16's
-//!   AsmPrinter ignores `!C`, so `pcmap emit` finishes these sections using the
-//!   layout description (`pcmap_reader::pclayout`). Covered entries are
-//!   requested in `sanmd_covered` instead, the one section for which LLVM
+//!   (ULEB128) option in `sanmd_covered2!C`/`sanmd_atomics2!C`.
+//!
+//! Which backend writes them is the plugin's release ([`crate::LLVM_MAJOR`]):
+//!
+//! * In LLVM 16, `Native` is final as the backend writes it. LLVM 16's
+//!   AsmPrinter ignores `!C`, so `pcmap emit` finishes `Compact` sections
+//!   using the layout description (`pcmap_reader::pclayout`). Covered entries
+//!   are requested in `sanmd_covered` instead, the one section for which LLVM
 //!   16's MachineSanitizerBinaryMetadata appends the stack-arguments size of
 //!   UAR functions (it compares the name exactly); the description tells
 //!   `pcmap emit` to write them into `sanmd_covered2` as LLVM 19 does.
+//! * In LLVM 19 the pass is LLVM 19's own: `Compact` is requested exactly as
+//!   LLVM 19's pass requests it and its backend writes it final (sizes,
+//!   stack-arguments sizes and all), LTO links included. LLVM 19's native
+//!   encoding is the compact one: `native` asks for it too ([`Encoding::in_backend`]).
 
 use pcmap_reader::pctable::CodeModel;
 use pcmap_reader::sanmd::{
-    Sanmd, SanmdSection, COMPACT_OPTION, FEATURE_ATOMICS, FEATURE_MASK_BYTES_NATIVE,
-    VERSION_COMPACT, VERSION_NATIVE, VERSION_PTR_SIZE_REL,
+    Sanmd, SanmdSection, COMPACT_OPTION, FEATURE_ATOMICS, FEATURE_MASK_BYTES_COMPACT,
+    FEATURE_MASK_BYTES_NATIVE, VERSION_COMPACT, VERSION_NATIVE, VERSION_PTR_SIZE_REL,
 };
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -28,7 +36,21 @@ pub enum Encoding {
     Compact,
 }
 
+/// Whether the backend of the plugin's release writes the compact encoding
+/// final: LLVM 19's does; LLVM 16's leaves it to `pcmap emit`.
+pub const BACKEND_WRITES_COMPACT: bool = crate::LLVM_MAJOR >= 19;
+
 impl Encoding {
+    /// The encoding asked for, as the plugin's release writes it: in LLVM 19
+    /// both words name LLVM 19's own encoding, the compact one.
+    pub fn in_backend(self) -> Encoding {
+        if BACKEND_WRITES_COMPACT {
+            Encoding::Compact
+        } else {
+            self
+        }
+    }
+
     pub fn name(self) -> &'static str {
         match self {
             Encoding::Native => "native",
@@ -49,13 +71,18 @@ impl Encoding {
     }
 
     /// Bytes of the feature mask the covered entries request in
-    /// `!pcsections`: LLVM 16's `i32` in both encodings. LLVM 19 asks for an
-    /// `i64`, but compact entries are finished by `pcmap emit`, which writes
-    /// the mask as ULEB128, the same bytes for either width; asking as LLVM
-    /// 16's own pass does makes the raw `sanmd_covered` section a valid
-    /// version 1 table even in a program linked without `pcmap emit`.
+    /// `!pcsections`. In LLVM 19, its pass's `i64`. In LLVM 16, LLVM 16's
+    /// `i32` in both encodings: compact entries are finished by `pcmap emit`,
+    /// which writes the mask as ULEB128, the same bytes for either width;
+    /// asking as LLVM 16's own pass does makes the raw `sanmd_covered`
+    /// section a valid version 1 table even in a program linked without
+    /// `pcmap emit`.
     pub fn feature_mask_bytes(self) -> u8 {
-        FEATURE_MASK_BYTES_NATIVE
+        if BACKEND_WRITES_COMPACT {
+            FEATURE_MASK_BYTES_COMPACT
+        } else {
+            FEATURE_MASK_BYTES_NATIVE
+        }
     }
 
     /// The section of `kind` for `version`, as requested in `!pcsections`
@@ -88,7 +115,13 @@ impl Encoding {
     /// LLVM 19 writes that size, LLVM 16 only for this exact name. The bit
     /// is the feature (UAR) whose entries get it.
     pub fn llvm16_stack_args(self, kind: Sanmd) -> bool {
-        self == Encoding::Compact && kind == Sanmd::Covered
+        !BACKEND_WRITES_COMPACT && self == Encoding::Compact && kind == Sanmd::Covered
+    }
+
+    /// Whether `pcmap emit` finishes the sections: compact ones in LLVM 16,
+    /// described by the layout description.
+    pub fn finished_by_emit(self) -> bool {
+        !BACKEND_WRITES_COMPACT && self == Encoding::Compact
     }
 
     /// The options requested in the `!pcsections` string.
@@ -172,10 +205,15 @@ mod tests {
             Encoding::Compact.requested_section(Sanmd::Atomics, v),
             "sanmd_atomics65538!C"
         );
-        // LLVM 16 computes the stack-arguments size for this name only.
+        // LLVM 16 computes the stack-arguments size for this name only;
+        // LLVM 19 for its own.
         assert_eq!(
             Encoding::Compact.requested_section(Sanmd::Covered, v),
-            "sanmd_covered"
+            if BACKEND_WRITES_COMPACT {
+                "sanmd_covered65538!C"
+            } else {
+                "sanmd_covered"
+            }
         );
         assert_eq!(
             Encoding::Compact.final_section(Sanmd::Covered, v),

@@ -1,5 +1,5 @@
-//! A safe view of the LLVM 16 IR the pass inspects and edits: the only file
-//! of the crate that calls LLVM.
+//! A safe view of the LLVM IR the pass inspects and edits, and the plugin
+//! entry: the only file of the crate that calls LLVM.
 //!
 //! Everything here wraps the C API (llvm-sys) or, where the C API has no
 //! equivalent, the C++ routines of `cpp/llvm_queries.cc`. The wrappers are
@@ -7,19 +7,25 @@
 //! belongs to and keeps its LLVM reference in a private field.
 //!
 //! The invariant every `unsafe` block below relies on: a [`Module<'m>`] is
-//! made only from the inkwell module the pass manager lent the pass, borrowed
-//! mutably for `'m`; every other wrapper is made only in this file, from a
-//! reference LLVM returned for that module or its context, and is checked to
-//! be the kind of value its type says (`LLVMIsA…`) unless LLVM's API
-//! guarantees it. The pass never deletes IR, so all of them stay valid for
-//! `'m`, and code outside this file can neither forge one nor keep one past
-//! the module. LLVM is not thread-safe: the raw pointers make every wrapper
-//! `!Send` and `!Sync`.
+//! made only in [`pcmap_run_pass`], from the module the host's pass manager
+//! passes the pass, for the duration of that call; every other wrapper is
+//! made only in this file, from a reference LLVM returned for that module
+//! or its context, and is checked to be the kind of value its type says
+//! (`LLVMIsA…`) unless LLVM's API guarantees it. The pass never deletes IR,
+//! so all of them stay valid for `'m`, and code outside this file can
+//! neither forge one nor keep one past the module. LLVM is not thread-safe:
+//! the raw pointers make every wrapper `!Send` and `!Sync`.
+//!
+//! The plugin entry (at the end) is what the host calls: the
+//! `llvmGetPassPluginInfo` every LLVM tool looks up, with the version
+//! guard, and the functions `cpp/entry.cc`'s PassBuilder callbacks forward
+//! to.
 
-use std::ffi::{c_char, CStr, CString};
+use std::ffi::{c_char, c_void, CStr, CString, OsStr};
 use std::marker::PhantomData;
+use std::os::unix::ffi::OsStrExt;
+use std::path::Path;
 
-use llvm_plugin::inkwell::module::Module as InkwellModule;
 use llvm_sys::comdat::{LLVMGetOrInsertComdat, LLVMSetComdat};
 use llvm_sys::core::*;
 use llvm_sys::prelude::{
@@ -34,6 +40,12 @@ pub use llvm_sys::{LLVMLinkage as Linkage, LLVMOpcode as Opcode, LLVMVisibility 
 mod ffi {
     use llvm_sys::prelude::{LLVMModuleRef, LLVMValueRef};
     extern "C" {
+        // cpp/entry.cc
+        pub fn pcmap_register_callbacks(builder: *mut std::ffi::c_void);
+        pub fn pcmap_plugin_api_version() -> u32;
+        pub fn pcmap_plugin_path() -> *const std::ffi::c_char;
+        // cpp/llvm_queries.cc
+        pub fn pcmap_run_interrupt_handlers();
         pub fn pcmap_may_read_or_write_memory(inst: LLVMValueRef) -> bool;
         pub fn pcmap_atomic_scope(inst: LLVMValueRef) -> i32;
         pub fn pcmap_is_lifetime_marker_or_droppable(inst: LLVMValueRef) -> bool;
@@ -150,14 +162,6 @@ pub struct Module<'m> {
 }
 
 impl<'m> Module<'m> {
-    /// The module the pass manager lent the pass, for as long as it is lent.
-    pub fn new(module: &'m mut InkwellModule<'_>) -> Module<'m> {
-        Module {
-            raw: module.as_mut_ptr(),
-            _module: PhantomData,
-        }
-    }
-
     fn context(self) -> LLVMContextRef {
         // SAFETY: `raw` is a live module (module invariant).
         unsafe { LLVMGetModuleContext(self.raw) }
@@ -293,7 +297,10 @@ impl<'m> Module<'m> {
     pub fn const_bytes(self, text: &[u8]) -> Value<'m> {
         let len = u32::try_from(text.len()).expect("constant string over 4 GiB");
         // SAFETY: the context is the module's; LLVM copies `len` readable
-        // bytes (DontNullTerminate = 1).
+        // bytes (DontNullTerminate = 1). (LLVM 19 deprecates it for
+        // `…Context2`, which takes a `size_t` length and which LLVM 16 lacks;
+        // the length fits in the `u32`, checked above.)
+        #[allow(deprecated)]
         Value::from_raw(unsafe {
             LLVMConstStringInContext(self.context(), text.as_ptr().cast(), len, 1)
         })
@@ -1103,4 +1110,167 @@ impl Drop for Builder<'_> {
         // SAFETY: `raw` was created in `new` and is disposed only here.
         unsafe { LLVMDisposeBuilder(self.raw) }
     }
+}
+
+// --- The plugin entry -------------------------------------------------------
+//
+// The host calls `llvmGetPassPluginInfo`, then the registrar it returns
+// (`pcmap_register_callbacks`, cpp/entry.cc), whose PassBuilder callbacks
+// call the functions below. States cross the boundary as boxes turned into
+// raw pointers: made by `Box::into_raw` here, used by the C++ objects that
+// own them, given back exactly once to the matching `_free`. No panic
+// unwinds into the host's frames ([`guarded`]).
+
+/// `llvm::PassPluginLibraryInfo` (PassPlugin.h), the same in every release.
+#[repr(C)]
+pub struct PassPluginLibraryInfo {
+    api_version: u32,
+    plugin_name: *const c_char,
+    plugin_version: *const c_char,
+    register_pass_builder_callbacks: unsafe extern "C" fn(*mut c_void),
+}
+
+/// What every LLVM tool calls first, right after loading the plugin: the
+/// version guard, then the registrar.
+///
+/// The guard: a plugin is built against one LLVM release's headers, and its
+/// registrar and passes are that release's inline C++ (PassBuilder's
+/// callback vectors, pass managers); in another release's host they write
+/// at the wrong offsets and corrupt its heap. The host has touched nothing
+/// of the plugin before this call, and `LLVMGetVersion` is C API (LLVM 16
+/// and later), so the check runs before any of the host's C++ objects is
+/// touched: a host of another major release gets one line naming both
+/// releases and the plugin to use, and the compile fails.
+#[no_mangle]
+pub extern "C" fn llvmGetPassPluginInfo() -> PassPluginLibraryInfo {
+    let (mut major, mut minor, mut patch) = (0, 0, 0);
+    // SAFETY: C API of every release since 16; it writes the three numbers.
+    unsafe { LLVMGetVersion(&mut major, &mut minor, &mut patch) };
+    if major != crate::LLVM_MAJOR {
+        // SAFETY: the shim returns dladdr's path of the plugin, a
+        // NUL-terminated string the loader keeps while the plugin is
+        // loaded, or null.
+        let path = unsafe { ffi::pcmap_plugin_path() };
+        let plugin = if path.is_null() {
+            None
+        } else {
+            // SAFETY: as above, non-null.
+            let bytes = unsafe { CStr::from_ptr(path) }.to_bytes();
+            Some(Path::new(OsStr::from_bytes(bytes)))
+        };
+        let program = std::env::args_os()
+            .next()
+            .and_then(|a| {
+                Path::new(&a)
+                    .file_name()
+                    .map(|n| n.to_string_lossy().into_owned())
+            })
+            .unwrap_or_else(|| "this program".into());
+        crate::fail(&crate::wrong_llvm_message(
+            crate::LLVM_MAJOR,
+            (major, minor, patch),
+            plugin,
+            &program,
+        ));
+    }
+    PassPluginLibraryInfo {
+        // SAFETY: the shim returns a constant of the release's header.
+        api_version: unsafe { ffi::pcmap_plugin_api_version() },
+        plugin_name: c"pcmap".as_ptr(),
+        plugin_version: c"0.3".as_ptr(),
+        register_pass_builder_callbacks: ffi::pcmap_register_callbacks,
+    }
+}
+
+/// Runs `f`; a panic fails the compile with one line instead of unwinding
+/// into the host's C++ frames.
+fn guarded<T>(what: &str, f: impl FnOnce() -> T) -> T {
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(f))
+        .unwrap_or_else(|_| crate::fail(&format!("internal error while {what}")))
+}
+
+/// Removes the files the host registered for removal (clang's temporary
+/// output, opt's output file), as LLVM's `report_fatal_error` does, and
+/// exits with status 1.
+pub fn exit_failure() -> ! {
+    // SAFETY: a free function of every release without arguments; it runs
+    // the host's own handlers.
+    unsafe { ffi::pcmap_run_interrupt_handlers() };
+    std::process::exit(1)
+}
+
+/// Gives `value` to C++ as an owned pointer (null for `None`).
+fn into_raw<T>(value: Option<T>) -> *mut c_void {
+    value.map_or(std::ptr::null_mut(), |v| Box::into_raw(Box::new(v)).cast())
+}
+
+#[no_mangle]
+extern "C" fn pcmap_builder_new() -> *mut c_void {
+    into_raw(Some(crate::Registration::default()))
+}
+
+#[no_mangle]
+extern "C" fn pcmap_builder_free(builder: *mut c_void) {
+    // SAFETY: made by `pcmap_builder_new`, given back once by its owner.
+    drop(unsafe { Box::from_raw(builder.cast::<crate::Registration>()) });
+}
+
+/// # Safety
+/// `builder` comes from `pcmap_builder_new` and is not freed yet.
+unsafe fn registration<'a>(builder: *mut c_void) -> &'a crate::Registration {
+    // SAFETY: the caller's guarantee; only shared references are made.
+    unsafe { &*builder.cast::<crate::Registration>() }
+}
+
+#[no_mangle]
+extern "C" fn pcmap_parse_pipeline_element(name: *const c_char, len: usize) -> *mut c_void {
+    // SAFETY: the host's StringRef: `len` readable bytes at `name`.
+    let name = unsafe { owned_bytes(name, len) };
+    guarded("parsing pass parameters", || {
+        into_raw(
+            std::str::from_utf8(&name)
+                .ok()
+                .and_then(crate::parse_pipeline_element),
+        )
+    })
+}
+
+#[no_mangle]
+extern "C" fn pcmap_pipeline_start(builder: *mut c_void) {
+    // SAFETY: the callback owns the builder state (cpp/entry.cc).
+    unsafe { registration(builder) }.pipeline_start();
+}
+
+#[no_mangle]
+extern "C" fn pcmap_optimizer_last(builder: *mut c_void) -> *mut c_void {
+    // SAFETY: the callback owns the builder state (cpp/entry.cc).
+    let registration = unsafe { registration(builder) };
+    guarded("reading the PCMAP_* environment", || {
+        into_raw(Some(registration.optimizer_last()))
+    })
+}
+
+#[no_mangle]
+extern "C" fn pcmap_full_lto_early() -> *mut c_void {
+    into_raw(Some(crate::full_lto_early()))
+}
+
+#[no_mangle]
+extern "C" fn pcmap_run_pass(pass: *mut c_void, module: LLVMModuleRef) -> bool {
+    // SAFETY: made by one of the functions above and owned by the C++ pass
+    // object calling; only shared references are made.
+    let pass = unsafe { &*pass.cast::<crate::Pass>() };
+    // The module invariant: the host's module, for this call.
+    let m = Module {
+        raw: module,
+        _module: PhantomData,
+    };
+    guarded("instrumenting the module", || pass.run(m))
+}
+
+#[no_mangle]
+extern "C" fn pcmap_pass_free(pass: *mut c_void) {
+    // SAFETY: made by one of the functions above, given back once by the
+    // C++ pass object that owned it.
+    drop(unsafe { Box::from_raw(pass.cast::<crate::Pass>()) });
 }

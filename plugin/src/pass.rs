@@ -1,10 +1,8 @@
 //! The module pass: decides what gets PC-keyed metadata and attaches it, in
-//! the manner of the LLVM release the configured encoding mirrors.
+//! the manner of the LLVM release the configured encoding mirrors (in LLVM
+//! 19, always LLVM 19's: encoding.rs).
 
 use std::collections::HashMap;
-
-use llvm_plugin::inkwell::module::Module as InkwellModule;
-use llvm_plugin::{LlvmModulePass, ModuleAnalysisManager, PreservedAnalyses};
 
 use crate::analysis;
 use crate::config::Config;
@@ -12,9 +10,9 @@ use pcmap_reader::pclayout::SectionLayout;
 use pcmap_reader::pctable::EntryKind;
 use pcmap_reader::sanmd::{Sanmd, CTOR_SUFFIX, DTOR_SUFFIX, FEATURE_ATOMICS, FEATURE_UAR};
 
-use crate::encoding::Encoding;
+use crate::encoding::{Encoding, BACKEND_WRITES_COMPACT};
 use crate::layout;
-use crate::llvm::{AtomicScope, Function, Instruction, Linkage, Metadata, Module, Value};
+use crate::llvm::{AtomicScope, Function, Instruction, Linkage, Metadata, Module, Opcode, Value};
 use crate::md::{self, PcSection};
 use crate::registration;
 use crate::sites;
@@ -22,32 +20,6 @@ use pcmap_reader::stats::Stats;
 
 use crate::stats;
 use crate::structors::{self, Structors};
-
-pub struct PcmapPass {
-    config: Config,
-}
-
-impl PcmapPass {
-    pub fn new(config: Config) -> Self {
-        Self { config }
-    }
-}
-
-impl LlvmModulePass for PcmapPass {
-    fn run_pass(
-        &self,
-        module: &mut InkwellModule<'_>,
-        _: &ModuleAnalysisManager,
-    ) -> PreservedAnalyses {
-        let m = Module::new(module);
-        // A panic must not unwind into LLVM's C++ frames.
-        match std::panic::catch_unwind(|| run(&self.config, m)) {
-            Ok(true) => PreservedAnalyses::None,
-            Ok(false) => PreservedAnalyses::All,
-            Err(_) => crate::fail("internal error while instrumenting the module"),
-        }
-    }
-}
 
 /// Instruments `m`; returns whether it changed. A module the pass cannot
 /// instrument correctly is an error reported through LLVM (see
@@ -78,7 +50,7 @@ pub fn run(config: &Config, m: Module<'_>) -> bool {
         .is_some_and(|l| l.ignores_source(&source))
     {
         if config.stats {
-            eprintln!("{}", stats::line(Stats::default(), encoding, &source));
+            eprintln!("{}", stats::line(stats::empty(), encoding, &source));
         }
         if register {
             registration::emit(m, config.weak_callbacks());
@@ -94,7 +66,7 @@ pub fn run(config: &Config, m: Module<'_>) -> bool {
     }
     let sections = inst.requested_sections();
     let record = match encoding {
-        Encoding::Compact if !sections.is_empty() => match layout::record(m, &sections) {
+        e if e.finished_by_emit() && !sections.is_empty() => match layout::record(m, &sections) {
             Ok(record) => Some(record),
             Err(e) => {
                 // Reported before the structors and the record are added;
@@ -149,14 +121,16 @@ struct Checked {
 
 /// What makes a module impossible to instrument correctly, or what it gets.
 fn check_module(config: &Config, m: Module<'_>) -> Result<Checked, String> {
-    // LLVM 16's AsmPrinter::emitPCSections asks the object file lowering for
-    // the PC section, which only ELF provides: Mach-O, COFF and Wasm
-    // dereference null, XCOFF aborts. Refusing here keeps clang from crashing.
+    // AsmPrinter::emitPCSections (LLVM 16 and 19) asks the object file
+    // lowering for the PC section, which only ELF provides: Mach-O, COFF and
+    // Wasm dereference null, XCOFF aborts (LLVM 16) or crashes (LLVM 19).
+    // Refusing here keeps clang from crashing.
     let format = m.object_format();
     if format != "ELF" {
         return Err(format!(
-            "cannot instrument for target '{}': LLVM 16 writes PC sections only into ELF objects, and this target's are {format}",
-            m.target_triple()
+            "cannot instrument for target '{}': LLVM {} writes PC sections only into ELF objects, and this target's are {format}",
+            m.target_triple(),
+            crate::LLVM_MAJOR
         ));
     }
     // A second run would cover the structors of the first and register each
@@ -168,12 +142,15 @@ fn check_module(config: &Config, m: Module<'_>) -> Result<Checked, String> {
     }
     let lto_flag = LTO_MODULE_FLAGS.into_iter().find(|f| m.has_module_flag(f));
     let lto = lto_flag.is_some();
-    let encoding = config.encoding_for(lto).ok_or_else(|| {
-        format!(
+    let encoding = match config.encoding_for(lto) {
+        // LLVM 19 writes its own encoding final, in an LTO link too.
+        _ if BACKEND_WRITES_COMPACT => Encoding::Compact,
+        Some(e) => e,
+        None => return Err(format!(
             "compiled for LTO (module flag '{}'): compact sections need `pcmap emit` on an object file, and an LTO link writes none; use the native encoding, which LLVM 16 writes final (PCMAP_ENCODING=native, pcmap<native>)",
             lto_flag.unwrap_or_default()
-        )
-    })?;
+        )),
+    };
     let sites = config.sites_for(lto).ok_or_else(|| {
         format!(
             "compiled for LTO (module flag '{}'): the link's optimizer changes the stack map sites after the pass ran, so they cannot be described; drop 'sites' (PCMAP_FEATURES, pcmap<…>)",
@@ -255,7 +232,7 @@ impl<'c, 'm> Instrumenter<'c, 'm> {
             record_used: vec![false; config.records.len()],
             covered_nodes: HashMap::new(),
             inst_nodes: HashMap::new(),
-            stats: Stats::default(),
+            stats: stats::empty(),
         }
     }
 
@@ -358,6 +335,9 @@ impl<'c, 'm> Instrumenter<'c, 'm> {
     ) {
         if atomic_entry {
             self.stats.atomics += 1;
+            if inst.opcode() == Opcode::LLVMFence {
+                *self.stats.fences.get_or_insert(0) += 1;
+            }
             self.use_kind(Sanmd::Atomics);
         }
         if !rules.is_empty() {

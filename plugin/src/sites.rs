@@ -149,9 +149,14 @@ fn deopt_statepoint(inst: Instruction<'_>) -> Option<(SiteKind, u64, u32)> {
     Some((SiteKind::StatePoint, statepoint_id(id), bytes))
 }
 
-/// The ID LLVM 16 writes for a statepoint whose IR ID is `id`.
+/// The ID the plugin's release writes for a statepoint whose IR ID is `id`:
+/// LLVM 16 keeps its low 32 bits, LLVM 19 all 64.
 fn statepoint_id(id: u64) -> u64 {
-    id & u64::from(u32::MAX)
+    if crate::LLVM_MAJOR >= 19 {
+        id
+    } else {
+        id & u64::from(u32::MAX)
+    }
 }
 
 /// The text of one `.pcmap.sites` record.
@@ -177,9 +182,13 @@ mod tests {
     use super::*;
 
     #[test]
-    fn statepoint_ids_keep_32_bits() {
-        assert_eq!(statepoint_id(u64::MAX), 4_294_967_295);
-        assert_eq!(statepoint_id(1 << 32), 0);
+    fn statepoint_ids_per_release() {
+        let (max, high) = match crate::LLVM_MAJOR {
+            16 => (4_294_967_295, 0),
+            _ => (u64::MAX, 1 << 32),
+        };
+        assert_eq!(statepoint_id(u64::MAX), max);
+        assert_eq!(statepoint_id(1 << 32), high);
         assert_eq!(statepoint_id(0xABCD_EF0F), 0xABCD_EF0F);
     }
 

@@ -6,6 +6,15 @@ use pcmap_reader::stats::{Stats, StatsLine};
 
 use crate::encoding::Encoding;
 
+/// The counts of a module before the pass counted anything (every field
+/// the plugin counts is known: zero).
+pub fn empty() -> Stats {
+    Stats {
+        fences: Some(0),
+        ..Stats::default()
+    }
+}
+
 /// The line reporting `stats` of `module`.
 pub fn line(stats: Stats, encoding: Encoding, module: &str) -> String {
     StatsLine {

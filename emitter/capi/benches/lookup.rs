@@ -28,7 +28,7 @@ use std::mem::MaybeUninit;
 
 use pcmap_capi::ffi::{pcmap_find, pcmap_find_site, pcmap_open};
 use pcmap_capi::{pcmap_function, pcmap_record, pcmap_site, pcmap_stackmaps, pcmap_status};
-use pcmap_reader::flat::{FlatStackMap, Match, RecordKind};
+use pcmap_reader::flat::{FlatStackMap, Match, Pc, RecordKind};
 use pcmap_reader::llvm::{LlvmRecord, LlvmStackMap};
 use pcmap_reader::stackmap::{write_flat_placed, write_llvm, FrameState, Function, Record, Table};
 use pcmap_reader::{LittleEndian, Location, LocationKind};
@@ -249,7 +249,7 @@ fn benches(c: &mut Criterion) {
         g.bench_with_input(BenchmarkId::new("flat_rust", n), &n, |b, _| {
             b.iter(|| {
                 i = (i + 1) % LOOKUPS;
-                let hit = parsed.lookup_hit(black_box(pcs[i]), 0, Match::Exact);
+                let hit = parsed.lookup_hit(Pc::ReturnAddress(black_box(pcs[i])), 0, Match::Exact);
                 let hit = hit.unwrap().unwrap();
                 black_box(hit.stack_size());
                 data.site(hit.site_offset()).unwrap().id
@@ -259,7 +259,7 @@ fn benches(c: &mut Criterion) {
         g.bench_with_input(BenchmarkId::new("flat_rust_site", n), &n, |b, _| {
             b.iter(|| {
                 i = (i + 1) % LOOKUPS;
-                let hit = parsed.lookup_hit(black_box(pcs[i]), 0, Match::Exact);
+                let hit = parsed.lookup_hit(Pc::ReturnAddress(black_box(pcs[i])), 0, Match::Exact);
                 let hit = hit.unwrap().unwrap();
                 black_box(hit.stack_size());
                 hit.site_offset()

@@ -86,6 +86,22 @@ c_constants! {
     /// in one `pcmap_stackmaps` (`maps` may then be NULL): a walk crosses
     /// frames of the program and of shared objects.
     PCMAP_WALK_REGISTRY: u32 = 2;
+    /// `pcmap_walk_init` flag: the first frame's PC (`regs->pc`) is the
+    /// address of an instruction not yet run (an interrupted context: a
+    /// signal handler's `ucontext_t`, a profiler's sample), not a return
+    /// address. A frame `pcmap_capture_call` captured has a return address,
+    /// as every frame a walk steps to does (docs/runtime.md, "Return
+    /// addresses").
+    PCMAP_WALK_INTERRUPTED: u32 = 4;
+    /// `pcmap_find_function`: the PC is a return address (the address
+    /// after a call: every frame a walk steps to, a frame
+    /// `pcmap_capture_call` captured). It is in the function holding the
+    /// byte before it, whose end it may be.
+    PCMAP_PC_RETURN_ADDRESS: u32 = 0;
+    /// `pcmap_find_function`: the PC is the address of an instruction not
+    /// yet run (an interrupted context, a JIT's or profiler's PC, a
+    /// record's own address). It is in the function holding it.
+    PCMAP_PC_INSTRUCTION: u32 = 1;
     /// `pcmap_walk.at`: what the tables say about the frame's PC.
     /// In no function of the tables.
     PCMAP_WALK_AT_UNMANAGED: u32 = 0;
@@ -95,7 +111,7 @@ c_constants! {
     PCMAP_WALK_AT_RECORD: u32 = 2;
     /// Bytes of one entry of a `pcmap_walk_cache` (`pcmap_walk_cache_init`
     /// takes memory for a power of two of them).
-    PCMAP_WALK_CACHE_ENTRY_SIZE: usize = 752;
+    PCMAP_WALK_CACHE_ENTRY_SIZE: usize = 528;
 }
 
 #[cfg(test)]

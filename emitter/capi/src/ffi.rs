@@ -7,8 +7,13 @@
 
 use core::ffi::c_void;
 
+use pcmap_reader::flat::Pc;
+
+use crate::constants::{PCMAP_PC_INSTRUCTION, PCMAP_PC_RETURN_ADDRESS};
 use crate::decode::{self, List};
-use crate::section::{search_mapped, Full, IdEntry, Match, Output, Section, SiteOut};
+use crate::section::{
+    self, opened, CIds, CSection, Full, IdEntry, Match, OpenedSection, Output, Section, SiteOut,
+};
 use crate::status::pcmap_status::{self, *};
 use crate::status::status;
 use crate::types::*;
@@ -35,11 +40,13 @@ fn put_found<T>(out: *mut T, r: Result<Option<T>, pcmap_status>) -> pcmap_status
 /// # Safety
 /// `m` was filled by `pcmap_open` and its section is still mapped.
 unsafe fn section<'a>(m: *const pcmap_stackmaps) -> Result<Section<'a>, pcmap_status> {
-    let m = m.as_ref().ok_or(PCMAP_ERR_ARGUMENT)?;
+    // SAFETY: the caller's pointers, as this function's `# Safety` promises.
+    let m = unsafe { m.as_ref() }.ok_or(PCMAP_ERR_ARGUMENT)?;
     if m.data.is_null() {
         return Err(PCMAP_ERR_ARGUMENT);
     }
-    Ok(Section::opened(m))
+    // SAFETY: the caller's pointers, as this function's `# Safety` promises.
+    Ok(unsafe { opened(m) }.section())
 }
 
 /// A lookup writing its results straight into the caller's structs.
@@ -59,29 +66,35 @@ unsafe fn find(
     if record.is_null() {
         return PCMAP_ERR_ARGUMENT;
     }
-    lookup(m, pc, how, Full { function, record })
+    // SAFETY: the caller's pointers, as this function's `# Safety` promises.
+    unsafe { lookup(m, pc, how, Full { function, record }) }
 }
 
-/// A lookup writing what `out` wants: through the PC map of a section of
-/// one table (`search_mapped`), else searching out of line.
+/// A lookup of return address `pc` writing what `out` wants: through the
+/// PC map of a section of one table (`search_mapped`), else searching out
+/// of line.
 ///
 /// # Safety
 /// `m` as `pcmap_find`'s; `out`'s pointers valid for a write.
 #[inline(always)]
-unsafe fn lookup<O: Output>(
+unsafe fn lookup<O: for<'a> Output<'a, Out = (), Error = pcmap_status>>(
     m: *const pcmap_stackmaps,
     pc: u64,
     how: Match,
     out: O,
 ) -> pcmap_status {
-    if let Some(opened) = m.as_ref() {
+    let pc = Pc::ReturnAddress(pc);
+    // SAFETY: the caller's pointers, as this function's `# Safety` promises.
+    if let Some(opened) = unsafe { m.as_ref() } {
         if !opened.data.is_null() {
-            if let Some(r) = search_mapped(opened, pc, how, out) {
+            // SAFETY: the caller's pointers, as this function's `# Safety` promises.
+            if let Some(r) = unsafe { section::opened(opened) }.search_mapped(pc, how, out) {
                 return found(r);
             }
         }
     }
-    lookup_searched(m, pc, how, out)
+    // SAFETY: the caller's pointers, as this function's `# Safety` promises.
+    unsafe { lookup_searched(m, pc, how, out) }
 }
 
 /// `lookup` by `Section::search`: sections of several tables, tables
@@ -90,21 +103,22 @@ unsafe fn lookup<O: Output>(
 /// # Safety
 /// As `lookup`.
 #[inline(never)]
-unsafe fn lookup_searched<O: Output>(
+unsafe fn lookup_searched<O: for<'a> Output<'a, Out = (), Error = pcmap_status>>(
     m: *const pcmap_stackmaps,
-    pc: u64,
+    pc: Pc,
     how: Match,
     out: O,
 ) -> pcmap_status {
-    found(section(m).and_then(|s| s.search(pc, how, out)))
+    // SAFETY: the caller's pointers, as this function's `# Safety` promises.
+    found(unsafe { section(m) }.and_then(|s| s.search(pc, how, out)))
 }
 
 /// The status of a lookup's result.
 #[inline(always)]
-fn found(r: Result<bool, pcmap_status>) -> pcmap_status {
+fn found(r: Result<Option<()>, pcmap_status>) -> pcmap_status {
     match r {
-        Ok(true) => PCMAP_OK,
-        Ok(false) => PCMAP_NOT_FOUND,
+        Ok(Some(())) => PCMAP_OK,
+        Ok(None) => PCMAP_NOT_FOUND,
         Err(e) => e,
     }
 }
@@ -127,8 +141,14 @@ pub unsafe extern "C" fn pcmap_open(
     if out.is_null() || data.is_null() {
         return PCMAP_ERR_ARGUMENT;
     }
-    let s = Section::new(core::slice::from_raw_parts(data.cast(), size), address);
-    put(out, s.open())
+    // SAFETY: the caller's pointers, as this function's `# Safety` promises.
+    let bytes = unsafe { core::slice::from_raw_parts(data.cast(), size) };
+    put(
+        out,
+        OpenedSection::open(bytes, address)
+            .map(section::to_c)
+            .map_err(Into::into),
+    )
 }
 
 /// Opens the running program's own section, given the linker-defined
@@ -145,7 +165,8 @@ pub unsafe extern "C" fn pcmap_open_linked(
     if start.is_null() || (stop as usize) < (start as usize) {
         return PCMAP_ERR_ARGUMENT;
     }
-    pcmap_open(out, start, stop as usize - start as usize, start as u64)
+    // SAFETY: the caller's pointers, as this function's `# Safety` promises.
+    unsafe { pcmap_open(out, start, stop as usize - start as usize, start as u64) }
 }
 
 /// Checks every entry of every table (kinds, indices, constant indices,
@@ -157,11 +178,14 @@ pub unsafe extern "C" fn pcmap_open_linked(
 /// `m` was filled by `pcmap_open`.
 #[no_mangle]
 pub unsafe extern "C" fn pcmap_validate(m: *const pcmap_stackmaps) -> pcmap_status {
-    status(section(m).and_then(|s| s.validate()))
+    // SAFETY: the caller's pointers, as this function's `# Safety` promises.
+    status(unsafe { section(m) }.and_then(|s| Ok(s.validate()?)))
 }
 
-/// Finds the record at address `pc` (for a call: its return address) and the
-/// function containing it. Returns `PCMAP_NOT_FOUND` if no record is there.
+/// Finds the record at return address `pc` and the function containing it
+/// (the one holding the byte before `pc`: a call that ends its function
+/// returns to the function's end, which may be the next function's first
+/// byte). Returns `PCMAP_NOT_FOUND` if no record is there.
 /// `function` may be NULL. Decodes the record's Site (up to its live-outs,
 /// skipping its locations) and frame state into `record`;
 /// `pcmap_find_site` finds the same record without decoding anything.
@@ -176,7 +200,8 @@ pub unsafe extern "C" fn pcmap_find(
     function: *mut pcmap_function,
     record: *mut pcmap_record,
 ) -> pcmap_status {
-    find(m, pc, Match::Exact, function, record)
+    // SAFETY: the caller's pointers, as this function's `# Safety` promises.
+    unsafe { find(m, pc, Match::Exact, function, record) }
 }
 
 /// Like `pcmap_find`, but finds the function's first record at or after
@@ -195,19 +220,24 @@ pub unsafe extern "C" fn pcmap_find_at_or_after(
     function: *mut pcmap_function,
     record: *mut pcmap_record,
 ) -> pcmap_status {
-    find(m, pc, Match::AtOrAfter, function, record)
+    // SAFETY: the caller's pointers, as this function's `# Safety` promises.
+    unsafe { find(m, pc, Match::AtOrAfter, function, record) }
 }
 
 /// Finds the function containing `pc`, whether or not a record is there:
 /// whose code a PC is (a JIT mapping a PC back to its function, a profiler,
-/// the end of a stack walk). The function is the last one starting at or
-/// below `pc` if `pc` lies inside it or at its end (`address + size`: a
-/// return address after a function's final call). A function whose `size`
-/// is 0 (unknown) is returned for every PC from its start up to the next
-/// function's: it is then only the nearest function below `pc`, not proof
-/// that `pc` is in its code. Returns `PCMAP_NOT_FOUND` if no function
-/// contains `pc`. O(log functions) reads per table; allocates nothing,
-/// takes no lock (async-signal-safe).
+/// the end of a stack walk). `kind` says what `pc` is:
+/// `PCMAP_PC_RETURN_ADDRESS` (a frame's PC in a walk, a capture's), in the
+/// function holding the byte before it (`address < pc <= address + size`:
+/// a call that ends its function returns to its end); or
+/// `PCMAP_PC_INSTRUCTION` (an interrupted instruction, a JIT's or
+/// profiler's PC), in the function holding it (`address <= pc < address +
+/// size`). A function whose `size` is 0 (unknown) holds every byte from
+/// its start up to the next function's: it is then only the nearest
+/// function below, not proof that `pc` is in its code. Returns
+/// `PCMAP_NOT_FOUND` if no function contains `pc`, `PCMAP_ERR_ARGUMENT`
+/// for another `kind`. O(log functions) reads per table; allocates
+/// nothing, takes no lock (async-signal-safe).
 ///
 /// # Safety
 /// `m` was filled by `pcmap_open`; `out` is writable.
@@ -215,12 +245,23 @@ pub unsafe extern "C" fn pcmap_find_at_or_after(
 pub unsafe extern "C" fn pcmap_find_function(
     m: *const pcmap_stackmaps,
     pc: u64,
+    kind: u32,
     out: *mut pcmap_function,
 ) -> pcmap_status {
-    if out.is_null() {
+    let Some(pc) = pc_of(pc, kind).filter(|_| !out.is_null()) else {
         return PCMAP_ERR_ARGUMENT;
+    };
+    // SAFETY: the caller's pointers, as this function's `# Safety` promises.
+    put_found(out, unsafe { section(m) }.and_then(|s| s.function_of(pc)))
+}
+
+/// `pc` as a `Pc` of `kind` (`PCMAP_PC_*`), if `kind` is one.
+pub(crate) fn pc_of(pc: u64, kind: u32) -> Option<Pc> {
+    match kind {
+        PCMAP_PC_RETURN_ADDRESS => Some(Pc::ReturnAddress(pc)),
+        PCMAP_PC_INSTRUCTION => Some(Pc::Instruction(pc)),
+        _ => None,
     }
-    put_found(out, section(m).and_then(|s| s.function_containing(pc)))
 }
 
 /// Function `index` (0 .. `m->num_functions`), counting across tables.
@@ -236,7 +277,8 @@ pub unsafe extern "C" fn pcmap_function_at(
     if out.is_null() {
         return PCMAP_ERR_ARGUMENT;
     }
-    match section(m).and_then(|s| s.function_at(index)) {
+    // SAFETY: the caller's pointers, as this function's `# Safety` promises.
+    match unsafe { section(m) }.and_then(|s| s.nth_function(index)) {
         Ok(None) => PCMAP_ERR_OUT_OF_RANGE,
         r => put_found(out, r),
     }
@@ -252,7 +294,8 @@ pub unsafe extern "C" fn pcmap_record_at(
     index: u32,
     out: *mut pcmap_record,
 ) -> pcmap_status {
-    let (Some(f), false) = (f.as_ref(), out.is_null()) else {
+    // SAFETY: the caller's pointers, as this function's `# Safety` promises.
+    let (Some(f), false) = (unsafe { f.as_ref() }, out.is_null()) else {
         return PCMAP_ERR_ARGUMENT;
     };
     let r = (|| {
@@ -282,7 +325,8 @@ pub unsafe extern "C" fn pcmap_location_at(
     index: u32,
     out: *mut pcmap_location,
 ) -> pcmap_status {
-    match (r.as_ref(), out.is_null()) {
+    // SAFETY: the caller's pointers, as this function's `# Safety` promises.
+    match (unsafe { r.as_ref() }, out.is_null()) {
         (Some(r), false) => put(out, decode::location(r, index)),
         _ => PCMAP_ERR_ARGUMENT,
     }
@@ -300,7 +344,8 @@ pub unsafe extern "C" fn pcmap_live_out_at(
     index: u32,
     out: *mut pcmap_live_out,
 ) -> pcmap_status {
-    match (r.as_ref(), out.is_null()) {
+    // SAFETY: the caller's pointers, as this function's `# Safety` promises.
+    match (unsafe { r.as_ref() }, out.is_null()) {
         (Some(r), false) => put(out, decode::live_out(r, index)),
         _ => PCMAP_ERR_ARGUMENT,
     }
@@ -318,7 +363,8 @@ pub unsafe extern "C" fn pcmap_frame_register_at(
     index: u32,
     out: *mut pcmap_frame_register,
 ) -> pcmap_status {
-    match (r.as_ref(), out.is_null()) {
+    // SAFETY: the caller's pointers, as this function's `# Safety` promises.
+    match (unsafe { r.as_ref() }, out.is_null()) {
         (Some(r), false) => put(out, decode::frame_register(r, index)),
         _ => PCMAP_ERR_ARGUMENT,
     }
@@ -335,14 +381,15 @@ pub unsafe extern "C" fn pcmap_find_frame_register(
     dwarf_reg: u16,
     out: *mut pcmap_frame_register,
 ) -> pcmap_status {
-    match (r.as_ref(), out.is_null()) {
+    // SAFETY: the caller's pointers, as this function's `# Safety` promises.
+    match (unsafe { r.as_ref() }, out.is_null()) {
         (Some(r), false) => put_found(out, decode::find_frame_register(r, dwarf_reg)),
         _ => PCMAP_ERR_ARGUMENT,
     }
 }
 
-/// Finds the record at address `pc` (for a call: its return address) like
-/// `pcmap_find`, and writes only what a collector needs to walk the frame
+/// Finds the record at return address `pc` like `pcmap_find`, and writes
+/// only what a collector needs to walk the frame
 /// and to find (or cache) its roots: the table, function and record
 /// indices, the record's Site offset (records with equal Sites share it)
 /// and the function's stack size. Nothing is decoded;
@@ -356,7 +403,8 @@ pub unsafe extern "C" fn pcmap_find_site(
     pc: u64,
     out: *mut pcmap_site,
 ) -> pcmap_status {
-    find_site(m, pc, Match::Exact, out)
+    // SAFETY: the caller's pointers, as this function's `# Safety` promises.
+    unsafe { find_site(m, pc, Match::Exact, out) }
 }
 
 /// `pcmap_find_site` for the function's first record at or after `pc`
@@ -370,7 +418,8 @@ pub unsafe extern "C" fn pcmap_find_site_at_or_after(
     pc: u64,
     out: *mut pcmap_site,
 ) -> pcmap_status {
-    find_site(m, pc, Match::AtOrAfter, out)
+    // SAFETY: the caller's pointers, as this function's `# Safety` promises.
+    unsafe { find_site(m, pc, Match::AtOrAfter, out) }
 }
 
 /// # Safety
@@ -385,7 +434,8 @@ unsafe fn find_site(
     if out.is_null() {
         return PCMAP_ERR_ARGUMENT;
     }
-    lookup(m, pc, how, SiteOut(out))
+    // SAFETY: the caller's pointers, as this function's `# Safety` promises.
+    unsafe { lookup(m, pc, how, SiteOut(out)) }
 }
 
 /// The whole record `pcmap_find_site` found (as `pcmap_find` writes it).
@@ -399,10 +449,12 @@ pub unsafe extern "C" fn pcmap_site_record(
     site: *const pcmap_site,
     out: *mut pcmap_record,
 ) -> pcmap_status {
-    let (Some(site), false) = (site.as_ref(), out.is_null()) else {
+    // SAFETY: the caller's pointers, as this function's `# Safety` promises.
+    let (Some(site), false) = (unsafe { site.as_ref() }, out.is_null()) else {
         return PCMAP_ERR_ARGUMENT;
     };
-    put(out, section(m).and_then(|s| s.site_record(site)))
+    // SAFETY: the caller's pointers, as this function's `# Safety` promises.
+    put(out, unsafe { section(m) }.and_then(|s| s.site_record(site)))
 }
 
 /// The function of the record `pcmap_find_site` found.
@@ -415,10 +467,15 @@ pub unsafe extern "C" fn pcmap_site_function(
     site: *const pcmap_site,
     out: *mut pcmap_function,
 ) -> pcmap_status {
-    let (Some(site), false) = (site.as_ref(), out.is_null()) else {
+    // SAFETY: the caller's pointers, as this function's `# Safety` promises.
+    let (Some(site), false) = (unsafe { site.as_ref() }, out.is_null()) else {
         return PCMAP_ERR_ARGUMENT;
     };
-    put(out, section(m).and_then(|s| s.site_function(site)))
+    // SAFETY: the caller's pointers, as this function's `# Safety` promises.
+    put(
+        out,
+        unsafe { section(m) }.and_then(|s| s.site_function(site)),
+    )
 }
 
 /// A cursor at record `r`'s first location, for `pcmap_location_next`.
@@ -430,7 +487,8 @@ pub unsafe extern "C" fn pcmap_locations(
     r: *const pcmap_record,
     out: *mut pcmap_cursor,
 ) -> pcmap_status {
-    cursor(r, List::Locations, out)
+    // SAFETY: the caller's pointers, as this function's `# Safety` promises.
+    unsafe { cursor(r, List::Locations, out) }
 }
 
 /// A cursor at record `r`'s first live-out, for `pcmap_live_out_next`; its
@@ -445,7 +503,8 @@ pub unsafe extern "C" fn pcmap_live_outs(
     r: *const pcmap_record,
     out: *mut pcmap_cursor,
 ) -> pcmap_status {
-    cursor(r, List::LiveOuts, out)
+    // SAFETY: the caller's pointers, as this function's `# Safety` promises.
+    unsafe { cursor(r, List::LiveOuts, out) }
 }
 
 /// A cursor at the first saved register of record `r`'s frame state, for
@@ -458,13 +517,15 @@ pub unsafe extern "C" fn pcmap_frame_registers(
     r: *const pcmap_record,
     out: *mut pcmap_cursor,
 ) -> pcmap_status {
-    cursor(r, List::FrameRegisters, out)
+    // SAFETY: the caller's pointers, as this function's `# Safety` promises.
+    unsafe { cursor(r, List::FrameRegisters, out) }
 }
 
 /// # Safety
 /// As `pcmap_locations`.
 unsafe fn cursor(r: *const pcmap_record, list: List, out: *mut pcmap_cursor) -> pcmap_status {
-    match (r.as_ref(), out.is_null()) {
+    // SAFETY: the caller's pointers, as this function's `# Safety` promises.
+    match (unsafe { r.as_ref() }, out.is_null()) {
         (Some(r), false) => put(out, decode::cursor(r, list)),
         _ => PCMAP_ERR_ARGUMENT,
     }
@@ -481,7 +542,8 @@ pub unsafe extern "C" fn pcmap_location_next(
     c: *mut pcmap_cursor,
     out: *mut pcmap_location,
 ) -> pcmap_status {
-    match (c.as_mut(), out.is_null()) {
+    // SAFETY: the caller's pointers, as this function's `# Safety` promises.
+    match (unsafe { c.as_mut() }, out.is_null()) {
         (Some(c), false) => put_found(out, decode::location_next(c)),
         _ => PCMAP_ERR_ARGUMENT,
     }
@@ -497,7 +559,8 @@ pub unsafe extern "C" fn pcmap_live_out_next(
     c: *mut pcmap_cursor,
     out: *mut pcmap_live_out,
 ) -> pcmap_status {
-    match (c.as_mut(), out.is_null()) {
+    // SAFETY: the caller's pointers, as this function's `# Safety` promises.
+    match (unsafe { c.as_mut() }, out.is_null()) {
         (Some(c), false) => put_found(out, decode::live_out_next(c)),
         _ => PCMAP_ERR_ARGUMENT,
     }
@@ -513,7 +576,8 @@ pub unsafe extern "C" fn pcmap_frame_register_next(
     c: *mut pcmap_cursor,
     out: *mut pcmap_frame_register,
 ) -> pcmap_status {
-    match (c.as_mut(), out.is_null()) {
+    // SAFETY: the caller's pointers, as this function's `# Safety` promises.
+    match (unsafe { c.as_mut() }, out.is_null()) {
         (Some(c), false) => put_found(out, decode::frame_register_next(c)),
         _ => PCMAP_ERR_ARGUMENT,
     }
@@ -534,7 +598,8 @@ pub unsafe extern "C" fn pcmap_decode_location(
     num_regs: usize,
     out: *mut pcmap_value,
 ) -> pcmap_status {
-    let (Some(r), Some(loc)) = (r.as_ref(), loc.as_ref()) else {
+    // SAFETY: the caller's pointers, as this function's `# Safety` promises.
+    let (Some(r), Some(loc)) = (unsafe { r.as_ref() }, unsafe { loc.as_ref() }) else {
         return PCMAP_ERR_ARGUMENT;
     };
     if out.is_null() || (regs.is_null() && num_regs != 0) {
@@ -543,7 +608,8 @@ pub unsafe extern "C" fn pcmap_decode_location(
     let regs = if num_regs == 0 {
         &[][..]
     } else {
-        core::slice::from_raw_parts(regs, num_regs)
+        // SAFETY: the caller's pointers, as this function's `# Safety` promises.
+        unsafe { core::slice::from_raw_parts(regs, num_regs) }
     };
     put(out, decode::decode_location(r, loc, regs))
 }
@@ -575,7 +641,8 @@ pub unsafe extern "C" fn pcmap_decode(
     num_regs: usize,
     out: *mut pcmap_value,
 ) -> pcmap_status {
-    let Some(r) = r.as_ref() else {
+    // SAFETY: the caller's pointers, as this function's `# Safety` promises.
+    let Some(r) = (unsafe { r.as_ref() }) else {
         return PCMAP_ERR_ARGUMENT;
     };
     if out.is_null() || (regs.is_null() && num_regs != 0) {
@@ -584,7 +651,8 @@ pub unsafe extern "C" fn pcmap_decode(
     let regs = if num_regs == 0 {
         &[][..]
     } else {
-        core::slice::from_raw_parts(regs, num_regs)
+        // SAFETY: the caller's pointers, as this function's `# Safety` promises.
+        unsafe { core::slice::from_raw_parts(regs, num_regs) }
     };
     put(out, decode::decode(r, index, regs))
 }
@@ -603,7 +671,8 @@ pub unsafe extern "C" fn pcmap_id_index_size(
     }
     put(
         bytes,
-        section(m).and_then(|s| {
+        // SAFETY: the caller's pointers, as this function's `# Safety` promises.
+        unsafe { section(m) }.and_then(|s| {
             s.num_records()?
                 .checked_mul(core::mem::size_of::<IdEntry>())
                 .ok_or(PCMAP_ERR_OUT_OF_RANGE)
@@ -630,7 +699,8 @@ pub unsafe extern "C" fn pcmap_id_index_build(
     if out.is_null() || buffer.is_null() || misaligned {
         return PCMAP_ERR_ARGUMENT;
     }
-    let r = section(m).and_then(|s| {
+    // SAFETY: the caller's pointers, as this function's `# Safety` promises.
+    let r = unsafe { section(m) }.and_then(|s| {
         let n = s.num_records()?;
         match n.checked_mul(core::mem::size_of::<IdEntry>()) {
             Some(bytes) if bytes <= size => {}
@@ -638,7 +708,7 @@ pub unsafe extern "C" fn pcmap_id_index_build(
         }
         // SAFETY: `buffer` is aligned (checked) and holds `size` >= n
         // entries' bytes, writable, the caller's (contract).
-        let entries = core::slice::from_raw_parts_mut(buffer.cast::<IdEntry>(), n);
+        let entries = unsafe { core::slice::from_raw_parts_mut(buffer.cast::<IdEntry>(), n) };
         s.build_id_index(entries)?;
         Ok(pcmap_id_index {
             entries: buffer.cast::<u64>(),
@@ -670,16 +740,17 @@ pub unsafe extern "C" fn pcmap_find_id(
     if record.is_null() {
         return PCMAP_ERR_ARGUMENT;
     }
-    let entries = match index.as_ref() {
+    // SAFETY: the caller's pointers, as this function's `# Safety` promises.
+    let entries = match unsafe { index.as_ref() } {
         Some(ix) if ix.entries.is_null() => return PCMAP_ERR_ARGUMENT,
-        // SAFETY: built by `pcmap_id_index_build`: `count` entries.
-        Some(ix) => Some(core::slice::from_raw_parts(
-            ix.entries.cast::<IdEntry>(),
-            ix.count,
-        )),
+        Some(ix) => {
+            // SAFETY: built by `pcmap_id_index_build`: `count` entries.
+            Some(unsafe { core::slice::from_raw_parts(ix.entries.cast::<IdEntry>(), ix.count) })
+        }
         None => None,
     };
-    site_out(m, function, record, |s| s.find_id(entries, id, n))
+    // SAFETY: the caller's pointers, as this function's `# Safety` promises.
+    unsafe { site_out(m, function, record, |s| s.find_id(entries, id, n)) }
 }
 
 /// The patch point (or stack map shadow) whose patch region holds return
@@ -701,7 +772,8 @@ pub unsafe extern "C" fn pcmap_find_patch_region(
     if record.is_null() {
         return PCMAP_ERR_ARGUMENT;
     }
-    site_out(m, function, record, |s| s.find_patch_region(pc))
+    // SAFETY: the caller's pointers, as this function's `# Safety` promises.
+    unsafe { site_out(m, function, record, |s| s.find_patch_region(pc)) }
 }
 
 /// Writes the record (and function unless NULL) of the site `find` gives.
@@ -714,7 +786,8 @@ unsafe fn site_out(
     record: *mut pcmap_record,
     find: impl FnOnce(&Section<'_>) -> Result<Option<pcmap_site>, pcmap_status>,
 ) -> pcmap_status {
-    let r = section(m).and_then(|s| {
+    // SAFETY: the caller's pointers, as this function's `# Safety` promises.
+    let r = unsafe { section(m) }.and_then(|s| {
         let Some(site) = find(&s)? else {
             return Ok(None);
         };
@@ -727,9 +800,10 @@ unsafe fn site_out(
     match r {
         Ok(Some((f, r))) => {
             // SAFETY: the caller's writable pointers (contract).
-            record.write(r);
+            unsafe { record.write(r) };
             if let Some(f) = f {
-                function.write(f);
+                // SAFETY: the caller's pointers, as this function's `# Safety` promises.
+                unsafe { function.write(f) };
             }
             PCMAP_OK
         }

@@ -13,9 +13,7 @@
 //! `--cfg pcmap_no_std`: no standard library at all, aborting on a panic
 //! (which bounds-checked reads never raise).
 #![cfg_attr(pcmap_no_std, no_std)]
-// PowerPC's `global_asm!` (capture.rs) is behind this feature; build-lib.sh
-// allows it.
-#![cfg_attr(target_arch = "powerpc64", feature(asm_experimental_arch))]
+#![deny(unsafe_op_in_unsafe_fn)]
 
 pub mod capture;
 pub mod constants;
@@ -24,7 +22,6 @@ pub mod ffi;
 pub mod pctable;
 pub mod registry;
 pub mod section;
-mod sort;
 pub mod status;
 pub mod types;
 pub mod walk;
@@ -36,7 +33,7 @@ pub mod walk;
 mod no_std_runtime;
 
 pub use constants::*;
-pub use section::Section;
+pub use pcmap_reader::flat::Section;
 pub use status::pcmap_status;
 pub use types::*;
 pub use walk::{pcmap_root, pcmap_walk};

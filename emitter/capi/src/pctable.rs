@@ -188,7 +188,8 @@ pub unsafe extern "C" fn pcmap_pctable_open(
     };
     match t.table() {
         Ok(_) => {
-            out.write(t);
+            // SAFETY: the caller's pointers, as this function's `# Safety` promises.
+            unsafe { out.write(t) };
             PCMAP_OK
         }
         Err(e) => e,
@@ -214,15 +215,18 @@ pub unsafe extern "C" fn pcmap_pctable_open_linked(
         return PCMAP_ERR_ARGUMENT;
     }
     let size = stop as usize - start as usize;
-    pcmap_pctable_open(
-        out,
-        kind,
-        version,
-        start,
-        size,
-        start as u64,
-        PCMAP_PCTABLE_PC_WIDTH_DEFAULT,
-    )
+    // SAFETY: the caller's pointers, as this function's `# Safety` promises.
+    unsafe {
+        pcmap_pctable_open(
+            out,
+            kind,
+            version,
+            start,
+            size,
+            start as u64,
+            PCMAP_PCTABLE_PC_WIDTH_DEFAULT,
+        )
+    }
 }
 
 /// Decodes the entry at `*cursor` (start with 0) and advances `*cursor` past
@@ -238,12 +242,14 @@ pub unsafe extern "C" fn pcmap_pctable_next(
     cursor: *mut u64,
     out: *mut pcmap_pctable_entry,
 ) -> pcmap_status {
-    let (Some(t), false, false) = (t.as_ref(), cursor.is_null(), out.is_null()) else {
+    // SAFETY: the caller's pointers, as this function's `# Safety` promises.
+    let (Some(t), false, false) = (unsafe { t.as_ref() }, cursor.is_null(), out.is_null()) else {
         return PCMAP_ERR_ARGUMENT;
     };
     let r = (|| {
         let table = t.table()?;
-        let Ok(at) = usize::try_from(*cursor) else {
+        // SAFETY: the caller's pointers, as this function's `# Safety` promises.
+        let Ok(at) = usize::try_from(unsafe { *cursor }) else {
             return Err(PCMAP_ERR_OUT_OF_RANGE);
         };
         if at >= t.size {
@@ -254,8 +260,11 @@ pub unsafe extern "C" fn pcmap_pctable_next(
     })();
     match r {
         Ok(Some((e, next))) => {
-            out.write(e);
-            cursor.write(next);
+            // SAFETY: the caller's pointers, as this function's `# Safety` promises.
+            unsafe {
+                out.write(e);
+                cursor.write(next);
+            }
             PCMAP_OK
         }
         Ok(None) => PCMAP_NOT_FOUND,
@@ -272,7 +281,8 @@ pub unsafe extern "C" fn pcmap_pctable_count(
     t: *const pcmap_pctable,
     count: *mut usize,
 ) -> pcmap_status {
-    let (Some(t), false) = (t.as_ref(), count.is_null()) else {
+    // SAFETY: the caller's pointers, as this function's `# Safety` promises.
+    let (Some(t), false) = (unsafe { t.as_ref() }, count.is_null()) else {
         return PCMAP_ERR_ARGUMENT;
     };
     let r = (|| {
@@ -285,7 +295,8 @@ pub unsafe extern "C" fn pcmap_pctable_count(
     })();
     match r {
         Ok(n) => {
-            count.write(n);
+            // SAFETY: the caller's pointers, as this function's `# Safety` promises.
+            unsafe { count.write(n) };
             PCMAP_OK
         }
         Err(e) => e,
@@ -307,7 +318,8 @@ pub unsafe extern "C" fn pcmap_pctable_find(
     pc: u64,
     out: *mut pcmap_pctable_entry,
 ) -> pcmap_status {
-    let (Some(t), false) = (t.as_ref(), out.is_null()) else {
+    // SAFETY: the caller's pointers, as this function's `# Safety` promises.
+    let (Some(t), false) = (unsafe { t.as_ref() }, out.is_null()) else {
         return PCMAP_ERR_ARGUMENT;
     };
     let r = (|| {
@@ -321,7 +333,8 @@ pub unsafe extern "C" fn pcmap_pctable_find(
     })();
     match r {
         Ok(Some(e)) => {
-            out.write(e);
+            // SAFETY: the caller's pointers, as this function's `# Safety` promises.
+            unsafe { out.write(e) };
             PCMAP_OK
         }
         Ok(None) => PCMAP_NOT_FOUND,
@@ -348,7 +361,8 @@ pub unsafe extern "C" fn pcmap_pctable_index(
     capacity: usize,
     count: *mut usize,
 ) -> pcmap_status {
-    let (Some(t), false) = (t.as_ref(), count.is_null()) else {
+    // SAFETY: the caller's pointers, as this function's `# Safety` promises.
+    let (Some(t), false) = (unsafe { t.as_ref() }, count.is_null()) else {
         return PCMAP_ERR_ARGUMENT;
     };
     if entries.is_null() && capacity != 0 {
@@ -357,7 +371,8 @@ pub unsafe extern "C" fn pcmap_pctable_index(
     let out = if capacity == 0 {
         &mut [][..]
     } else {
-        core::slice::from_raw_parts_mut(entries, capacity)
+        // SAFETY: the caller's pointers, as this function's `# Safety` promises.
+        unsafe { core::slice::from_raw_parts_mut(entries, capacity) }
     };
     let r = (|| {
         let mut n = 0;
@@ -366,12 +381,13 @@ pub unsafe extern "C" fn pcmap_pctable_index(
             *out.get_mut(n).ok_or(PCMAP_ERR_OUT_OF_RANGE)? = e;
             n += 1;
         }
-        crate::sort::heapsort_by(&mut out[..n], |a, b| a.pc < b.pc);
+        out[..n].sort_unstable_by_key(|e| e.pc);
         Ok(n)
     })();
     match r {
         Ok(n) => {
-            count.write(n);
+            // SAFETY: the caller's pointers, as this function's `# Safety` promises.
+            unsafe { count.write(n) };
             PCMAP_OK
         }
         Err(e) => e,
@@ -403,11 +419,13 @@ pub unsafe extern "C" fn pcmap_pctable_index_find(
     let index = if count == 0 {
         &[][..]
     } else {
-        core::slice::from_raw_parts(entries, count)
+        // SAFETY: the caller's pointers, as this function's `# Safety` promises.
+        unsafe { core::slice::from_raw_parts(entries, count) }
     };
     match index_find(index, pc) {
         Ok(Some(e)) => {
-            out.write(e);
+            // SAFETY: the caller's pointers, as this function's `# Safety` promises.
+            unsafe { out.write(e) };
             PCMAP_OK
         }
         Ok(None) => PCMAP_NOT_FOUND,

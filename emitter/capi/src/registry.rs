@@ -33,9 +33,11 @@
 use core::cell::UnsafeCell;
 use core::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, AtomicUsize, Ordering::*};
 
+use pcmap_reader::flat::Pc;
+
 use crate::constants::PCMAP_STACKMAPS_VERSION;
 use crate::ffi::{pcmap_find, pcmap_find_at_or_after, pcmap_find_site};
-use crate::section::Section;
+use crate::section::{CSection, OpenedSection, Section};
 use crate::status::pcmap_status::{self, *};
 use crate::types::{
     pcmap_function, pcmap_record, pcmap_site, pcmap_stackmaps, pcmap_table_header,
@@ -142,8 +144,11 @@ fn pause() {
 }
 
 impl Image {
-    fn holds(&self, pc: u64) -> bool {
-        (self.low..self.high).contains(&pc)
+    /// Whether the image's code range holds `pc`'s byte (a return
+    /// address's: the one before it, which may end the last function).
+    fn holds(&self, pc: Pc) -> bool {
+        pc.byte()
+            .is_some_and(|b| (self.low..self.high).contains(&b))
     }
 }
 
@@ -182,7 +187,7 @@ fn read<R>(f: impl FnOnce(&mut dyn Iterator<Item = &Image>) -> R) -> R {
 /// range holds `pc`, inside one read-side section, until it returns
 /// `Some` (the stack walker's lookups: `PCMAP_WALK_REGISTRY`).
 pub(crate) fn find_in_images<R>(
-    pc: u64,
+    pc: Pc,
     mut f: impl FnMut(&pcmap_stackmaps) -> Option<R>,
 ) -> Option<R> {
     read(|images| {
@@ -208,7 +213,7 @@ fn search(
 ) -> pcmap_status {
     read(|images| {
         for image in images {
-            if !image.holds(pc) {
+            if !image.holds(Pc::ReturnAddress(pc)) {
                 continue;
             }
             let status = lookup(&image.maps);
@@ -266,9 +271,9 @@ impl Drop for Writer {
 /// # Safety
 /// `bytes` stays mapped until `remove` of it returns.
 pub unsafe fn add(bytes: &[u8]) -> Result<(), pcmap_status> {
-    let s = Section::new(bytes, bytes.as_ptr() as u64);
-    let maps = s.open()?;
-    let (low, high) = code_range(&s)?;
+    let opened = OpenedSection::open(bytes, bytes.as_ptr() as u64)?;
+    let (low, high) = code_range(&opened.section())?;
+    let maps = crate::section::to_c(opened);
     let r = &REGISTRY;
     let w = Writer::lock();
     let used = r.used.load(Relaxed);
@@ -325,7 +330,7 @@ pub fn remove(data: *const u8) -> Result<(), pcmap_status> {
 /// function).
 fn code_range(s: &Section<'_>) -> Result<(u64, u64), pcmap_status> {
     let (mut low, mut high) = (u64::MAX, 0u64);
-    for t in s.tables() {
+    for t in s.c_tables() {
         let (table, t) = t?;
         let n = t.num_frame_records();
         if n == 0 {
@@ -360,6 +365,14 @@ pub struct pcmap_registry_summary {
     pub rejected: u64,
     /// Why the last of them failed (a `pcmap_status`), 0 if none did.
     pub last_rejection: i32,
+}
+
+/// Whether a constructor's registration was ever refused
+/// (`pcmap_registry_summary::rejected`): a walk through the registry then
+/// cannot tell a PC in no registered image from one of the refused image
+/// (`PCMAP_ERR_IMAGE_REFUSED`).
+pub(crate) fn refused() -> bool {
+    REGISTRY.rejected.load(Relaxed) != 0
 }
 
 /// The registry's generation (`pcmap_registry_summary::generation`).
@@ -397,10 +410,8 @@ unsafe fn range<'a>(start: *const u8, stop: *const u8) -> Option<&'a [u8]> {
     if start.is_null() || (stop as usize) <= (start as usize) {
         return None;
     }
-    Some(core::slice::from_raw_parts(
-        start,
-        stop as usize - start as usize,
-    ))
+    // SAFETY: the caller's pointers, as this function's `# Safety` promises.
+    Some(unsafe { core::slice::from_raw_parts(start, stop as usize - start as usize) })
 }
 
 // --- The C API ---------------------------------------------------------------
@@ -421,13 +432,15 @@ pub unsafe extern "C" fn __pcmap_stackmaps_add(
     start: *const core::ffi::c_char,
     stop: *const core::ffi::c_char,
 ) {
-    let Some(bytes) = range(start.cast(), stop.cast()) else {
+    // SAFETY: the caller's pointers, as this function's `# Safety` promises.
+    let Some(bytes) = (unsafe { range(start.cast(), stop.cast()) }) else {
         return;
     };
     let r = if version != PCMAP_STACKMAPS_VERSION {
         Err(PCMAP_ERR_VERSION)
     } else {
-        add(bytes)
+        // SAFETY: the caller's pointers, as this function's `# Safety` promises.
+        unsafe { add(bytes) }
     };
     if let Err(e) = r {
         reject(e);
@@ -449,7 +462,8 @@ pub unsafe extern "C" fn __pcmap_stackmaps_del(
     // Whatever the version: a section `_add` refused is not registered,
     // and `remove` finds nothing.
     let _ = version;
-    if range(start.cast(), stop.cast()).is_some() {
+    // SAFETY: the caller's pointers, as this function's `# Safety` promises.
+    if unsafe { range(start.cast(), stop.cast()) }.is_some() {
         let _ = remove(start.cast());
     }
 }
@@ -471,7 +485,8 @@ pub unsafe extern "C" fn pcmap_registry_add(
     if data.is_null() || size == 0 {
         return PCMAP_ERR_ARGUMENT;
     }
-    crate::status::status(add(core::slice::from_raw_parts(data.cast(), size)))
+    // SAFETY: the caller's pointers, as this function's `# Safety` promises.
+    crate::status::status(unsafe { add(core::slice::from_raw_parts(data.cast(), size)) })
 }
 
 /// Unregisters the section starting at `data`; returns once no lookup
@@ -497,7 +512,8 @@ pub unsafe extern "C" fn pcmap_registry_find(
     function: *mut pcmap_function,
     record: *mut pcmap_record,
 ) -> pcmap_status {
-    registry_find(pc, pcmap_find, function, record)
+    // SAFETY: the caller's pointers, as this function's `# Safety` promises.
+    unsafe { registry_find(pc, pcmap_find, function, record) }
 }
 
 /// `pcmap_find_at_or_after` over every registered image.
@@ -510,7 +526,8 @@ pub unsafe extern "C" fn pcmap_registry_find_at_or_after(
     function: *mut pcmap_function,
     record: *mut pcmap_record,
 ) -> pcmap_status {
-    registry_find(pc, pcmap_find_at_or_after, function, record)
+    // SAFETY: the caller's pointers, as this function's `# Safety` promises.
+    unsafe { registry_find(pc, pcmap_find_at_or_after, function, record) }
 }
 
 /// The type of `pcmap_find` and `pcmap_find_at_or_after`.
@@ -588,9 +605,10 @@ pub unsafe extern "C" fn pcmap_registry_stackmaps(
     }
     read(|images| {
         for image in images {
-            if image.holds(pc) {
+            if image.holds(Pc::ReturnAddress(pc)) {
                 // As in `pcmap_registry_find_site`.
-                core::ptr::copy_nonoverlapping(&image.maps, out, 1);
+                // SAFETY: the caller's pointers, as this function's `# Safety` promises.
+                unsafe { core::ptr::copy_nonoverlapping(&image.maps, out, 1) };
                 return PCMAP_OK;
             }
         }
@@ -608,6 +626,7 @@ pub unsafe extern "C" fn pcmap_registry_info(out: *mut pcmap_registry_summary) -
     if out.is_null() {
         return PCMAP_ERR_ARGUMENT;
     }
-    out.write(info());
+    // SAFETY: the caller's pointers, as this function's `# Safety` promises.
+    unsafe { out.write(info()) };
     PCMAP_OK
 }

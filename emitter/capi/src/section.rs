@@ -1,21 +1,14 @@
-//! A `pcmap_stackmaps` section: its tables, and finding the record of a PC.
-//!
-//! Opening reads only the table headers, so it costs the same for ten records
-//! as for a million, and keeps the first `PCMAP_CACHED_TABLES` of them in the
-//! caller's `pcmap_stackmaps`. A lookup visits each table (from the kept
-//! header, or parsing it), finds the function through the PC map or a
-//! binary search of its frame records, probing only the address field, and
-//! then the record by instruction offset, probing only that field; it
-//! writes what the caller asked for: the whole frame record and record
-//! (`pcmap_find`: the Site and frame state decoded) or only indices, Site
-//! offset and stack size (`pcmap_find_site`). A section of one table in
-//! this machine's byte order (a program's own) is looked up through its PC
-//! map with nothing around it (`search_mapped`), the rest out of line.
-//! O(tables + log functions + log records), no memory.
+//! A `pcmap_stackmaps` section, as the C API reads it: the reader's
+//! [`OpenedSection`] (which `pcmap_stackmaps` is, field for field) and
+//! [`Section`] (its tables, finding the record of a PC), with what the C
+//! structs want of a record found (`Full`: `pcmap_find`'s whole record,
+//! Site and frame state decoded; `SiteOut`: `pcmap_find_site`'s indices,
+//! Site offset and stack size), and the C API's own lookups (by ID, by
+//! patch region).
 
-pub(crate) use pcmap_reader::flat::Match;
-use pcmap_reader::flat::{self, FlatStackMap, Hit, KeptHeader, SiteData};
-use pcmap_reader::{BigEndian, Endian, Error, LittleEndian, RunTimeEndian};
+use pcmap_reader::flat::{self, Hit, Pc, SiteData, TableAt, OPENED_SECTION_LAYOUT};
+pub use pcmap_reader::flat::{Match, OpenedSection, Output, Section};
+use pcmap_reader::Endian;
 
 use crate::status::pcmap_status;
 use crate::types::{
@@ -23,423 +16,65 @@ use crate::types::{
     Table, PCMAP_CACHED_TABLES,
 };
 
-/// This machine's byte order.
-#[cfg(target_endian = "little")]
-type NativeEndian = LittleEndian;
-#[cfg(target_endian = "big")]
-type NativeEndian = BigEndian;
+// `pcmap_stackmaps` is an `OpenedSection`, `pcmap_table_header` a
+// `TableHeader`: the same fields, types and offsets.
+const _: () = {
+    use core::mem::{align_of, offset_of, size_of};
+    type H = pcmap_table_header;
+    type T = flat::TableHeader;
+    assert!(PCMAP_CACHED_TABLES == flat::KEPT_TABLES);
+    assert!(size_of::<H>() == size_of::<T>() && align_of::<H>() == align_of::<T>());
+    assert!(offset_of!(H, offset) == offset_of!(T, offset));
+    assert!(offset_of!(H, bounds) == offset_of!(T, bounds));
+    assert!(offset_of!(H, flags) == offset_of!(T, flags));
+    assert!(offset_of!(H, pc_map_shift) == offset_of!(T, pc_map_shift));
+    type M = pcmap_stackmaps;
+    let ours = [
+        offset_of!(M, data),
+        offset_of!(M, size),
+        offset_of!(M, address),
+        offset_of!(M, num_tables),
+        offset_of!(M, num_functions),
+        offset_of!(M, num_records),
+        offset_of!(M, num_cached_tables),
+        offset_of!(M, tables),
+        size_of::<M>(),
+        align_of::<M>(),
+    ];
+    let mut i = 0;
+    while i < ours.len() {
+        assert!(ours[i] == OPENED_SECTION_LAYOUT[i]);
+        i += 1;
+    }
+};
 
-/// Section bytes and the address they have in the described program.
-#[derive(Debug, Clone, Copy)]
-pub struct Section<'a> {
-    pub bytes: &'a [u8],
-    pub address: u64,
-    /// Headers of the first tables as `open` parsed them (empty: parse all).
-    /// Invariant: each was accepted by `FlatStackMap::parse` for the table
-    /// at its offset of `bytes`. Lookups trust them (reads stay
-    /// bounds-checked, so a caller that corrupted them gets errors or wrong
-    /// answers, never an out-of-bounds read).
-    pub cached: &'a [pcmap_table_header],
-    /// Whether `cached` holds every table of the section.
-    pub all_cached: bool,
+/// The `pcmap_stackmaps` of an opened section.
+pub fn to_c(m: OpenedSection<'_>) -> pcmap_stackmaps {
+    // SAFETY: the same layout (asserted above); every bit pattern of
+    // `OpenedSection`'s fields is one of `pcmap_stackmaps`'s.
+    unsafe { core::mem::transmute::<OpenedSection<'_>, pcmap_stackmaps>(m) }
 }
 
-impl<'a> Section<'a> {
-    pub fn new(bytes: &'a [u8], address: u64) -> Self {
-        Section {
-            bytes,
-            address,
-            cached: &[],
-            all_cached: false,
-        }
-    }
-
-    /// The section `m` refers to, with the table headers `open` kept.
-    ///
-    /// # Safety
-    /// `m` was filled by `open` (`pcmap_open`) and its section is still
-    /// mapped; `m.data` is not NULL.
-    pub unsafe fn opened(m: &'a pcmap_stackmaps) -> Self {
-        let n = (m.num_cached_tables as usize).min(PCMAP_CACHED_TABLES);
-        Section {
-            bytes: core::slice::from_raw_parts(m.data, m.size),
-            address: m.address,
-            cached: &m.tables[..n],
-            all_cached: m.num_tables as usize <= n,
-        }
-    }
-
-    /// Each table with the `pcmap_table` that refers to it.
-    pub fn tables(&self) -> impl Iterator<Item = Result<(pcmap_table, Table<'a>), Error>> + 'a {
-        self.tables_in(flat::section_endian(self.bytes))
-    }
-
-    /// `tables` with the byte order fixed at compile time, for lookups.
-    fn tables_in<E: Endian + 'a>(
-        &self,
-        endian: E,
-    ) -> impl Iterator<Item = Result<(pcmap_table, FlatStackMap<'a, E>), Error>> + 'a {
-        let (bytes, address) = (self.bytes, self.address);
-        FlatStackMap::tables(bytes, endian).map(move |t| {
-            t.map(|(offset, table)| {
-                let r = pcmap_table {
-                    data: bytes[offset..].as_ptr(),
-                    size: table.table_size() as usize,
-                    address: address.wrapping_add(offset as u64),
-                };
-                (r, table)
-            })
-        })
-    }
-
-    /// Checks every table header and counts tables, functions and records.
-    pub fn open(&self) -> Result<pcmap_stackmaps, pcmap_status> {
-        if self.bytes.iter().all(|&b| b == 0) {
-            return Err(Error::BadMagic.into());
-        }
-        let mut m = pcmap_stackmaps {
-            data: self.bytes.as_ptr(),
-            size: self.bytes.len(),
-            address: self.address,
-            num_tables: 0,
-            num_functions: 0,
-            num_records: 0,
-            num_cached_tables: 0,
-            tables: [pcmap_table_header::default(); PCMAP_CACHED_TABLES],
-        };
-        for t in self.tables() {
-            let (r, t) = t?;
-            if let Some(h) = m.tables.get_mut(m.num_tables as usize) {
-                let header = t.parsed_header();
-                *h = pcmap_table_header {
-                    offset: r.address.wrapping_sub(self.address),
-                    bounds: header.bounds,
-                    flags: header.flags,
-                    pc_map_shift: header.pc_map_shift,
-                };
-                m.num_cached_tables += 1;
-            }
-            m.num_tables = m
-                .num_tables
-                .checked_add(1)
-                .ok_or(pcmap_status::PCMAP_ERR_CORRUPT)?;
-            m.num_functions = m
-                .num_functions
-                .checked_add(t.num_frame_records())
-                .ok_or(pcmap_status::PCMAP_ERR_CORRUPT)?;
-            m.num_records += u64::from(t.num_records());
-        }
-        Ok(m)
-    }
-
-    /// Checks every entry of every table, and that each table's functions
-    /// are in address order without overlap (which lookups rely on).
-    pub fn validate(&self) -> Result<(), pcmap_status> {
-        for t in self.tables() {
-            t?.1.validate()?;
-        }
-        Ok(())
-    }
-
-    /// The function containing `pc` and its record at `pc`, if any.
-    pub fn find(&self, pc: u64) -> Result<Option<(pcmap_function, pcmap_record)>, pcmap_status> {
-        self.found(pc, Match::Exact)
-    }
-
-    /// The function containing `pc` and its first record at or after `pc`:
-    /// for a stack map placed after a call, the call's return address may
-    /// precede the record by the moves of the call's result.
-    pub fn find_at_or_after(
-        &self,
-        pc: u64,
-    ) -> Result<Option<(pcmap_function, pcmap_record)>, pcmap_status> {
-        self.found(pc, Match::AtOrAfter)
-    }
-
-    fn found(
-        &self,
-        pc: u64,
-        how: Match,
-    ) -> Result<Option<(pcmap_function, pcmap_record)>, pcmap_status> {
-        let mut f = core::mem::MaybeUninit::uninit();
-        let mut r = core::mem::MaybeUninit::uninit();
-        let out = Full {
-            function: f.as_mut_ptr(),
-            record: r.as_mut_ptr(),
-        };
-        if self.search(pc, how, out)? {
-            // SAFETY: `search` wrote both when it returned true.
-            Ok(Some(unsafe { (f.assume_init(), r.assume_init()) }))
-        } else {
-            Ok(None)
-        }
-    }
-
-    /// The record at `pc` (`how`) as `pcmap_find_site` gives it.
-    pub fn find_site(&self, pc: u64, how: Match) -> Result<Option<pcmap_site>, pcmap_status> {
-        let mut site = core::mem::MaybeUninit::uninit();
-        if self.search(pc, how, SiteOut(site.as_mut_ptr()))? {
-            // SAFETY: `search` wrote it when it returned true.
-            Ok(Some(unsafe { site.assume_init() }))
-        } else {
-            Ok(None)
-        }
-    }
-
-    /// Finds the record for `pc`; on `Ok(true)` has `out` write what it
-    /// wants of it.
-    #[inline(always)]
-    pub(crate) fn search<O: Output>(
-        &self,
-        pc: u64,
-        how: Match,
-        out: O,
-    ) -> Result<bool, pcmap_status> {
-        // The kept headers' flags say it without reading the section.
-        let big = match self.cached.first() {
-            Some(h) => h.flags & flat::BIG_ENDIAN != 0,
-            None => flat::section_endian(self.bytes) == RunTimeEndian::Big,
-        };
-        // A runtime reads its own program's tables, in its own byte order:
-        // that search is inlined here, the other one is not.
-        if big == cfg!(target_endian = "big") {
-            self.search_ordered(big, pc, how, out)
-        } else {
-            self.search_foreign(big, pc, how, out)
-        }
-    }
-
-    /// `search` of the table whose kept header is `h`: `Ok(true)` if found
-    /// (and written to `out`).
-    #[inline(always)]
-    fn search_table<E: Endian + 'a, O: Output>(
-        &self,
-        endian: E,
-        h: &pcmap_table_header,
-        pc: u64,
-        how: Match,
-        out: O,
-    ) -> Result<bool, pcmap_status> {
-        let offset = h.offset as usize;
-        let bytes = self
-            .bytes
-            .get(offset..)
-            .ok_or(Error::Truncated { offset })?;
-        let address = self.table_address(offset);
-        match FlatStackMap::lookup_kept(bytes, endian, h.kept(), pc, address, how)? {
-            Some(hit) => {
-                out.write(self, offset, h.kept(), hit)?;
-                Ok(true)
-            }
-            None => Ok(false),
-        }
-    }
-
-    /// `search` of tables that are big-endian if `big`.
-    #[inline(always)]
-    fn search_ordered<O: Output>(
-        &self,
-        big: bool,
-        pc: u64,
-        how: Match,
-        out: O,
-    ) -> Result<bool, pcmap_status> {
-        if big {
-            self.search_in(BigEndian, pc, how, out)
-        } else {
-            self.search_in(LittleEndian, pc, how, out)
-        }
-    }
-
-    /// `search_ordered` of tables in the other byte order than this
-    /// machine's (read from a file), out of line.
-    #[inline(never)]
-    fn search_foreign<O: Output>(
-        &self,
-        big: bool,
-        pc: u64,
-        how: Match,
-        out: O,
-    ) -> Result<bool, pcmap_status> {
-        self.search_ordered(big, pc, how, out)
-    }
-
-    #[inline]
-    fn search_in<E: Endian + 'a, O: Output>(
-        &self,
-        endian: E,
-        pc: u64,
-        how: Match,
-        out: O,
-    ) -> Result<bool, pcmap_status> {
-        let mut next = 0;
-        for h in self.cached {
-            if self.search_table(endian, h, pc, how, out)? {
-                return Ok(true);
-            }
-            next = h.offset as usize + h.bounds[flat::NUM_BOUNDS - 1] as usize;
-        }
-        if self.all_cached {
-            return Ok(false);
-        }
-        self.search_from(next, endian, pc, how, out)
-    }
-
-    /// `search_in` over the tables whose headers were not kept, from byte
-    /// `next` on: out of line, as only sections of many tables get here.
-    #[inline(never)]
-    fn search_from<E: Endian + 'a, O: Output>(
-        &self,
-        next: usize,
-        endian: E,
-        pc: u64,
-        how: Match,
-        out: O,
-    ) -> Result<bool, pcmap_status> {
-        for t in FlatStackMap::tables_from(self.bytes, next, endian) {
-            let (offset, t) = t?;
-            if let Some(hit) = t.lookup_hit(pc, self.table_address(offset), how)? {
-                let header = t.parsed_header();
-                out.write(self, offset, header.kept(), hit)?;
-                return Ok(true);
-            }
-        }
-        Ok(false)
-    }
-
-    #[inline(always)]
-    fn table_address(&self, offset: usize) -> u64 {
-        self.address.wrapping_add(offset as u64)
-    }
-
-    /// The `pcmap_table` of the table at `offset` whose header is `h`.
-    #[inline(always)]
-    fn table_at(&self, offset: usize, h: KeptHeader<'_>) -> pcmap_table {
-        pcmap_table {
-            data: self.bytes.as_ptr().wrapping_add(offset),
-            size: h.bounds[flat::NUM_BOUNDS - 1] as usize,
-            address: self.table_address(offset),
-        }
-    }
-
-    /// The record of a `pcmap_site` (of this section's `find_site`).
-    pub fn site_record(&self, site: &pcmap_site) -> Result<pcmap_record, pcmap_status> {
-        let (table, t) = self.table(site.table)?;
-        let f = t.frame_record(site.function)?;
-        if !(f.record_index..f.record_index + f.num_records).contains(&site.record) {
-            return Err(pcmap_status::PCMAP_ERR_OUT_OF_RANGE);
-        }
-        let address = t.function_address(site.function, table.address)?;
-        pcmap_record::new(
-            table,
-            address,
-            site.record,
-            t.record(site.record)?,
-            &t.data(),
-        )
-    }
-
-    /// The function of a `pcmap_site`.
-    pub fn site_function(&self, site: &pcmap_site) -> Result<pcmap_function, pcmap_status> {
-        let (table, t) = self.table(site.table)?;
-        pcmap_function::new(table, &t, site.function)
-    }
-
-    /// The table at `offset` of the section.
-    fn table(&self, offset: u64) -> Result<(pcmap_table, Table<'a>), pcmap_status> {
-        let at = usize::try_from(offset).map_err(|_| pcmap_status::PCMAP_ERR_OUT_OF_RANGE)?;
-        let bytes = self
-            .bytes
-            .get(at..)
-            .ok_or(pcmap_status::PCMAP_ERR_OUT_OF_RANGE)?;
-        let t = FlatStackMap::parse(bytes, flat::section_endian(self.bytes))?;
-        let table = pcmap_table {
-            data: bytes.as_ptr(),
-            size: t.table_size() as usize,
-            address: self.table_address(at),
-        };
-        Ok((table, t))
-    }
-
-    /// The function containing `pc`, with or without a record there
-    /// (`pcmap_find_function`; the walker asks it where a walk ends),
-    /// searched table by table. See `FlatStackMap::function_containing`.
-    pub fn function_containing(&self, pc: u64) -> Result<Option<pcmap_function>, pcmap_status> {
-        for t in self.tables() {
-            let (table, t) = t?;
-            if let Some((index, _)) = t.function_containing(pc, table.address)? {
-                return Ok(Some(pcmap_function::new(table, &t, index)?));
-            }
-        }
-        Ok(None)
-    }
-
-    /// Function `index` counting across all tables in section order.
-    pub fn function_at(&self, mut index: u32) -> Result<Option<pcmap_function>, pcmap_status> {
-        for t in self.tables() {
-            let (r, t) = t?;
-            if index < t.num_frame_records() {
-                return Ok(Some(pcmap_function::new(r, &t, index)?));
-            }
-            index -= t.num_frame_records();
-        }
-        Ok(None)
-    }
-}
-
-/// The lookup of a section of one table whose header `open` kept, in this
-/// machine's byte order (a program's own section), through the table's PC
-/// map: `Some(Ok(true))` if found (and written to `out`), `Some(Ok(false))`
-/// if there is no record for `pc`; `None` if the section is not of that
-/// kind or the map cannot answer, and `Section::search` must. The path of
-/// a runtime's lookups: it reads `m`'s one header and nothing else, and
-/// holds nothing for a fallback (the caller's is out of line).
+/// The opened section `m` is.
 ///
 /// # Safety
-/// `m` was filled by `open` (`pcmap_open`) and its section is still
-/// mapped; `m.data` is not NULL.
+/// `m` was filled by `pcmap_open` (or copied from one it filled) and its
+/// section is still mapped for `'a`.
 #[inline(always)]
-pub(crate) unsafe fn search_mapped<O: Output>(
-    m: &pcmap_stackmaps,
-    pc: u64,
-    how: Match,
-    out: O,
-) -> Option<Result<bool, pcmap_status>> {
-    let h = &m.tables[0];
-    let native = (h.flags & flat::BIG_ENDIAN != 0) == cfg!(target_endian = "big");
-    if m.num_tables != 1 || m.num_cached_tables != 1 || !native {
-        return None;
-    }
-    // SAFETY: the caller's contract: `m.data` points to the `m.size`
-    // bytes of a mapped section.
-    let bytes = unsafe { core::slice::from_raw_parts(m.data, m.size) };
-    let s = Section {
-        bytes,
-        address: m.address,
-        cached: core::slice::from_ref(h),
-        all_cached: true,
-    };
-    let offset = h.offset as usize;
-    let table = bytes.get(offset..)?;
-    let address = s.table_address(offset);
-    let endian = NativeEndian::default();
-    match FlatStackMap::lookup_mapped(table, endian, h.kept(), pc, address, how)? {
-        None => Some(Ok(false)),
-        Some(hit) => Some(out.write(&s, offset, h.kept(), hit).map(|()| true)),
-    }
+pub unsafe fn opened<'a>(m: &'a pcmap_stackmaps) -> &'a OpenedSection<'a> {
+    // SAFETY: the same layout (asserted above); `OpenedSection`'s
+    // invariant (its bytes are readable for `'a`) is the caller's promise.
+    unsafe { &*(m as *const pcmap_stackmaps).cast::<OpenedSection<'a>>() }
 }
 
-/// What a lookup writes of the record it found.
-pub(crate) trait Output: Copy {
-    /// Writes what it wants of `hit`, found in the table at `offset` of
-    /// `s` whose header is `h`.
-    fn write<E: Endian>(
-        self,
-        s: &Section<'_>,
-        offset: usize,
-        h: KeptHeader<'_>,
-        hit: Hit<'_, E>,
-    ) -> Result<(), pcmap_status>;
+/// The `pcmap_table` of the table `at` of the section `bytes`.
+#[inline(always)]
+fn c_table(bytes: &[u8], at: &TableAt) -> pcmap_table {
+    pcmap_table {
+        data: bytes.as_ptr().wrapping_add(at.offset),
+        size: at.header.bounds[flat::NUM_BOUNDS - 1] as usize,
+        address: at.address,
+    }
 }
 
 /// `pcmap_find`: the function (unless NULL) and the whole record, its Site
@@ -452,18 +87,20 @@ pub(crate) struct Full {
     pub record: *mut pcmap_record,
 }
 
-impl Output for Full {
+impl<'a> Output<'a> for Full {
+    type Out = ();
+    type Error = pcmap_status;
+
     #[inline]
-    fn write<E: Endian>(
+    fn write<E: Endian + 'a>(
         self,
-        s: &Section<'_>,
-        offset: usize,
-        h: KeptHeader<'_>,
-        hit: Hit<'_, E>,
+        bytes: &'a [u8],
+        at: TableAt,
+        hit: Hit<'a, E>,
     ) -> Result<(), pcmap_status> {
-        let table = s.table_at(offset, h);
+        let table = c_table(bytes, &at);
         let found = hit.found;
-        let data = SiteData::of_kept(s.bytes.get(offset..).unwrap_or_default(), h);
+        let data = SiteData::of_kept(bytes.get(at.offset..).unwrap_or_default(), at.header.kept());
         let record = pcmap_record::new(table, found.address, found.record, hit.record(), &data)?;
         // SAFETY: `Full`'s contract.
         unsafe {
@@ -489,20 +126,22 @@ impl Output for Full {
 #[derive(Clone, Copy)]
 pub(crate) struct SiteOut(pub *mut pcmap_site);
 
-impl Output for SiteOut {
+impl<'a> Output<'a> for SiteOut {
+    type Out = ();
+    type Error = pcmap_status;
+
     #[inline(always)]
-    fn write<E: Endian>(
+    fn write<E: Endian + 'a>(
         self,
-        _: &Section<'_>,
-        offset: usize,
-        _: KeptHeader<'_>,
-        hit: Hit<'_, E>,
+        _: &'a [u8],
+        at: TableAt,
+        hit: Hit<'a, E>,
     ) -> Result<(), pcmap_status> {
         // SAFETY: the pointer is valid for a write (`pcmap_find_site`'s
         // contract).
         unsafe {
             self.0.write(pcmap_site {
-                table: offset as u64,
+                table: at.offset as u64,
                 function: hit.found.function,
                 record: hit.found.record,
                 site: hit.site_offset(),
@@ -513,16 +152,148 @@ impl Output for SiteOut {
     }
 }
 
+/// What the C API reads of a [`Section`] besides the reader's lookups.
+pub trait CSection<'a> {
+    /// Each table with the `pcmap_table` that refers to it.
+    fn c_tables(&self)
+        -> impl Iterator<Item = Result<(pcmap_table, Table<'a>), pcmap_status>> + 'a;
+    /// The table at `offset` of the section.
+    fn c_table_at(&self, offset: u64) -> Result<(pcmap_table, Table<'a>), pcmap_status>;
+    /// The function containing `pc` (`pcmap_find_function`).
+    fn function_of(&self, pc: Pc) -> Result<Option<pcmap_function>, pcmap_status>;
+    /// Function `index` counting across all tables (`pcmap_function_at`).
+    fn nth_function(&self, index: u32) -> Result<Option<pcmap_function>, pcmap_status>;
+    /// The record of a `pcmap_site` (of this section's `find_site`).
+    fn site_record(&self, site: &pcmap_site) -> Result<pcmap_record, pcmap_status>;
+    /// The function of a `pcmap_site`.
+    fn site_function(&self, site: &pcmap_site) -> Result<pcmap_function, pcmap_status>;
+}
+
+impl<'a> CSection<'a> for Section<'a> {
+    fn c_tables(
+        &self,
+    ) -> impl Iterator<Item = Result<(pcmap_table, Table<'a>), pcmap_status>> + 'a {
+        let bytes = self.bytes;
+        self.tables().map(move |t| {
+            t.map(|(at, t)| (c_table(bytes, &at), t))
+                .map_err(Into::into)
+        })
+    }
+
+    fn c_table_at(&self, offset: u64) -> Result<(pcmap_table, Table<'a>), pcmap_status> {
+        if usize::try_from(offset).map_or(true, |o| o > self.bytes.len()) {
+            return Err(pcmap_status::PCMAP_ERR_OUT_OF_RANGE);
+        }
+        let (at, t) = self.table(offset)?;
+        Ok((c_table(self.bytes, &at), t))
+    }
+
+    fn function_of(&self, pc: Pc) -> Result<Option<pcmap_function>, pcmap_status> {
+        match self.function_containing(pc)? {
+            Some((at, t, index)) => Ok(Some(pcmap_function::new(
+                c_table(self.bytes, &at),
+                &t,
+                index,
+            )?)),
+            None => Ok(None),
+        }
+    }
+
+    fn nth_function(&self, index: u32) -> Result<Option<pcmap_function>, pcmap_status> {
+        match self.function_at(index)? {
+            Some((at, t, index)) => Ok(Some(pcmap_function::new(
+                c_table(self.bytes, &at),
+                &t,
+                index,
+            )?)),
+            None => Ok(None),
+        }
+    }
+
+    fn site_record(&self, site: &pcmap_site) -> Result<pcmap_record, pcmap_status> {
+        let (table, t) = self.c_table_at(site.table)?;
+        let f = t.frame_record(site.function)?;
+        if !(f.record_index..f.record_index + f.num_records).contains(&site.record) {
+            return Err(pcmap_status::PCMAP_ERR_OUT_OF_RANGE);
+        }
+        let address = t.function_address(site.function, table.address)?;
+        pcmap_record::new(
+            table,
+            address,
+            site.record,
+            t.record(site.record)?,
+            &t.data(),
+        )
+    }
+
+    fn site_function(&self, site: &pcmap_site) -> Result<pcmap_function, pcmap_status> {
+        let (table, t) = self.c_table_at(site.table)?;
+        pcmap_function::new(table, &t, site.function)
+    }
+}
+
+/// The function containing return address `pc` and its record at `pc`
+/// (`how`), if any (`pcmap_find`, `pcmap_find_at_or_after`).
+pub fn find(
+    s: &Section<'_>,
+    pc: u64,
+    how: Match,
+) -> Result<Option<(pcmap_function, pcmap_record)>, pcmap_status> {
+    let mut f = core::mem::MaybeUninit::uninit();
+    let mut r = core::mem::MaybeUninit::uninit();
+    let out = Full {
+        function: f.as_mut_ptr(),
+        record: r.as_mut_ptr(),
+    };
+    match s.search(Pc::ReturnAddress(pc), how, out)? {
+        // SAFETY: `search` wrote both when it found the record.
+        Some(()) => Ok(Some(unsafe { (f.assume_init(), r.assume_init()) })),
+        None => Ok(None),
+    }
+}
+
+/// The record at return address `pc` (`how`) as `pcmap_find_site` gives
+/// it.
+pub fn find_site(s: &Section<'_>, pc: u64, how: Match) -> Result<Option<pcmap_site>, pcmap_status> {
+    let mut site = core::mem::MaybeUninit::uninit();
+    match s.search(Pc::ReturnAddress(pc), how, SiteOut(site.as_mut_ptr()))? {
+        // SAFETY: `search` wrote it when it found the record.
+        Some(()) => Ok(Some(unsafe { site.assume_init() })),
+        None => Ok(None),
+    }
+}
+
 /// One entry of an ID index: the record's ID, its table's offset in the
 /// section, and its function's and its own index in that table. Sorted by
 /// all three: the records of one ID are adjacent, in section order.
 pub type IdEntry = [u64; 3];
 
-impl<'a> Section<'a> {
+/// The C API's lookups by ID and by patch region.
+pub trait CIds<'a> {
     /// How many records the section has: the entries of its ID index.
-    pub fn num_records(&self) -> Result<usize, pcmap_status> {
+    fn num_records(&self) -> Result<usize, pcmap_status>;
+    /// Each record's ID index entry, in section order, to `visit`.
+    fn each_id(&self, visit: impl FnMut(IdEntry) -> bool) -> Result<(), pcmap_status>;
+    /// Fills `out` (exactly `num_records` entries) with the ID index and
+    /// sorts it. No memory of ours: the caller's.
+    fn build_id_index(&self, out: &mut [IdEntry]) -> Result<(), pcmap_status>;
+    /// The `n`th record (from 0, in section order) whose ID is `id`.
+    fn find_id(
+        &self,
+        index: Option<&[IdEntry]>,
+        id: u64,
+        n: u32,
+    ) -> Result<Option<pcmap_site>, pcmap_status>;
+    /// The patch point or stack map whose patch region holds return address
+    /// `pc`.
+    fn find_patch_region(&self, pc: u64) -> Result<Option<pcmap_site>, pcmap_status>;
+}
+
+impl<'a> CIds<'a> for Section<'a> {
+    /// How many records the section has: the entries of its ID index.
+    fn num_records(&self) -> Result<usize, pcmap_status> {
         let mut n = 0usize;
-        for t in self.tables() {
+        for t in self.c_tables() {
             n += t?.1.num_records() as usize;
         }
         Ok(n)
@@ -530,7 +301,7 @@ impl<'a> Section<'a> {
 
     /// Each record's ID index entry, in section order, to `visit`.
     fn each_id(&self, mut visit: impl FnMut(IdEntry) -> bool) -> Result<(), pcmap_status> {
-        for t in self.tables() {
+        for t in self.c_tables() {
             let (table, t) = t?;
             let offset = (table.data as usize).wrapping_sub(self.bytes.as_ptr() as usize) as u64;
             let data = t.data();
@@ -549,7 +320,7 @@ impl<'a> Section<'a> {
 
     /// Fills `out` (exactly [`num_records`](Self::num_records) entries) with
     /// the ID index and sorts it. No memory of ours: the caller's.
-    pub fn build_id_index(&self, out: &mut [IdEntry]) -> Result<(), pcmap_status> {
+    fn build_id_index(&self, out: &mut [IdEntry]) -> Result<(), pcmap_status> {
         let mut n = 0;
         let mut overflow = false;
         self.each_id(|e| match out.get_mut(n) {
@@ -566,14 +337,14 @@ impl<'a> Section<'a> {
         if overflow || n != out.len() {
             return Err(pcmap_status::PCMAP_ERR_ARGUMENT);
         }
-        crate::sort::heapsort_by(out, |a, b| a < b);
+        out.sort_unstable();
         Ok(())
     }
 
     /// The `n`th record (from 0, in section order) whose ID is `id`: by
     /// binary search of `index` if given (built by `build_id_index` for
     /// this section), else by a scan of every record.
-    pub fn find_id(
+    fn find_id(
         &self,
         index: Option<&[IdEntry]>,
         id: u64,
@@ -605,7 +376,7 @@ impl<'a> Section<'a> {
         let Some([_, table, at]) = found else {
             return Ok(None);
         };
-        let (_, t) = self.table(table)?;
+        let (_, t) = self.c_table_at(table)?;
         let function = (at >> 32) as u32;
         let record = at as u32;
         Ok(Some(pcmap_site {
@@ -616,19 +387,18 @@ impl<'a> Section<'a> {
             stack_size: t.frame_record(function)?.stack_size,
         }))
     }
-}
 
-impl<'a> Section<'a> {
     /// The patch point or stack map whose patch region holds return address
     /// `pc`: the record at `A` with a known patchable size `S` and
     /// `A < pc <= A + S` (a call inside the region returns into it, or to
     /// its end). Regions do not overlap (`pcmap emit` checks), so it is the
     /// function's last record before `pc`. Statepoints are not: their patch
     /// bytes end at the record, which `find` finds at the return address.
-    pub fn find_patch_region(&self, pc: u64) -> Result<Option<pcmap_site>, pcmap_status> {
-        for t in self.tables() {
+    fn find_patch_region(&self, pc: u64) -> Result<Option<pcmap_site>, pcmap_status> {
+        for t in self.c_tables() {
             let (table, t) = t?;
-            let Some((f, address)) = t.function_containing(pc, table.address)? else {
+            let Some((f, address)) = t.function_containing(Pc::ReturnAddress(pc), table.address)?
+            else {
                 continue;
             };
             let Ok(offset) = u32::try_from(pc.wrapping_sub(address)) else {

@@ -34,6 +34,21 @@ pub enum pcmap_status {
     PCMAP_ERR_REGISTRY_FULL = -20,
     /// The section is registered already.
     PCMAP_ERR_REGISTERED = -21,
+    /// A walk through the registry reached a PC in no registered image
+    /// while the registry has refused an image's section (a corrupt one,
+    /// another layout version, the registry full: `pcmap_registry_info`):
+    /// the frame may be managed, by the image whose tables were refused.
+    PCMAP_ERR_IMAGE_REFUSED = -22,
+    /// A frame's record has no known kind (stack map, patch point or
+    /// statepoint), so which of its locations are roots is not known: an
+    /// object compiled by llc without the plugin's site descriptions.
+    /// Finish the object with them, or with `pcmap emit --ir`.
+    PCMAP_ERR_UNKNOWN_KIND = -10,
+    /// `pcmap_open`: the table's function addresses are 0, as a
+    /// relocatable object holds them until linked (its relocations give
+    /// them). Open the linked program's section (or resolve the object's
+    /// relocations first, as `pcmap dump` does).
+    PCMAP_ERR_UNRELOCATED = -11,
     /// A walk reached a frame whose PC is in no function of the tables:
     /// the end of the managed stack (not an error).
     PCMAP_STOP_UNMANAGED = 2,
@@ -70,6 +85,7 @@ impl From<Error> for pcmap_status {
             Error::UnsupportedVersion(_) | Error::UnsupportedFlatVersion(_) => PCMAP_ERR_VERSION,
             Error::IndexOutOfRange { .. } => PCMAP_ERR_OUT_OF_RANGE,
             Error::NotSorted { .. } | Error::FunctionsNotSorted { .. } => PCMAP_ERR_NOT_SORTED,
+            Error::Unrelocated => PCMAP_ERR_UNRELOCATED,
             _ => PCMAP_ERR_CORRUPT,
         }
     }
@@ -100,6 +116,9 @@ pub extern "C" fn pcmap_strerror(status: c_int) -> *const c_char {
         -8 => b"location names a register the caller did not supply\0",
         -20 => b"image registry full\0",
         -21 => b"stack map section already registered\0",
+        -22 => b"stack walk: PC in no registered image, and the registry refused an image's tables (pcmap_registry_info): the frame may be managed\0",
+        -10 => b"stack walk: a record has no known kind (no site description): finish the object with the plugin's descriptions or pcmap emit --ir\0",
+        -11 => b"unrelocated stack map: function addresses are 0 until linked (a relocatable object's table)\0",
         -9 => b"stack walk: CFA not above SP, read outside the stack, or too many frames\0",
         2 => b"stack walk: frame outside the stack maps' functions (end of the managed stack)\0",
         3 => b"stack walk: no record at the frame's PC\0",
@@ -133,6 +152,9 @@ mod tests {
             PCMAP_ERR_NO_REGISTER,
             PCMAP_ERR_REGISTRY_FULL,
             PCMAP_ERR_REGISTERED,
+            PCMAP_ERR_IMAGE_REFUSED,
+            PCMAP_ERR_UNKNOWN_KIND,
+            PCMAP_ERR_UNRELOCATED,
             PCMAP_ERR_BAD_STACK,
             PCMAP_STOP_UNMANAGED,
             PCMAP_STOP_NO_RECORD,

@@ -54,18 +54,6 @@ pub struct pcmap_table_header {
     pub pc_map_shift: u8,
 }
 
-impl pcmap_table_header {
-    /// The reader's form of this header, read in place.
-    #[inline(always)]
-    pub fn kept(&self) -> flat::KeptHeader<'_> {
-        flat::KeptHeader {
-            bounds: &self.bounds,
-            flags: self.flags,
-            pc_map_shift: self.pc_map_shift,
-        }
-    }
-}
-
 /// One table of a section, as referenced by the functions and records in it.
 #[allow(non_camel_case_types)]
 #[repr(C)]

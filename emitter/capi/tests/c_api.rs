@@ -302,30 +302,40 @@ fn expected() -> String {
         }
     }
     // pcmap_find_function: the first table (in section order) with a
-    // function starting at or below the PC that contains it, end included.
-    let containing = |pc: u64| {
+    // function holding the PC's byte: a return address's is the byte
+    // before it (the end is in, the start is not), an instruction's is
+    // its own (the start is in, the end is not); size 0 holds every byte
+    // up to the next function.
+    let holding = |byte: u64| {
         tables.iter().find_map(|t| {
-            let f = t.functions.iter().rev().find(|f| f.address <= pc)?;
-            (f.size == 0 || pc - f.address <= u64::from(f.size)).then_some(f)
+            let f = t.functions.iter().rev().find(|f| f.address <= byte)?;
+            (f.size == 0 || byte - f.address < u64::from(f.size)).then_some(f)
         })
     };
     for (_, f) in &functions {
         let a = f.address;
         let size = u64::from(f.size);
         for pc in [a - 1, a, a + size / 2, a + size, a + size + 1] {
-            match containing(pc) {
-                Some(g) => writeln!(
-                    out,
-                    "find_function({pc:#x})={:#x} size={} records={}",
-                    g.address,
-                    g.size,
-                    g.records.len()
-                ),
-                None => writeln!(out, "find_function({pc:#x})=not found"),
+            for (kind, byte) in [("return", pc - 1), ("instruction", pc)] {
+                match holding(byte) {
+                    Some(g) => writeln!(
+                        out,
+                        "find_function({pc:#x}, {kind})={:#x} size={} records={}",
+                        g.address,
+                        g.size,
+                        g.records.len()
+                    ),
+                    None => writeln!(out, "find_function({pc:#x}, {kind})=not found"),
+                }
+                .unwrap();
             }
-            .unwrap();
         }
     }
+    writeln!(
+        out,
+        "find_function(kind 2)=invalid argument (NULL pointer or reversed range)"
+    )
+    .unwrap();
     writeln!(out, "function_at(end)=stack map index out of range").unwrap();
     writeln!(out, "find_site(0)=not found").unwrap();
     out

@@ -3,6 +3,7 @@
 //! a panic or an out-of-bounds read (the slices end where the data ends).
 
 use pcmap_capi::decode::{self, List};
+use pcmap_capi::section::{find, find_site, CSection, OpenedSection};
 use pcmap_capi::{pcmap_status, Section};
 use pcmap_reader::flat::{Match, RecordKind};
 use pcmap_reader::stackmap::{write_flat, FrameState, Function, Record, Table};
@@ -54,10 +55,12 @@ fn table() -> Table {
 /// Everything a runtime might do with a section; errors are fine, panics not.
 fn exercise(bytes: &[u8]) {
     let s = Section::new(bytes, 0);
-    let Ok(m) = s.open() else { return };
+    let Ok(m) = OpenedSection::open(bytes, 0) else {
+        return;
+    };
     let _ = s.validate();
     for pc in [0x108, 0x120, 0x204, 0x1000] {
-        if let Ok(Some((_, r))) = s.find(pc) {
+        if let Ok(Some((_, r))) = find(&s, pc, Match::Exact) {
             for i in 0..=u32::from(r.num_locations) {
                 let _ = decode::decode(&r, i, &[]);
                 let _ = decode::location(&r, i);
@@ -78,14 +81,14 @@ fn exercise(bytes: &[u8]) {
                 while let Ok(Some(_)) = decode::frame_register_next(&mut c) {}
             }
         }
-        let _ = s.find_at_or_after(pc);
-        if let Ok(Some(site)) = s.find_site(pc, Match::Exact) {
+        let _ = find(&s, pc, Match::AtOrAfter);
+        if let Ok(Some(site)) = find_site(&s, pc, Match::Exact) {
             let _ = s.site_record(&site);
             let _ = s.site_function(&site);
         }
     }
     for i in 0..=m.num_functions {
-        let _ = s.function_at(i);
+        let _ = s.nth_function(i);
     }
 }
 
@@ -96,7 +99,7 @@ fn truncated_and_corrupted_sections_never_panic() {
         write_flat(&table(), BigEndian, false).unwrap().bytes,
     ] {
         let good = Section::new(&bytes, 0);
-        assert!(good.open().is_ok() && good.validate().is_ok());
+        assert!(OpenedSection::open(&bytes, 0).is_ok() && good.validate().is_ok());
         for len in 0..bytes.len() {
             exercise(&bytes[..len]);
         }
@@ -119,20 +122,19 @@ fn lookups_find_exactly_the_records() {
         write_flat(&table(), BigEndian, true).unwrap().bytes,
     ] {
         let plain = Section::new(&bytes, 0);
-        let m = plain.open().unwrap();
-        // SAFETY: `m` was opened over `bytes`, which outlive it.
-        let kept = unsafe { Section::opened(&m) };
-        assert_eq!(kept.cached.len(), 1);
+        let m = OpenedSection::open(&bytes, 0).unwrap();
+        let kept = m.section();
+        assert_eq!(kept.kept.len(), 1);
         for s in [plain, kept] {
-            let id = |pc| s.find(pc).unwrap().map(|(_, r)| r.id);
+            let id = |pc| find(&s, pc, Match::Exact).unwrap().map(|(_, r)| r.id);
             assert_eq!(
                 (id(0x108), id(0x120), id(0x204)),
                 (Some(1), Some(2), Some(3))
             );
             // The lean lookup finds the same records, and expands to them.
             for pc in [0x108, 0x120, 0x204] {
-                let (f, r) = s.find(pc).unwrap().unwrap();
-                let site = s.find_site(pc, Match::Exact).unwrap().unwrap();
+                let (f, r) = find(&s, pc, Match::Exact).unwrap().unwrap();
+                let site = find_site(&s, pc, Match::Exact).unwrap().unwrap();
                 assert_eq!(
                     (site.function, site.record, site.site, site.stack_size),
                     (f.index, r.index, r.site, f.stack_size)
@@ -147,14 +149,36 @@ fn lookups_find_exactly_the_records() {
             }
             for miss in [0, 0x100, 0x107, 0x109, 0x141, 0x1ff, 0x205, u64::MAX] {
                 assert_eq!(id(miss), None, "pc {miss:#x}");
-                assert_eq!(s.find_site(miss, Match::Exact).unwrap(), None);
+                assert_eq!(find_site(&s, miss, Match::Exact).unwrap(), None);
             }
         }
     }
     assert_eq!(
-        Section::new(&[], 0).open().unwrap_err(),
+        pcmap_status::from(OpenedSection::open(&[], 0).unwrap_err()),
         pcmap_status::PCMAP_ERR_BAD_MAGIC
     );
+}
+
+/// A table as a relocatable object holds it (every function's address
+/// field 0, for the linker to fill) is refused, not read as a program's
+/// code at the table's own address.
+#[test]
+fn an_unrelocated_table_is_refused() {
+    for absolute in [false, true] {
+        let mut w = write_flat(&table(), LittleEndian, absolute).unwrap();
+        let width = if absolute { 8 } else { 4 };
+        for &at in &w.address_offsets {
+            w.bytes[at..at + width].fill(0);
+        }
+        let mut m = std::mem::MaybeUninit::uninit();
+        // SAFETY: the bytes are readable, `m` writable.
+        let st = unsafe {
+            pcmap_capi::ffi::pcmap_open(m.as_mut_ptr(), w.bytes.as_ptr().cast(), w.bytes.len(), 0)
+        };
+        assert_eq!(st, pcmap_status::PCMAP_ERR_UNRELOCATED);
+        let e = OpenedSection::open(&w.bytes, 0).unwrap_err();
+        assert!(e.to_string().contains("unrelocated"), "{e}");
+    }
 }
 
 mod pctables {

@@ -6,10 +6,11 @@
 use std::mem::MaybeUninit;
 
 use pcmap_capi::ffi::{pcmap_find, pcmap_find_site, pcmap_open, pcmap_validate};
+use pcmap_capi::section::find;
 use pcmap_capi::{
     pcmap_record, pcmap_site, pcmap_stackmaps, pcmap_status, Section, PCMAP_CACHED_TABLES,
 };
-use pcmap_reader::flat::{FlatStackMap, RecordKind, PC_MAP_FUNCTIONS_PER_BUCKET};
+use pcmap_reader::flat::{FlatStackMap, Match, RecordKind, PC_MAP_FUNCTIONS_PER_BUCKET};
 use pcmap_reader::stackmap::{write_flat_placed, Function, Record, Table};
 use pcmap_reader::LittleEndian;
 
@@ -57,7 +58,9 @@ fn ids_in(b: &[u8], pcs: std::ops::Range<u64>) -> Vec<Option<u64>> {
     // SAFETY: written on OK.
     let m = unsafe { m.assume_init() };
     pcs.map(|pc| {
-        let plain = s.find(pc).unwrap().map(|(_, r)| (r.id, r.index));
+        let plain = find(&s, pc, Match::Exact)
+            .unwrap()
+            .map(|(_, r)| (r.id, r.index));
         let mut r = MaybeUninit::<pcmap_record>::uninit();
         // SAFETY: `m` is open over `b`; `r` writable.
         let st = unsafe { pcmap_find(&m, pc, std::ptr::null_mut(), r.as_mut_ptr()) };

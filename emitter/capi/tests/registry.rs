@@ -128,6 +128,7 @@ fn registry() {
     assert_eq!(add(&b), PCMAP_OK);
     assert_eq!(add(&b), PCMAP_ERR_REGISTERED);
     assert_eq!(info().images, 2);
+    rust_walk_over_the_registry();
     assert_eq!(find(B + 0x18).1.map(|r| r.id), Some(B + 0x18));
     // The site, with its image's maps for the calls that take them.
     let (mut site, mut maps) = (MaybeUninit::<pcmap_site>::uninit(), MaybeUninit::uninit());
@@ -252,4 +253,42 @@ fn registry() {
     assert_eq!(info().images, 1);
     assert_eq!(remove(&a), PCMAP_OK);
     assert_eq!(info().images, 0);
+}
+
+/// A Rust runtime's walk over the registry: the reader's walker over
+/// `CTables::registry()` finds each image's records (the test's records
+/// have no frame state: the step stops there, and says so).
+fn rust_walk_over_the_registry() {
+    use pcmap_capi::walk::CTables;
+    use pcmap_reader::flat::Pc;
+    use pcmap_reader::walk::{
+        Cursor, FrameAt, Host, Memory, Options, Registers, Stop, UnwindTables,
+    };
+    struct NoStack;
+    impl Memory for NoStack {
+        fn read_u64(&self, _: u64) -> Option<u64> {
+            None
+        }
+    }
+    let tables = CTables::registry();
+    for pc in [A + 0x48, B + 0x58] {
+        match tables.frame_at(Pc::ReturnAddress(pc)) {
+            Ok(FrameAt::Record(f, r)) => {
+                assert_eq!((r.record().id, f.address), (pc, pc & !0x3f));
+            }
+            other => panic!("{pc:#x}: {other:?}"),
+        }
+    }
+    assert!(matches!(
+        tables.frame_at(Pc::ReturnAddress(A + 0x49)),
+        Ok(FrameAt::NoRecord(_))
+    ));
+    assert!(matches!(
+        tables.frame_at(Pc::ReturnAddress(0x10)),
+        Ok(FrameAt::Unmanaged)
+    ));
+    let regs = Registers::at::<Host>(B + 0x58, 0x7000);
+    let mut c = Cursor::<Host, _, _>::new(&tables, NoStack, regs, Options::default()).unwrap();
+    assert!(matches!(c.frame(), FrameAt::Record(..)));
+    assert_eq!(c.step(), Err(Stop::NoFrameState));
 }

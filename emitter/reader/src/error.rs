@@ -59,6 +59,10 @@ pub enum Error {
         /// Byte offset.
         offset: usize,
     },
+    /// A table whose function addresses are still 0, as an object file
+    /// holds them before linking (its relocations give them): opened as a
+    /// running program's, every address would be wrong.
+    Unrelocated,
 }
 
 /// The readers' result: [`Error`] by default.
@@ -98,6 +102,9 @@ impl fmt::Display for Error {
             Error::BadLeb128 { offset } => write!(
                 f,
                 "LEB128 field at offset {offset} is too long or too large for its field"
+            ),
+            Error::Unrelocated => f.write_str(
+                "unrelocated stack map: its function addresses are 0 until linked (a relocatable object's table); resolve the object's relocations or read the linked program's section",
             ),
         }
     }

@@ -17,6 +17,18 @@ pub enum LebError {
     Overflow,
 }
 
+impl core::fmt::Display for LebError {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str(match self {
+            LebError::Truncated => "LEB128 value truncated: the data ends inside it",
+            LebError::Overflow => "LEB128 value longer than 10 bytes or beyond 64 bits",
+        })
+    }
+}
+
+#[cfg(feature = "std")]
+impl std::error::Error for LebError {}
+
 /// Reads the ULEB128 value at `offset` of `data`: the value and its length.
 #[inline]
 pub fn read_uleb128(data: &[u8], offset: usize) -> Result<(u64, usize), LebError> {

@@ -28,7 +28,7 @@
 //! a return address; [`flat`]'s documentation has the full reading example.
 //!
 //! ```no_run
-//! use pcmap_reader::flat::{FlatStackMap, Match};
+//! use pcmap_reader::flat::{FlatStackMap, Match, Pc};
 //! use pcmap_reader::LittleEndian;
 //!
 //! extern "C" {
@@ -46,7 +46,8 @@
 //!     for table in FlatStackMap::tables(section, LittleEndian) {
 //!         let (offset, table) = table.ok()?;
 //!         let address = section.as_ptr() as u64 + offset as u64;
-//!         if let Some(hit) = table.lookup_hit(return_address, address, Match::Exact).ok()? {
+//!         let pc = Pc::ReturnAddress(return_address);
+//!         if let Some(hit) = table.lookup_hit(pc, address, Match::Exact).ok()? {
 //!             return Some(hit.stack_size());
 //!         }
 //!     }
@@ -58,6 +59,13 @@
 //! [`Error`]; none allocates.
 #![no_std]
 #![deny(missing_docs)]
+#![deny(unsafe_op_in_unsafe_fn)]
+// PowerPC's `global_asm!` (the capture trampoline) is behind this
+// (nightly) feature.
+#![cfg_attr(
+    all(feature = "capture", target_arch = "powerpc64"),
+    feature(asm_experimental_arch)
+)]
 
 #[cfg(feature = "alloc")]
 extern crate alloc;

@@ -3,13 +3,15 @@
 //! `Display`, summed by `pcmap verify --against` with [`StatsLine::parse`].
 //!
 //! ```text
-//! pcmap-stats v1 encoding=compact covered=12 atomics=30 uar=2 recorded=0 module=src/a.c
-//! └─ TAG ─────┘ └ fields, `key=value`, in this order ───────────────┘ └ last, rest of line ┘
+//! pcmap-stats v1 encoding=compact covered=12 atomics=30 uar=2 recorded=0 fences=1 module=src/a.c
+//! └─ TAG ─────┘ └ fields, `key=value`, in this order ────────────────────────┘ └ last, rest of line ┘
 //! ```
 //!
 //! `covered`: functions given a covered entry; `atomics`: instructions given
 //! an atomics entry; `uar`: functions whose mask has the UAR bit;
-//! `recorded`: instructions given at least one generic (record rule) entry.
+//! `recorded`: instructions given at least one generic (record rule) entry;
+//! `fences`: the IR `fence` instructions among the `atomics` (absent from
+//! older lines: unknown).
 //! `module` takes the rest of the line (source names may hold spaces). A new
 //! field goes before `module` and bumps nothing (readers skip keys they do
 //! not know); a changed meaning bumps `v1`.
@@ -32,6 +34,8 @@ pub struct Stats {
     pub uar: u64,
     /// Instructions the `record=` rules tagged.
     pub recorded: u64,
+    /// IR fences among the tagged atomics; `None` when a line does not say.
+    pub fences: Option<u64>,
 }
 
 /// One line: a module's counts, its encoding and its source file name.
@@ -104,6 +108,7 @@ impl<'a> StatsLine<'a> {
                     atomics: required("atomics")?,
                     uar: count("uar").unwrap_or(0),
                     recorded: count("recorded").unwrap_or(0),
+                    fences: count("fences"),
                 },
                 module,
             })
@@ -116,9 +121,13 @@ impl fmt::Display for StatsLine<'_> {
         let s = &self.stats;
         write!(
             f,
-            "{TAG} {VERSION} encoding={} covered={} atomics={} uar={} recorded={} {MODULE}{}",
-            self.encoding, s.covered, s.atomics, s.uar, s.recorded, self.module
-        )
+            "{TAG} {VERSION} encoding={} covered={} atomics={} uar={} recorded={} ",
+            self.encoding, s.covered, s.atomics, s.uar, s.recorded
+        )?;
+        if let Some(fences) = s.fences {
+            write!(f, "fences={fences} ")?;
+        }
+        write!(f, "{MODULE}{}", self.module)
     }
 }
 
@@ -136,15 +145,19 @@ mod tests {
                 atomics: 2,
                 uar: 3,
                 recorded: 4,
+                fences: Some(1),
             },
             module: "a b.c",
         };
         let text = l.to_string();
         assert_eq!(
             text,
-            "pcmap-stats v1 encoding=native covered=1 atomics=2 uar=3 recorded=4 module=a b.c"
+            "pcmap-stats v1 encoding=native covered=1 atomics=2 uar=3 recorded=4 fences=1 module=a b.c"
         );
         assert_eq!(StatsLine::parse(&text), Some(Ok(l)));
+        // A line of an older plugin does not count fences.
+        let old = StatsLine::parse("pcmap-stats v1 covered=1 atomics=2 module=m");
+        assert_eq!(old.unwrap().unwrap().stats.fences, None);
     }
 
     #[test]

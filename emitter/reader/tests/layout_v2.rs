@@ -3,7 +3,7 @@
 //! can write, the header rules, and every corruption of a Site or
 //! FrameState rejected with an error, never a panic.
 
-use pcmap_reader::flat::{self, Cfa, FlatStackMap, FrameRegister, Match, RecordKind};
+use pcmap_reader::flat::{self, Cfa, FlatStackMap, FrameRegister, Match, Pc, RecordKind};
 use pcmap_reader::llvm::LlvmStackMap;
 use pcmap_reader::stackmap::{
     write_flat, write_flat_placed, write_flat_with, write_llvm, FrameState, Function, Record, Table,
@@ -318,7 +318,7 @@ fn absolute_addresses() {
     assert_eq!(w.address_offsets, vec![24 + 32 + 24, 24 + 32 + 24 + 8]);
     assert_eq!(flat.function_address(1, 0xdead).unwrap(), 0x40_2000);
     let found = flat
-        .lookup(0x40_2004, 0xdead, Match::Exact)
+        .lookup(Pc::ReturnAddress(0x40_2004), 0xdead, Match::Exact)
         .unwrap()
         .unwrap();
     assert_eq!((found.function, found.record), (1, 2));
@@ -485,7 +485,10 @@ fn exercise(bytes: &[u8]) {
         .step_by(3)
         .flat_map(|f| [8, 16, 20].map(|o| 0x1000 + 0x40 * f + o));
     for pc in pcs {
-        for how in [Match::Exact, Match::AtOrAfter] {
+        for (pc, how) in [Pc::ReturnAddress(pc), Pc::Instruction(pc)]
+            .into_iter()
+            .flat_map(|pc| [(pc, Match::Exact), (pc, Match::AtOrAfter)])
+        {
             if let Ok(Some(hit)) = t.lookup_hit(pc, 0, how) {
                 if let Ok(site) = t.site(hit.site_offset()) {
                     let _ = t.locations(&site).count();

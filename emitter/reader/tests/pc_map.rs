@@ -4,7 +4,7 @@
 //! linker moved functions apart, and whatever a corrupt map entry holds,
 //! with self-relative and with absolute addresses.
 
-use pcmap_reader::flat::{FlatStackMap, Found, Match, RecordKind};
+use pcmap_reader::flat::{FlatStackMap, Found, Match, Pc, RecordKind};
 use pcmap_reader::stackmap::{write_flat_placed, Function, Record, Table};
 use pcmap_reader::LittleEndian;
 use proptest::prelude::*;
@@ -67,14 +67,20 @@ fn relocated(t: &Table, absolute: bool) -> Vec<u8> {
     write_flat_placed(t, LittleEndian, absolute, true, 0).unwrap()
 }
 
-/// The answer by scanning the model.
-fn expected(t: &Table, pc: u64, how: Match) -> Option<Found> {
-    let f = t.functions.iter().rposition(|f| f.address <= pc)?;
+/// The answer by scanning the model: the function holding the byte at
+/// the PC (a return address: at the PC - 1), the record at the PC.
+fn expected(t: &Table, pc: Pc, how: Match) -> Option<Found> {
+    let (byte, after) = match pc {
+        Pc::ReturnAddress(pc) => (pc.checked_sub(1)?, 1),
+        Pc::Instruction(pc) => (pc, 0),
+    };
+    let f = t.functions.iter().rposition(|f| f.address <= byte)?;
     let function = &t.functions[f];
-    let offset = pc - function.address;
-    if function.size != 0 && offset > u64::from(function.size) {
+    let inside = byte - function.address;
+    if function.size != 0 && inside >= u64::from(function.size) {
         return None;
     }
+    let offset = inside + after;
     let first: usize = t.functions[..f].iter().map(|f| f.records.len()).sum();
     let r = function
         .records
@@ -88,15 +94,18 @@ fn expected(t: &Table, pc: u64, how: Match) -> Option<Found> {
     })
 }
 
-/// Every PC from before the first function to after the last, against the
-/// scan, both ways of matching.
+/// Every PC from before the first function to after the last, as a
+/// return address and as an instruction's, against the scan, both ways of
+/// matching.
 fn check(t: &Table, bytes: &[u8]) -> Result<(), TestCaseError> {
     let table = FlatStackMap::parse(bytes, LittleEndian).unwrap();
     let last = t.functions.last().unwrap();
     for pc in BASE - 4..last.address + u64::from(last.size) + 4 {
-        for how in [Match::Exact, Match::AtOrAfter] {
-            let got = table.lookup(pc, 0, how).unwrap();
-            prop_assert_eq!(got, expected(t, pc, how), "pc {:#x} {:?}", pc, how);
+        for pc in [Pc::ReturnAddress(pc), Pc::Instruction(pc)] {
+            for how in [Match::Exact, Match::AtOrAfter] {
+                let got = table.lookup(pc, 0, how).unwrap();
+                prop_assert_eq!(got, expected(t, pc, how), "pc {:?} {:?}", pc, how);
+            }
         }
     }
     Ok(())
@@ -148,5 +157,67 @@ proptest! {
             bytes[at..at + 4].copy_from_slice(&value.to_le_bytes());
         }
         check(&t, &bytes)?;
+    }
+}
+
+/// A function ending with a call (a `noreturn` call, a safepoint before
+/// `unreachable`) returns to its end, which is the next function's first
+/// byte when nothing pads between them: looked up as a return address,
+/// that PC is the earlier function's, its record at offset = size; looked
+/// up as an instruction's address, it is the later function's. With and
+/// without a PC map, with self-relative and absolute addresses; the last
+/// function's end too, where no function follows.
+#[test]
+fn a_return_address_at_the_next_functions_start_is_the_calls() {
+    // 70 functions of 16 bytes, back to back (a map for >= 64); each has
+    // a record at its start and one at its end.
+    let functions = (0..70u64)
+        .map(|f| Function {
+            address: BASE + 16 * f,
+            code_offset: Some(16 * f),
+            size: 16,
+            records: vec![
+                Record::new(2 * f, 0, RecordKind::StackMap),
+                Record::new(2 * f + 1, 16, RecordKind::StatePoint),
+            ],
+            ..Function::default()
+        })
+        .collect();
+    let t = Table {
+        constants: vec![],
+        functions,
+    };
+    for (absolute, map) in [(false, true), (true, true), (false, false), (true, false)] {
+        let bytes = write_flat_placed(&t, LittleEndian, absolute, map, 0).unwrap();
+        let table = FlatStackMap::parse(&bytes, LittleEndian).unwrap();
+        assert_eq!(table.has_pc_map(), map);
+        for f in 0..70u32 {
+            let end = BASE + 16 * u64::from(f) + 16;
+            let found = |pc| table.lookup(pc, 0, Match::Exact).unwrap();
+            let call = found(Pc::ReturnAddress(end)).expect("the call's record");
+            assert_eq!(
+                (call.function, call.record),
+                (f, 2 * f + 1),
+                "{absolute} {map}"
+            );
+            let (_, start, _) = table
+                .find_function(Pc::ReturnAddress(end), 0)
+                .unwrap()
+                .unwrap();
+            assert_eq!(start, end - 16);
+            let next = found(Pc::Instruction(end));
+            let after = table.find_function(Pc::Instruction(end), 0).unwrap();
+            if f + 1 < 70 {
+                let next = next.expect("the next function's first record");
+                assert_eq!((next.function, next.record), (f + 1, 2 * f + 2));
+                assert_eq!(after.unwrap().1, end);
+            } else {
+                assert_eq!((next, after.map(|a| a.0)), (None, None));
+            }
+            // A function's start is never a return address into it.
+            let start = end - 16;
+            let before = found(Pc::ReturnAddress(start));
+            assert_eq!(before.map(|b| b.function), f.checked_sub(1));
+        }
     }
 }

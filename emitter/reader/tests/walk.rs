@@ -1,14 +1,22 @@
-//! The unwind cursor on hand-built stacks for each architecture: SP- and
+//! The walker on hand-built stacks for each architecture: SP- and
 //! FP-based CFA rules, callee-saved registers restored from their slots,
 //! where each ABI keeps the return address, every reason a walk stops,
 //! the frame pointer chain, decoding with a frame's registers and roots.
+//! Every walk runs uncached and through a cache (cold, warm), with reads
+//! checked one by one and allowed a span at once, and the collectors
+//! (decoded roots, root slots; no cache, cold, warm) run from each of its
+//! frames with five sets of roots: each must give what the uncached
+//! cursor gives.
 
 use std::collections::HashMap;
+use std::mem::MaybeUninit;
 
+use pcmap_reader::flat::{Pc, RecordKind};
 use pcmap_reader::walk::{
-    self, decode, roots, Arch, CacheSlot, CachedFrame, CfaRule, Cursor, DecodeError, DecodedFrame,
-    FrameAt, FrameStates, HotLog, HotPlan, HotRegisters, Memory, Options, Registers, Root,
-    RootLayout, RootSlot, RootSlotError, RootsError, State, Stop, UnwindTables, Value,
+    self, decode, roots, slots_of, AArch64, Arch, Cache, CacheKey, CfaRule, Cursor, DecodeError,
+    End, Frame, FrameAt, Log, Memory, Options, Plan, PowerPc64ElfV1, PowerPc64ElfV2, Registers,
+    Root, RootLayout, RootSlot, RootValue, RootsError, Run, Sink, Slot, State, Stop, UnwindTables,
+    Walker, X86_64,
 };
 use pcmap_reader::{Location, LocationKind};
 
@@ -22,7 +30,7 @@ impl Stack {
     }
 }
 
-impl Memory for &Stack {
+impl Memory for Stack {
     fn read_u64(&self, address: u64) -> Option<u64> {
         self.0.get(&address).copied()
     }
@@ -32,8 +40,8 @@ impl Memory for &Stack {
 }
 
 /// The same stack, allowing a span of reads at once where every word of
-/// it is on the stack (the plan's unchecked reads); an unchecked read
-/// of a word not there panics.
+/// it is on the stack (a plan's unchecked reads); an unchecked read of a
+/// word not there panics.
 #[derive(Clone, Copy)]
 struct Bulk<'s>(&'s Stack);
 
@@ -45,9 +53,7 @@ impl Memory for Bulk<'_> {
         self.0 .1.get(&address).copied()
     }
     fn can_read(&self, low: u64, high: u64) -> bool {
-        low.is_multiple_of(8)
-            && low <= high
-            && (low..high).step_by(8).all(|a| self.0 .0.contains_key(&a))
+        low & 7 == 0 && low <= high && (low..high).step_by(8).all(|a| self.0 .0.contains_key(&a))
     }
     unsafe fn read_u64_unchecked(&self, address: u64) -> u64 {
         self.0 .0[&address]
@@ -65,17 +71,43 @@ struct Function {
     records: Vec<TestRecord>,
 }
 
-#[derive(Default)]
-struct Tables(Vec<Function>);
+/// Functions; every record has the same locations (`roots`: none, but for
+/// the collectors' runs) of kind `kind`.
+#[derive(Default, Clone)]
+struct Tables {
+    functions: Vec<Function>,
+    roots: Vec<Location>,
+    kind: u8,
+    /// Its cache key's first word.
+    key: u64,
+}
+
+#[allow(non_snake_case)]
+fn Tables(functions: Vec<Function>) -> Tables {
+    Tables {
+        functions,
+        roots: vec![],
+        kind: RecordKind::StatePoint as u8,
+        key: 1,
+    }
+}
 
 impl UnwindTables for Tables {
     type Function = u64;
-    fn frame_at(&self, pc: u64) -> pcmap_reader::Result<FrameAt<u64, (usize, usize)>> {
-        for (fi, f) in self.0.iter().enumerate() {
-            if f.start <= pc && pc < f.end {
+    type Record = (usize, usize);
+
+    /// The function holding the byte at the PC (a return address: the
+    /// byte before it), the record at the PC.
+    fn frame_at(&self, at: Pc) -> Result<FrameAt<u64, (usize, usize)>, Stop> {
+        let (pc, byte) = match at {
+            Pc::ReturnAddress(pc) => (pc, pc.wrapping_sub(1)),
+            Pc::Instruction(pc) => (pc, pc),
+        };
+        for (fi, f) in self.functions.iter().enumerate() {
+            if f.start <= byte && byte < f.end && pc != 0 {
                 for (ri, r) in f.records.iter().enumerate() {
                     if r.0 == pc {
-                        return Ok(FrameAt::Record(f.start, (fi, ri), r.1));
+                        return Ok(FrameAt::Record(f.start, (fi, ri)));
                     }
                 }
                 return Ok(FrameAt::NoRecord(f.start));
@@ -83,19 +115,33 @@ impl UnwindTables for Tables {
         }
         Ok(FrameAt::Unmanaged)
     }
-}
-
-impl FrameStates for Tables {
-    type Record = (usize, usize);
+    fn state(&self, &(f, r): &(usize, usize)) -> State {
+        self.functions[f].records[r].1
+    }
     fn saved_registers(
         &self,
         &(f, r): &(usize, usize),
         mut visit: impl FnMut(u16, i32),
     ) -> pcmap_reader::Result<()> {
-        for &(reg, off) in &self.0[f].records[r].2 {
+        for &(reg, off) in &self.functions[f].records[r].2 {
             visit(reg, off);
         }
         Ok(())
+    }
+    fn kind(&self, _: &(usize, usize)) -> u8 {
+        self.kind
+    }
+    fn locations<'r>(
+        &'r self,
+        _: &'r (usize, usize),
+    ) -> impl Iterator<Item = pcmap_reader::Result<Location>> + 'r {
+        self.roots.iter().copied().map(Ok)
+    }
+    fn constant(&self, _: &(usize, usize), _: u32) -> pcmap_reader::Result<u64> {
+        Err(pcmap_reader::Error::Inconsistent("no constants"))
+    }
+    fn cache_key(&self) -> CacheKey {
+        [self.key, 0, 0, 0]
     }
 }
 
@@ -103,239 +149,326 @@ fn cfa(register: u16, offset: i32) -> State {
     State::Cfa(CfaRule { register, offset })
 }
 
-fn regs(arch: Arch, pc: u64, set: &[(u16, u64)]) -> Registers {
+fn regs<A: Arch>(pc: u64, set: &[(u16, u64)]) -> Registers {
     let mut r = Registers {
         pc,
         ..Default::default()
     };
     for &(d, v) in set {
-        r.set(arch, d, v, None);
+        r.set::<A>(d, v, None);
     }
     r
 }
 
+type TestSlot = Slot<u64, (usize, usize)>;
+
+/// Memory for a cache of `n` slots.
+fn cache_memory(n: usize) -> Vec<MaybeUninit<TestSlot>> {
+    (0..n).map(|_| MaybeUninit::uninit()).collect()
+}
+
+/// What a frame of a walk was: its registers (all of them: values and
+/// save slots, known or not), its CFA, what the tables say of it.
+type Seen = (Registers, Option<u64>, FrameAt<u64, (usize, usize)>);
+
 /// Steps until a stop; returns (pc, cfa) of each frame and the stop.
-/// The same walk with a cache of decoded frames, cold then warm, must give
-/// the same frames, registers and stop ([`cached_walk`]).
-fn walk(
+/// The same walk with a cache of compiled frames, cold then warm, with
+/// reads checked one by one and allowed at once, must give the same
+/// frames, registers and stop; so must the collectors from every frame
+/// ([`runs_agree`]).
+fn walk<A: Arch>(
     tables: &Tables,
     stack: &Stack,
-    arch: Arch,
     r: Registers,
     options: Options,
 ) -> (Vec<(u64, Option<u64>)>, Stop) {
-    let (frames, stop) = full_walk(tables, stack, arch, r, options, None);
-    let mut cache = vec![empty_slot(); 8];
-    for pass in ["cold", "warm"] {
-        let cached = full_walk(tables, stack, arch, r, options, Some(&mut cache));
-        assert_eq!(cached.0, frames, "{pass} cached walk: frames");
-        assert_eq!(cached.1, stop, "{pass} cached walk: stop");
+    let (frames, stop) = full_walk::<A, _>(tables, stack, r, options, None);
+    for bulk in [false, true] {
+        let mut memory = cache_memory(8);
+        let mut cache = Cache::new(&mut memory).unwrap();
+        for pass in ["cold", "warm"] {
+            let cached = match bulk {
+                false => full_walk::<A, _>(tables, stack, r, options, Some(&mut cache)),
+                true => full_walk::<A, _>(tables, Bulk(stack), r, options, Some(&mut cache)),
+            };
+            assert_eq!(
+                cached.0, frames,
+                "{pass} cached walk (reads at once: {bulk}): frames"
+            );
+            assert_eq!(
+                cached.1, stop,
+                "{pass} cached walk (reads at once: {bulk}): stop"
+            );
+        }
     }
-    // Again with the steps' reads allowed at once (unchecked).
-    let mut cache = vec![empty_slot(); 8];
-    for pass in ["cold", "warm"] {
-        let cached = full_walk(tables, Bulk(stack), arch, r, options, Some(&mut cache));
-        assert_eq!(
-            cached.0, frames,
-            "{pass} cached walk, reads at once: frames"
-        );
-        assert_eq!(cached.1, stop, "{pass} cached walk, reads at once: stop");
+    for roots in root_sets::<A>() {
+        let mut t = tables.clone();
+        t.roots = roots;
+        runs_agree::<A>(&t, stack, options, &frames, stop);
     }
-    hot_runs_agree(tables, stack, arch, options, &frames);
     (frames.iter().map(|f| (f.0.pc, f.1)).collect(), stop)
 }
 
-/// Roots a hot run is tried with: none; two off SP, two off the frame
-/// pointer (its vector path); off SP and the frame pointer, then in a
-/// callee-saved register too (its general path).
-fn hot_roots(arch: Arch) -> [Vec<Root>; 5] {
-    let at = |kind, dwarf_reg, offset| Location {
-        kind,
-        size: 8,
-        dwarf_reg,
-        offset,
-    };
-    let root = |base: Location, derived: Location, i: u16| Root {
-        base,
-        derived,
-        base_index: i,
-        derived_index: i + 1,
-    };
-    let callee = match arch {
-        Arch::X86_64 => 3,
-        Arch::AArch64 => 19,
-        Arch::PowerPc64 => 14,
-    };
-    let (sp, fp) = (
-        at(LocationKind::Indirect, arch.sp(), 8),
-        at(LocationKind::Indirect, arch.fp(), -16),
-    );
-    let reg = at(LocationKind::Register, callee, 0);
-    [
-        vec![],
-        vec![
-            root(sp, sp, 0),
-            root(at(LocationKind::Indirect, arch.sp(), 24), sp, 2),
-        ],
-        vec![
-            root(fp, fp, 0),
-            root(at(LocationKind::Indirect, arch.fp(), -8), fp, 2),
-        ],
-        vec![root(sp, fp, 0), root(fp, sp, 2)],
-        vec![root(sp, fp, 0), root(reg, reg, 2), root(fp, sp, 4)],
-    ]
-}
-
-/// Runs of the hot form (`HotPlan`: the C API's slots collector) from
-/// every frame of the exact walk `frames` on, as far as its checks pass,
-/// with each set of `hot_roots`: every frame it steps the exact walk
-/// steps too, each frame's root slots are what its decoded frame gives
-/// with the exact walk's registers, and where the run ends its registers
-/// are the exact walk's there (known registers' values, the save slots
-/// of those saved, the masks, SP, PC). Registers not known may differ:
-/// a run does not write them.
-#[allow(clippy::type_complexity)]
-fn hot_runs_agree(
-    tables: &Tables,
-    stack: &Stack,
-    arch: Arch,
-    options: Options,
-    frames: &[(Registers, Option<u64>, FrameAt<u64, (usize, usize)>)],
-) {
-    let memory = Bulk(stack);
-    for roots in hot_roots(arch) {
-        // Each frame's decoded frame and hot form, which a run's log
-        // refers to until it ends.
-        let plans: Vec<_> = frames
-            .iter()
-            .map(|f| {
-                let FrameAt::Record(_, record, state) = f.2 else {
-                    return None;
-                };
-                let mut d = DecodedFrame::new(tables, &record, arch, state)?;
-                d.set_roots(arch, &roots)
-                    .then(|| (HotPlan::new(&d, arch), d))
-            })
-            .collect();
-        for start in 0..frames.len() {
-            let mut regs = frames[start].0;
-            let mut log = HotLog::default();
-            let mut hot = HotRegisters::new(arch, &mut regs, &mut log);
-            let (mut i, mut pc) = (start, frames[start].0.pc);
-            while let Some((h, d)) = &plans[i] {
-                // The cursor's frame limit: a policy of the cursor's (the
-                // C API has none), not of the plan's.
-                if i >= options.max_frames as usize {
-                    break;
-                }
-                let Some(step) = h.check(&memory, &hot) else {
-                    break;
-                };
-                assert!(
-                    i + 1 < frames.len(),
-                    "hot run from {start}: a step the exact walk does not take at {i}"
-                );
-                let mut got = [RootSlot::default(); 8];
-                let mut want = [RootSlot::default(); 8];
-                pc = step.ra();
-                let n = step.num_roots();
-                // SAFETY: `check` of this plan, memory and registers; room
-                // for every root a plan holds.
-                unsafe { h.step(&memory, arch, &mut hot, step, got.as_mut_ptr()) };
-                let want_n = d
-                    .root_slots(&frames[i].0, &mut want)
-                    .expect("the decoded frame gives the slots the hot form does");
-                assert_eq!(want_n, n);
-                assert_eq!(
-                    got[..n],
-                    want[..n],
-                    "hot run from {start}: frame {i}'s root slots"
-                );
-                i += 1;
-                assert_eq!(pc, frames[i].0.pc, "hot run from {start}: frame {i}'s PC");
-            }
-            if i == start {
-                continue;
-            }
-            // SAFETY: the run's reads were all in its checked spans.
-            unsafe { hot.finish(&memory, arch, pc) };
-            let want = &frames[i].0;
-            let what = format!("hot run from {start} to {i}");
-            assert_eq!(
-                (regs.pc, regs.known, regs.saved),
-                (want.pc, want.known, want.saved),
-                "{what}"
-            );
-            for s in 0..regs.value.len() {
-                if regs.known >> s & 1 != 0 {
-                    assert_eq!(regs.value[s], want.value[s], "{what}: slot {s}'s value");
-                    if regs.saved >> s & 1 != 0 {
-                        assert_eq!(
-                            regs.address[s], want.address[s],
-                            "{what}: slot {s}'s save slot"
-                        );
-                    }
-                }
-            }
-        }
-    }
-}
-
-type Cached = CacheSlot<CachedFrame<u64, (usize, usize)>>;
-
-fn empty_slot() -> Cached {
-    let r = Tables(vec![Function {
-        start: 1,
-        end: 2,
-        records: vec![(1, cfa(7, 8), vec![])],
-    }]);
-    let frame = DecodedFrame::new(&r, &(0, 0), Arch::X86_64, cfa(7, 8)).unwrap();
-    CacheSlot {
-        pc: 0,
-        entry: CachedFrame {
-            function: 0,
-            record: (0, 0),
-            frame,
-        },
-    }
-}
-
-/// Each frame's registers (all of them: values and save slots, known or
-/// not), what the tables say of it and its CFA, and the stop; with a
-/// cache, `step_cached`.
-#[allow(clippy::type_complexity)]
-fn full_walk<M: Memory>(
+/// Each frame's registers, CFA and what the tables say of it, and the
+/// stop; with a cache, through it.
+fn full_walk<A: Arch, M: Memory>(
     tables: &Tables,
     stack: M,
-    arch: Arch,
     r: Registers,
     options: Options,
-    mut cache: Option<&mut Vec<Cached>>,
-) -> (
-    Vec<(Registers, Option<u64>, FrameAt<u64, (usize, usize)>)>,
-    Stop,
-) {
-    let mut c = Cursor::new(tables, stack, arch, r, options).unwrap();
+    cache: Option<&mut Cache<'_, u64, (usize, usize)>>,
+) -> (Vec<Seen>, Stop) {
+    let mut c = match cache {
+        Some(cache) => Cursor::<A, _, _>::with_cache(tables, stack, r, options, cache),
+        None => Cursor::<A, _, _>::new(tables, stack, r, options),
+    }
+    .unwrap();
     let mut frames = vec![];
     loop {
-        frames.push((*c.registers(), c.cfa(), *c.frame()));
-        let step = match cache.as_mut() {
-            Some(cache) => c.step_cached(cache),
-            None => c.step(),
-        };
-        if let Err(stop) = step {
+        frames.push((*c.registers(), c.cfa(), owned(c.frame())));
+        if let Err(stop) = c.step() {
             return (frames, stop);
         }
     }
 }
 
-/// A cache filled from other tables gives their frames, not these: a
-/// caller flushes it when the tables change (the C API does so itself).
+fn owned(at: FrameAt<&u64, &(usize, usize)>) -> FrameAt<u64, (usize, usize)> {
+    match at {
+        FrameAt::Unmanaged => FrameAt::Unmanaged,
+        FrameAt::NoRecord(f) => FrameAt::NoRecord(*f),
+        FrameAt::Record(f, r) => FrameAt::Record(*f, *r),
+    }
+}
+
+/// Statepoint locations: the header (no deopt values), then the pairs.
+fn statepoint(pairs: &[(Location, Location)]) -> Vec<Location> {
+    let mut l = vec![loc(LocationKind::Constant, 0, 0); 3];
+    for &(b, d) in pairs {
+        l.extend([b, d]);
+    }
+    l
+}
+
+/// The roots the collectors run with: none; two off SP, two off the frame
+/// pointer; off SP and the frame pointer, then in a callee-saved register
+/// too; and a Direct one (no slot) after one off SP.
+fn root_sets<A: Arch>() -> [Vec<Location>; 6] {
+    let callee = (0..32).find(|&s| A::CALLEE_SAVED >> s & 1 != 0 && s != A::FP as usize);
+    let callee = A::dwarf(callee.unwrap());
+    let (sp, fp) = (
+        loc(LocationKind::Indirect, A::SP, 8),
+        loc(LocationKind::Indirect, A::FP, -16),
+    );
+    let reg = loc(LocationKind::Register, callee, 0);
+    let direct = loc(LocationKind::Direct, A::SP, 16);
+    [
+        vec![],
+        statepoint(&[(sp, sp), (loc(LocationKind::Indirect, A::SP, 24), sp)]),
+        statepoint(&[(fp, fp), (loc(LocationKind::Indirect, A::FP, -8), fp)]),
+        statepoint(&[(sp, fp), (fp, sp)]),
+        statepoint(&[(sp, fp), (reg, reg), (fp, sp)]),
+        statepoint(&[(sp, sp), (direct, direct)]),
+    ]
+}
+
+/// A frame a collector gives: its depth, PC and roots.
+type Given = (u32, u64, Vec<RootValue>);
+
+/// What the uncached cursor gives from the frame whose registers are
+/// `from`: each frame with a record, its depth, PC and roots (decoded), up
+/// to the first frame whose roots cannot be given; how the walk ends, and
+/// the registers there.
+fn expected<A: Arch>(
+    tables: &Tables,
+    stack: &Stack,
+    options: Options,
+    from: Registers,
+) -> (Vec<Given>, End, Registers) {
+    let mut c = Cursor::<A, _, _>::new(tables, stack, from, options).unwrap();
+    let mut out = vec![];
+    loop {
+        if let FrameAt::Record(..) = c.frame() {
+            let mut roots = vec![];
+            if let Err(e) = c.roots(|r| roots.push(*r)) {
+                return (out, End::Roots(e), *c.registers());
+            }
+            out.push((c.depth(), c.registers().pc, roots));
+        }
+        if let Err(s) = c.step() {
+            return (out, End::Stop(s), *c.registers());
+        }
+    }
+}
+
+/// A sink that keeps what it is given.
+struct Kept {
+    frames: Vec<Given>,
+    /// Slots (room for 4096: runs of cached frames write them in place).
+    slots: Vec<RootSlot>,
+    done: u32,
+}
+
+impl Default for Kept {
+    fn default() -> Self {
+        Kept {
+            frames: vec![],
+            slots: Vec::with_capacity(4096),
+            done: 0,
+        }
+    }
+}
+
+/// The decoded roots' collector.
+struct Decoded<'k>(&'k mut Kept);
+
+impl Sink for Decoded<'_> {
+    const ROOTS: bool = true;
+    const SLOTS: bool = false;
+    fn roots(&mut self, regs: &Registers, depth: u32, roots: &[RootValue]) -> Result<(), End> {
+        match self.0.frames.last_mut() {
+            // A frame given in several calls.
+            Some(f) if f.0 == depth && f.1 == regs.pc => f.2.extend(roots),
+            _ => self.0.frames.push((depth, regs.pc, roots.to_vec())),
+        }
+        Ok(())
+    }
+    fn frame_done(&mut self) {
+        self.0.done += 1;
+    }
+}
+
+/// The slots' collector.
+struct Slots<'k>(&'k mut Kept);
+
+impl Sink for Slots<'_> {
+    const ROOTS: bool = true;
+    const SLOTS: bool = true;
+    fn room(&mut self, n: usize) -> Result<*mut RootSlot, End> {
+        let s = &mut self.0.slots;
+        if s.len() + n > s.capacity() {
+            return Err(End::Full);
+        }
+        Ok(s.as_mut_ptr().wrapping_add(s.len()))
+    }
+    fn wrote(&mut self, n: usize) {
+        let s = &mut self.0.slots;
+        // SAFETY: `room` gave room for `n` past the length, and they were
+        // written.
+        unsafe { s.set_len(s.len() + n) };
+    }
+    fn frame_done(&mut self) {
+        self.0.done += 1;
+    }
+    fn run_room(&mut self) -> (*mut RootSlot, *mut RootSlot) {
+        let s = &mut self.0.slots;
+        let base = s.as_mut_ptr();
+        (base.wrapping_add(s.len()), base.wrapping_add(s.capacity()))
+    }
+    fn run_wrote(&mut self, next: *mut RootSlot, frames: u32) {
+        let s = &mut self.0.slots;
+        // SAFETY: the run wrote every slot up to `next`, inside the
+        // capacity `run_room` gave.
+        unsafe { s.set_len(next.offset_from(s.as_ptr()) as usize) };
+        self.0.done += frames;
+    }
+}
+
+/// The collectors (decoded roots, root slots), without a cache, cold and
+/// warm, from every frame of the exact walk `frames`: what the uncached
+/// cursor gives from there ([`expected`]): the frames and their roots (or
+/// slots, up to a frame with a root that has none), how the walk ends, and
+/// the registers where it ends (known values, save slots of those saved,
+/// the masks, the PC).
+fn runs_agree<A: Arch>(tables: &Tables, stack: &Stack, options: Options, frames: &[Seen], _: Stop) {
+    let mut memory = cache_memory(8);
+    let mut cache = Cache::new(&mut memory).unwrap();
+    for (start, frame) in frames.iter().enumerate() {
+        let from = frame.0;
+        let (want, end, at_end) = expected::<A>(tables, stack, options, from);
+        // The slots: each frame's, up to the first with a root without one.
+        let (mut want_slots, mut slots_end, mut want_done) = (vec![], end, want.len() as u32);
+        for (i, f) in want.iter().enumerate() {
+            let mut s = vec![RootSlot::default(); f.2.len()];
+            if slots_of(&f.2, &mut s).is_err() {
+                (slots_end, want_done) = (End::Roots(RootsError::NoSlot), i as u32);
+                break;
+            }
+            want_slots.extend(s);
+        }
+        for pass in ["uncached", "cold", "warm"] {
+            let what = format!("{} run from frame {start} ({pass})", A::NAME);
+            let walker = Walker::<A, _, _>::new(tables, stack, options);
+            for slots in [false, true] {
+                let mut kept = Kept::default();
+                let mut frame = Frame::new(from);
+                let c = (pass != "uncached").then_some(&mut cache);
+                let mut c = c;
+                if pass == "cold" {
+                    if let Some(c) = c.as_deref_mut() {
+                        c.flush();
+                    }
+                }
+                walker.start(&mut frame, c.as_deref_mut()).unwrap();
+                let got = match slots {
+                    false => walker.run(&mut frame, c, &mut Decoded(&mut kept), u32::MAX),
+                    true => walker.run(&mut frame, c, &mut Slots(&mut kept), u32::MAX),
+                };
+                if slots {
+                    assert_eq!(got, Err(slots_end), "{what}: slots' end");
+                    assert_eq!(kept.slots, want_slots, "{what}: slots");
+                    assert_eq!(kept.done, want_done, "{what}: frames given");
+                } else {
+                    assert_eq!(got, Err(end), "{what}: end");
+                    assert_eq!(kept.frames, want, "{what}: frames");
+                    assert_eq!(kept.done, want.len() as u32, "{what}: frames given");
+                }
+                if !slots || slots_end == end {
+                    same_known(&frame.regs, &at_end, &what);
+                }
+            }
+        }
+    }
+}
+
+/// `got` and `want` agree on the PC, the masks, every known register's
+/// value and every saved one's slot.
+fn same_known(got: &Registers, want: &Registers, what: &str) {
+    assert_eq!(
+        (got.pc, got.known, got.saved),
+        (want.pc, want.known, want.saved),
+        "{what}"
+    );
+    for s in 0..got.value.len() {
+        if got.known >> s & 1 != 0 {
+            assert_eq!(got.value[s], want.value[s], "{what}: slot {s}'s value");
+            if got.saved >> s & 1 != 0 {
+                assert_eq!(
+                    got.address[s], want.address[s],
+                    "{what}: slot {s}'s save slot"
+                );
+            }
+        }
+    }
+}
+
+fn loc(kind: LocationKind, dwarf_reg: u16, offset: i32) -> Location {
+    Location {
+        kind,
+        size: 8,
+        dwarf_reg,
+        offset,
+    }
+}
+
+/// A cache filled from other tables gives their frames, not these, while
+/// the tables say they are the same (their cache key): a caller flushes
+/// it when it changes tables in place; tables with another key empty it
+/// when the walk binds it.
 #[test]
 fn a_stale_cache_is_not_these_tables() {
-    let arch = Arch::X86_64;
-    let tables = |offset| {
-        Tables(vec![
+    type A = X86_64;
+    let tables = |offset, key| {
+        let mut t = Tables(vec![
             Function {
                 start: 0x1000,
                 end: 0x1100,
@@ -346,7 +479,9 @@ fn a_stale_cache_is_not_these_tables() {
                 end: 0x2100,
                 records: vec![(0x2020, cfa(7, offset), vec![])],
             },
-        ])
+        ]);
+        t.key = key;
+        t
     };
     let mut s = Stack::default();
     for (a, v) in [
@@ -357,26 +492,32 @@ fn a_stale_cache_is_not_these_tables() {
     ] {
         s.put(a, v);
     }
-    let r = regs(arch, 0x1010, &[(7, 0x7000)]);
+    let r = regs::<A>(0x1010, &[(7, 0x7000)]);
     let o = Options::default();
-    let (old, new) = (tables(8), tables(16));
-    let mut cache = vec![empty_slot(); 8];
-    full_walk(&old, &s, arch, r, o, Some(&mut cache));
-    let fresh = full_walk(&new, &s, arch, r, o, None);
-    let stale = full_walk(&new, &s, arch, r, o, Some(&mut cache));
+    let (old, new) = (tables(8, 1), tables(16, 1));
+    let mut memory = cache_memory(8);
+    let mut cache = Cache::new(&mut memory).unwrap();
+    full_walk::<A, _>(&old, &s, r, o, Some(&mut cache));
+    let fresh = full_walk::<A, _>(&new, &s, r, o, None);
+    let stale = full_walk::<A, _>(&new, &s, r, o, Some(&mut cache));
     assert_ne!(stale.0, fresh.0, "the stale entries were used");
-    walk::cache_flush(&mut cache);
-    assert_eq!(full_walk(&new, &s, arch, r, o, Some(&mut cache)), fresh);
-    assert_eq!(full_walk(&new, &s, arch, r, o, Some(&mut cache)), fresh);
+    cache.flush();
+    assert_eq!(full_walk::<A, _>(&new, &s, r, o, Some(&mut cache)), fresh);
+    assert_eq!(full_walk::<A, _>(&new, &s, r, o, Some(&mut cache)), fresh);
+    // The old tables under another key: the cache empties itself.
+    let other = tables(8, 2);
+    let fresh = full_walk::<A, _>(&other, &s, r, o, None);
+    assert_eq!(full_walk::<A, _>(&other, &s, r, o, Some(&mut cache)), fresh);
 }
 
-/// The decoded form of a record: a frame whose frame state does not fit
-/// (too many saved registers, a CFA expression, AArch64 without a saved
-/// x30, a register without a slot) is not kept; roots are decoded as
-/// `try_roots` + `decode` give them, and roots that do not fit are not
-/// kept.
+/// A record's plan: a frame state that does not fit (no register + offset
+/// CFA rule, a CFA register without a slot, more saved registers than a
+/// plan holds, the return address column saved twice) has none; roots are
+/// decoded by the plan as `try_roots` + `decode` give them, and roots that
+/// do not fit (too many, a ConstantIndex, a kind not known) are not kept.
 #[test]
-fn decoded_frames() {
+fn compiled_plans() {
+    type A = X86_64;
     let one = |state, saved: Vec<(u16, i32)>| {
         Tables(vec![Function {
             start: 0x1000,
@@ -384,21 +525,31 @@ fn decoded_frames() {
             records: vec![(0x1010, state, saved)],
         }])
     };
-    let new = |t: &Tables, arch, state| DecodedFrame::new(t, &(0, 0), arch, state);
-    let x86 = Arch::X86_64;
-    let t = one(cfa(7, 16), vec![(3, -16)]);
-    assert!(new(&t, x86, cfa(7, 16)).is_some());
-    assert!(new(&t, x86, State::NoCfaRule).is_none());
-    assert!(new(&t, x86, State::None).is_none());
-    assert!(new(&t, x86, cfa(17, 16)).is_none());
-    let many = one(cfa(7, 16), (0..13).map(|i| (3, -8 * i - 16)).collect());
-    assert!(new(&many, x86, cfa(7, 16)).is_none());
+    let plan = |t: &Tables| Plan::compile::<A, _>(t, &(0, 0));
+    assert!(plan(&one(cfa(7, 16), vec![(3, -16)])).is_some());
+    assert!(plan(&one(State::NoCfaRule, vec![])).is_none());
+    assert!(plan(&one(State::None, vec![])).is_none());
+    assert!(plan(&one(cfa(17, 16), vec![])).is_none());
+    let many = |n: i32| one(cfa(7, 16), (0..n).map(|i| (3, -8 * i - 16)).collect());
+    assert!(plan(&many(walk::PLAN_SAVED as i32)).is_some());
+    assert!(plan(&many(walk::PLAN_SAVED as i32 + 1)).is_none());
+    let twice = one(cfa(31, 32), vec![(30, -8), (30, -16)]);
+    assert!(Plan::compile::<AArch64, _>(&twice, &(0, 0)).is_none());
+    // AArch64 without a saved x30: a plan, whose step stops.
     let a64 = one(cfa(31, 16), vec![(29, -16)]);
-    assert!(new(&a64, Arch::AArch64, cfa(31, 16)).is_none());
+    let mut s = Stack::default();
+    s.put(0x7000, 0x7100);
+    let r = regs::<AArch64>(0x1010, &[(31, 0x7000)]);
+    assert!(Plan::compile::<AArch64, _>(&a64, &(0, 0)).is_some());
+    assert_eq!(
+        walk::<AArch64>(&a64, &s, r, Options::default()).1,
+        Stop::ReturnAddressNotSaved
+    );
+
     // Roots: a statepoint's pairs after its header, decoded with a frame's
     // registers exactly as `decode` does.
-    let t = one(cfa(7, 16), vec![]);
-    let locs = [
+    let mut t = one(cfa(7, 16), vec![]);
+    let locs = vec![
         loc(LocationKind::Constant, 0, 0),
         loc(LocationKind::Constant, 0, 0),
         loc(LocationKind::Constant, 0, 1),
@@ -408,81 +559,105 @@ fn decoded_frames() {
         loc(LocationKind::Register, 3, 0),
         loc(LocationKind::Direct, 6, -16),
     ];
+    t.roots = locs.clone();
+    let keep = |t: &Tables| {
+        let mut p = plan(t).unwrap();
+        p.keep_roots::<A, _>(t, &(0, 0));
+        p
+    };
+    let p = keep(&t);
+    assert!(p.has_roots());
+    assert!(!plan(&t).unwrap().has_roots());
+    let mut r = regs::<A>(0x1010, &[(7, 0x7000), (6, 0x7100)]);
+    r.set::<A>(3, 0x33, Some(0x7030));
     let constant = |_: u32| Err(pcmap_reader::Error::Inconsistent("no constants"));
-    let mut d = DecodedFrame::new(&t, &(0, 0), x86, cfa(7, 16)).unwrap();
-    assert!(!d.has_roots());
-    let mut listed = vec![];
-    roots(
-        RootLayout::Statepoint,
-        locs.iter().copied().map(Ok),
-        constant,
-        |root: Root| listed.push(root),
-    )
-    .unwrap();
-    assert!(d.set_roots(x86, &listed));
-    assert!(d.has_roots());
-    let mut r = regs(x86, 0x1010, &[(7, 0x7000), (6, 0x7100)]);
-    r.set(x86, 3, 0x33, Some(0x7030));
     let mut want = vec![];
     roots(
-        RootLayout::Statepoint,
+        RootLayout::StatePoint,
         locs.iter().copied().map(Ok),
         constant,
         |root: Root| {
-            let value = |l: &Location| decode(l, x86, &r, constant).unwrap();
-            want.push((value(&root.base), value(&root.derived)));
+            let value = |l: &Location| decode::<A>(l, &r, constant).unwrap();
+            want.push(RootValue {
+                base: value(&root.base),
+                derived: value(&root.derived),
+                base_index: root.base_index,
+                derived_index: root.derived_index,
+            });
         },
     )
     .unwrap();
-    let mut got = vec![];
-    d.roots(&r, |b, d, _| got.push((b, d))).unwrap();
-    assert_eq!(got, want);
-    assert_eq!(got.len(), 2);
-    // A root in a register the frame does not know: nothing is visited.
-    r.forget(x86, 3);
-    let mut visited = 0;
-    let e = d.roots(&r, |_, _, _| visited += 1);
-    assert_eq!((e, visited), (Err(DecodeError::RegisterUnknown(3)), 0));
+    let stack = Stack::default();
+    let values = |p: &Plan, r: &Registers| {
+        let mut r = *r;
+        let mut log = Log::default();
+        let mut run = Run::<A, _>::new(&mut r, &stack, &mut log);
+        let mut out = [const { MaybeUninit::uninit() }; walk::PLAN_ROOTS];
+        run.root_values(p, &mut out).map(|v| v.to_vec())
+    };
+    assert_eq!(values(&p, &r), Ok(want.clone()));
+    assert_eq!(want.len(), 2);
+    // The table's way gives the same.
+    let mut table = vec![];
+    walk::roots_in_batches::<A, _>(&t, &(0, 0), &r, &mut |b| table.extend_from_slice(b)).unwrap();
+    assert_eq!(table, want);
+    // A root in a register the frame does not know: the first such.
+    let mut unknown = r;
+    unknown.forget::<A>(3);
+    assert_eq!(values(&p, &unknown), Err(RootsError::RegisterUnknown(3)));
     // The roots' slots: an Indirect location's address, a register's save
     // slot; a Direct location (its value is an address, not a slot) or a
-    // register saved nowhere has none, and a register not known stops
-    // first, as for `roots`.
-    let mut out = [RootSlot::default(); 8];
-    let mut r = regs(x86, 0x1010, &[(7, 0x7000), (6, 0x7100)]);
-    r.set(x86, 3, 0x33, Some(0x7030));
-    assert_eq!(d.root_slots(&r, &mut out), Err(RootSlotError::NoSlot));
-    let reg3 = loc(LocationKind::Register, 3, 0);
-    let in_register = Root {
-        base: reg3,
-        derived: reg3,
-        base_index: 9,
-        derived_index: 9,
+    // register saved nowhere has none.
+    let slots = |p: &Plan, r: &Registers| {
+        let mut r = *r;
+        let mut log = Log::default();
+        let mut run = Run::<A, _>::new(&mut r, &stack, &mut log);
+        let mut out = [RootSlot::default(); walk::PLAN_ROOTS];
+        if !run.has_root_slots(p) {
+            return None;
+        }
+        // SAFETY: room for every root a plan keeps.
+        let n = unsafe { run.root_slots(p, out.as_mut_ptr()) };
+        Some(out[..n].to_vec())
     };
-    assert!(d.set_roots(x86, &[listed[0], in_register]));
-    assert_eq!(d.root_slots(&r, &mut out), Ok(2));
+    assert_eq!(slots(&p, &r), None, "a Direct root has no slot");
+    let (reg3, sp8) = (locs[3], locs[4]);
+    t.roots = statepoint(&[(reg3, sp8), (sp8, reg3)]);
+    let p = keep(&t);
     let slot = |base, derived| RootSlot { base, derived };
-    assert_eq!(out[..2], [slot(0x7008, 0x7008), slot(0x7030, 0x7030)]);
-    assert_eq!(d.root_slots(&r, &mut out[..1]), Err(RootSlotError::Full));
-    r.set(x86, 3, 0x33, None);
-    assert_eq!(d.root_slots(&r, &mut out), Err(RootSlotError::NoSlot));
-    r.forget(x86, 3);
     assert_eq!(
-        d.root_slots(&r, &mut out),
-        Err(RootSlotError::RegisterUnknown(3))
+        slots(&p, &r),
+        Some(vec![slot(0x7030, 0x7008), slot(0x7008, 0x7030)])
     );
-    // Too many roots, or one the fixed form cannot hold.
-    let nine = vec![listed[0]; 9];
-    assert!(!d.set_roots(x86, &nine) && !d.has_roots());
-    let mut big = listed[0];
-    big.base = loc(LocationKind::ConstantIndex, 0, 0);
-    assert!(!d.set_roots(x86, &[big]) && !d.has_roots());
+    let mut value_only = r;
+    value_only.set::<A>(3, 0x33, None);
+    assert_eq!(slots(&p, &value_only), None, "a register saved nowhere");
+    assert_eq!(slots(&p, &unknown), None, "a register not known");
+    // Too many roots, a ConstantIndex, an unknown kind: not kept.
+    let mut nine = t.clone();
+    nine.roots = statepoint(&[(locs[4], locs[4]); 9]);
+    assert!(!keep(&nine).has_roots());
+    let mut eight = t.clone();
+    eight.roots = statepoint(&[(locs[4], locs[4]); 8]);
+    assert!(keep(&eight).has_roots());
+    let mut index = t.clone();
+    index.roots = statepoint(&[(loc(LocationKind::ConstantIndex, 0, 0), locs[4])]);
+    assert!(!keep(&index).has_roots());
+    let mut unknown_kind = t.clone();
+    unknown_kind.kind = RecordKind::Unknown as u8;
+    assert!(!keep(&unknown_kind).has_roots());
+    let mut w = Vec::new();
+    assert_eq!(
+        walk::roots_in_batches::<A, _>(&unknown_kind, &(0, 0), &r, &mut |b| w.extend_from_slice(b)),
+        Err(RootsError::UnknownKind)
+    );
 }
 
 /// x86-64: an SP-based frame (CFA = RSP + 24, RBX saved at CFA - 16) called
 /// by an RBP-based one (CFA = RBP + 16, RBP at CFA - 16), called by C.
 #[test]
 fn x86_64_sp_and_fp_frames() {
-    let arch = Arch::X86_64;
+    type A = X86_64;
     let tables = Tables(vec![
         Function {
             start: 0x1000,
@@ -502,30 +677,26 @@ fn x86_64_sp_and_fp_frames() {
     // Frame 1: RBP = 0x7100 (its CFA 0x7110): RBP saved at 0x7100, RA at 0x7108.
     s.put(0x7100, 0x7200);
     s.put(0x7108, 0x3333);
-    let r = regs(
-        arch,
-        0x1010,
-        &[(7, 0x7000), (6, 0x7100), (3, 0x1), (12, 0xc12)],
-    );
-    let mut c = Cursor::new(&tables, &s, arch, r, Options::default()).unwrap();
+    let r = regs::<A>(0x1010, &[(7, 0x7000), (6, 0x7100), (3, 0x1), (12, 0xc12)]);
+    let mut c = Cursor::<A, _, _>::new(&tables, &s, r, Options::default()).unwrap();
     assert_eq!(c.cfa(), Some(0x7018));
     c.step().unwrap();
     let r1 = *c.registers();
     assert_eq!(r1.pc, 0x2020);
-    assert_eq!(r1.get(arch, 7), Some(0x7018));
-    assert_eq!(r1.get(arch, 3), Some(0xbbbb));
-    assert_eq!(r1.address(arch, 3), Some(0x7008));
+    assert_eq!(r1.get::<A>(7), Some(0x7018));
+    assert_eq!(r1.get::<A>(3), Some(0xbbbb));
+    assert_eq!(r1.address::<A>(3), Some(0x7008));
     // Not saved by frame 0: callee-saved, so the same value (no slot).
-    assert_eq!(r1.get(arch, 12), Some(0xc12));
-    assert_eq!(r1.address(arch, 12), None);
-    assert_eq!(r1.get(arch, 6), Some(0x7100));
+    assert_eq!(r1.get::<A>(12), Some(0xc12));
+    assert_eq!(r1.address::<A>(12), None);
+    assert_eq!(r1.get::<A>(6), Some(0x7100));
     assert_eq!(c.cfa(), Some(0x7110));
     c.step().unwrap();
     let r2 = *c.registers();
     assert_eq!(r2.pc, 0x3333);
-    assert_eq!(r2.get(arch, 7), Some(0x7110));
-    assert_eq!(r2.get(arch, 6), Some(0x7200));
-    assert_eq!(r2.address(arch, 6), Some(0x7100));
+    assert_eq!(r2.get::<A>(7), Some(0x7110));
+    assert_eq!(r2.get::<A>(6), Some(0x7200));
+    assert_eq!(r2.address::<A>(6), Some(0x7100));
     assert!(matches!(c.frame(), FrameAt::Unmanaged));
     assert_eq!(c.step(), Err(Stop::Unmanaged));
     assert_eq!(c.depth(), 2);
@@ -537,7 +708,7 @@ fn x86_64_sp_and_fp_frames() {
 /// after a frame-pointer step on AArch64 cannot be applied.
 #[test]
 fn caller_saved_registers_become_unknown() {
-    let arch = Arch::X86_64;
+    type A = X86_64;
     let tables = Tables(vec![
         Function {
             start: 0x1000,
@@ -553,8 +724,8 @@ fn caller_saved_registers_become_unknown() {
     ]);
     let mut s = Stack::default();
     s.put(0x7000, 0x2020);
-    let r = regs(arch, 0x1010, &[(7, 0x7000), (0, 5)]);
-    let (frames, stop) = walk(&tables, &s, arch, r, Options::default());
+    let r = regs::<A>(0x1010, &[(7, 0x7000), (0, 5)]);
+    let (frames, stop) = walk::<A>(&tables, &s, r, Options::default());
     assert_eq!(frames.len(), 2);
     assert_eq!(stop, Stop::RegisterUnknown(0));
 }
@@ -563,7 +734,7 @@ fn caller_saved_registers_become_unknown() {
 /// frame that does not save x30 stops (no guess from the LR register).
 #[test]
 fn aarch64_frames() {
-    let arch = Arch::AArch64;
+    type A = AArch64;
     let tables = Tables(vec![
         Function {
             start: 0x1000,
@@ -582,19 +753,15 @@ fn aarch64_frames() {
     s.put(0x8020, 0x1919);
     s.put(0x8010, 0x9000);
     s.put(0x8018, 0x2020);
-    let r = regs(
-        arch,
-        0x1010,
-        &[(31, 0x8000), (29, 0x8010), (19, 7), (30, 0x1010)],
-    );
-    let mut c = Cursor::new(&tables, &s, arch, r, Options::default()).unwrap();
+    let r = regs::<A>(0x1010, &[(31, 0x8000), (29, 0x8010), (19, 7), (30, 0x1010)]);
+    let mut c = Cursor::<A, _, _>::new(&tables, &s, r, Options::default()).unwrap();
     assert_eq!(c.cfa(), Some(0x8030));
     c.step().unwrap();
     let r1 = *c.registers();
-    assert_eq!((r1.pc, r1.sp(arch)), (0x2020, Some(0x8030)));
-    assert_eq!(r1.get(arch, 19), Some(0x1919));
-    assert_eq!(r1.get(arch, 29), Some(0x9000));
-    assert_eq!(r1.get(arch, 30), None);
+    assert_eq!((r1.pc, r1.sp::<A>()), (0x2020, Some(0x8030)));
+    assert_eq!(r1.get::<A>(19), Some(0x1919));
+    assert_eq!(r1.get::<A>(29), Some(0x9000));
+    assert_eq!(r1.get::<A>(30), None);
     assert_eq!(c.step(), Err(Stop::ReturnAddressNotSaved));
 }
 
@@ -604,7 +771,7 @@ fn aarch64_frames() {
 /// unmanaged frame whose record is also at 8 mod 16.
 #[test]
 fn aarch64_frame_records_at_8_mod_16() {
-    let arch = Arch::AArch64;
+    type A = AArch64;
     let tables = Tables(vec![
         Function {
             start: 0x1000,
@@ -628,38 +795,34 @@ fn aarch64_frame_records_at_8_mod_16() {
     s.put(0x8048, 0x8070);
     s.put(0x8050, 0x3030);
     // Frame 2 (managed, SP-based): x29 and x30 saved below its CFA.
-    let r = regs(
-        arch,
-        0x1010,
-        &[(31, 0x8000), (29, 0x8018), (19, 7), (30, 0x1010)],
-    );
-    let mut c = Cursor::new(&tables, &s, arch, r, Options::default()).unwrap();
+    let r = regs::<A>(0x1010, &[(31, 0x8000), (29, 0x8018), (19, 7), (30, 0x1010)]);
+    let mut c = Cursor::<A, _, _>::new(&tables, &s, r, Options::default()).unwrap();
     assert_eq!(c.cfa(), Some(0x8030));
     c.step().unwrap();
     let r1 = *c.registers();
-    assert_eq!((r1.pc, r1.sp(arch)), (0x2020, Some(0x8030)));
-    assert_eq!(r1.get(arch, 19), Some(0x1919));
-    assert_eq!(r1.address(arch, 19), Some(0x8008));
-    assert_eq!(r1.get(arch, 29), Some(0x8048));
+    assert_eq!((r1.pc, r1.sp::<A>()), (0x2020, Some(0x8030)));
+    assert_eq!(r1.get::<A>(19), Some(0x1919));
+    assert_eq!(r1.address::<A>(19), Some(0x8008));
+    assert_eq!(r1.get::<A>(29), Some(0x8048));
     assert_eq!(c.step(), Err(Stop::Unmanaged));
     let chain = Options {
         frame_pointer_chain: true,
         ..Options::default()
     };
-    let mut c = Cursor::new(&tables, &s, arch, r, chain).unwrap();
+    let mut c = Cursor::<A, _, _>::new(&tables, &s, r, chain).unwrap();
     c.step().unwrap();
     c.step().unwrap();
     let r2 = *c.registers();
     assert_eq!(r2.pc, 0x3030);
-    assert_eq!(r2.get(arch, 29), Some(0x8070));
-    assert_eq!(r2.address(arch, 29), Some(0x8048));
+    assert_eq!(r2.get::<A>(29), Some(0x8070));
+    assert_eq!(r2.address::<A>(29), Some(0x8048));
 }
 
 /// PowerPC64: the LR save doubleword at CFA + 16 when the frame state does
 /// not list LR (65), the saved LR slot when it does; r31-based CFA.
 #[test]
 fn powerpc64_return_address() {
-    let arch = Arch::PowerPc64;
+    type A = PowerPc64ElfV2;
     let tables = Tables(vec![
         Function {
             start: 0x1000,
@@ -678,8 +841,8 @@ fn powerpc64_return_address() {
                            // Frame 1: r31 = 0x8100 - 96 + ... CFA = r31 + 96 = 0x8160.
     s.put(0x8150, 0x3030);
     s.put(0x8170, 0x4444);
-    let r = regs(arch, 0x1010, &[(1, 0x8000), (31, 1)]);
-    let (frames, stop) = walk(&tables, &s, arch, r, Options::default());
+    let r = regs::<A>(0x1010, &[(1, 0x8000), (31, 1)]);
+    let (frames, stop) = walk::<A>(&tables, &s, r, Options::default());
     // Frame 1's r31 is 0x8100: its CFA is 0x8160.
     assert_eq!(
         frames,
@@ -695,7 +858,7 @@ fn powerpc64_return_address() {
 /// Each reason a walk stops, and that the cursor never steps by a guess.
 #[test]
 fn stops() {
-    let arch = Arch::X86_64;
+    type A = X86_64;
     let f = |records| Function {
         start: 0x1000,
         end: 0x1100,
@@ -703,8 +866,8 @@ fn stops() {
     };
     let mut s = Stack::default();
     s.put(0x7000, 0);
-    let r = regs(arch, 0x1010, &[(7, 0x7000), (6, 0x7100)]);
-    let stop = |t: &Tables, s: &Stack, o| walk(t, s, arch, r, o).1;
+    let r = regs::<A>(0x1010, &[(7, 0x7000), (6, 0x7100)]);
+    let stop = |t: &Tables, s: &Stack, o| walk::<A>(t, s, r, o).1;
     let o = Options::default();
     assert_eq!(stop(&Tables(vec![]), &s, o), Stop::Unmanaged);
     assert_eq!(stop(&Tables(vec![f(vec![])]), &s, o), Stop::NoRecord);
@@ -734,7 +897,7 @@ fn stops() {
         loop_stack.put(0x7000 + 8 * i, 0x1010);
     }
     let limited = Options { max_frames: 5, ..o };
-    let (frames, stop) = walk(&t, &loop_stack, arch, r, limited);
+    let (frames, stop) = walk::<A>(&t, &loop_stack, r, limited);
     assert_eq!((frames.len(), stop), (6, Stop::BadStack));
 }
 
@@ -746,139 +909,118 @@ fn frame_pointer_chain() {
         ..Options::default()
     };
     // x86-64: an unmanaged frame (RBP 0x7100), then a managed SP-based one.
-    let arch = Arch::X86_64;
-    let tables = Tables(vec![Function {
-        start: 0x2000,
-        end: 0x2100,
-        records: vec![(0x2020, cfa(7, 8), vec![])],
-    }]);
-    let mut s = Stack::default();
-    s.put(0x7100, 0); // caller's RBP: the end of the chain
-    s.put(0x7108, 0x2020);
-    s.put(0x7110, 0x5555); // frame 1's return address (CFA 0x7118 - 8)
-    let r = regs(arch, 0x9999, &[(7, 0x7000), (6, 0x7100), (3, 3)]);
-    assert_eq!(
-        walk(&tables, &s, arch, r, Options::default()).1,
-        Stop::Unmanaged
-    );
-    let (frames, stop) = walk(&tables, &s, arch, r, chain);
-    assert_eq!(
-        frames,
-        vec![(0x9999, None), (0x2020, Some(0x7118)), (0x5555, None)]
-    );
-    // Frame 2 is unmanaged and its RBP (from frame 0's chain) is 0.
-    assert_eq!(stop, Stop::EndOfStack);
-    let mut c = Cursor::new(&tables, &s, arch, r, chain).unwrap();
-    c.step().unwrap();
-    // RBX: the unmanaged frame may have saved it anywhere.
-    assert_eq!(c.registers().get(arch, 3), None);
-    assert_eq!(c.registers().address(arch, 6), Some(0x7100));
+    {
+        type A = X86_64;
+        let tables = Tables(vec![Function {
+            start: 0x2000,
+            end: 0x2100,
+            records: vec![(0x2020, cfa(7, 8), vec![])],
+        }]);
+        let mut s = Stack::default();
+        s.put(0x7100, 0); // caller's RBP: the end of the chain
+        s.put(0x7108, 0x2020);
+        s.put(0x7110, 0x5555); // frame 1's return address (CFA 0x7118 - 8)
+        let r = regs::<A>(0x9999, &[(7, 0x7000), (6, 0x7100), (3, 3)]);
+        assert_eq!(
+            walk::<A>(&tables, &s, r, Options::default()).1,
+            Stop::Unmanaged
+        );
+        let (frames, stop) = walk::<A>(&tables, &s, r, chain);
+        assert_eq!(
+            frames,
+            vec![(0x9999, None), (0x2020, Some(0x7118)), (0x5555, None)]
+        );
+        // Frame 2 is unmanaged and its RBP (from frame 0's chain) is 0.
+        assert_eq!(stop, Stop::EndOfStack);
+        let mut c = Cursor::<A, _, _>::new(&tables, &s, r, chain).unwrap();
+        c.step().unwrap();
+        // RBX: the unmanaged frame may have saved it anywhere.
+        assert_eq!(c.registers().get::<A>(3), None);
+        assert_eq!(c.registers().address::<A>(6), Some(0x7100));
+    }
 
     // AArch64: the caller's SP is not known after a chain step, so an
     // SP-based managed caller stops; an FP-based one is walked.
-    let arch = Arch::AArch64;
-    let mut s = Stack::default();
-    s.put(0x8100, 0x8200);
-    s.put(0x8108, 0x2020);
-    s.put(0x8208, 0x6666);
-    s.put(0x8200, 0);
-    let r = regs(arch, 0x9999, &[(31, 0x8000), (29, 0x8100)]);
-    let sp_based = Tables(vec![Function {
-        start: 0x2000,
-        end: 0x2100,
-        records: vec![(0x2020, cfa(31, 16), vec![])],
-    }]);
-    assert_eq!(
-        walk(&sp_based, &s, arch, r, chain).1,
-        Stop::RegisterUnknown(31)
-    );
-    let fp_based = Tables(vec![Function {
-        start: 0x2000,
-        end: 0x2100,
-        records: vec![(0x2020, cfa(29, 16), vec![(29, -16), (30, -8)])],
-    }]);
-    let (frames, stop) = walk(&fp_based, &s, arch, r, chain);
-    assert_eq!(
-        frames,
-        vec![(0x9999, None), (0x2020, Some(0x8210)), (0x6666, None)]
-    );
-    assert_eq!(stop, Stop::EndOfStack);
+    {
+        type A = AArch64;
+        let mut s = Stack::default();
+        s.put(0x8100, 0x8200);
+        s.put(0x8108, 0x2020);
+        s.put(0x8208, 0x6666);
+        s.put(0x8200, 0);
+        let r = regs::<A>(0x9999, &[(31, 0x8000), (29, 0x8100)]);
+        let sp_based = Tables(vec![Function {
+            start: 0x2000,
+            end: 0x2100,
+            records: vec![(0x2020, cfa(31, 16), vec![])],
+        }]);
+        assert_eq!(
+            walk::<A>(&sp_based, &s, r, chain).1,
+            Stop::RegisterUnknown(31)
+        );
+        let fp_based = Tables(vec![Function {
+            start: 0x2000,
+            end: 0x2100,
+            records: vec![(0x2020, cfa(29, 16), vec![(29, -16), (30, -8)])],
+        }]);
+        let (frames, stop) = walk::<A>(&fp_based, &s, r, chain);
+        assert_eq!(
+            frames,
+            vec![(0x9999, None), (0x2020, Some(0x8210)), (0x6666, None)]
+        );
+        assert_eq!(stop, Stop::EndOfStack);
 
-    // AArch64, unmanaged frames whose records loop (0x8300 -> 0x8400 ->
-    // 0x8300): SP is unknown after the first step, but each record must
-    // lie above the slot its address was read from, so the walk stops at
-    // the third frame, not at the frame limit.
-    let mut s = Stack::default();
-    s.put(0x8300, 0x8400);
-    s.put(0x8308, 0x9990);
-    s.put(0x8400, 0x8300);
-    s.put(0x8408, 0x9980);
-    let r = regs(arch, 0x9999, &[(31, 0x8000), (29, 0x8300)]);
-    let (frames, stop) = walk(&Tables::default(), &s, arch, r, chain);
-    assert_eq!(frames, vec![(0x9999, None), (0x9990, None), (0x9980, None)]);
-    assert_eq!(stop, Stop::BadStack);
+        // AArch64, unmanaged frames whose records loop (0x8300 -> 0x8400 ->
+        // 0x8300): SP is unknown after the first step, but each record must
+        // lie above the slot its address was read from, so the walk stops at
+        // the third frame, not at the frame limit.
+        let mut s = Stack::default();
+        s.put(0x8300, 0x8400);
+        s.put(0x8308, 0x9990);
+        s.put(0x8400, 0x8300);
+        s.put(0x8408, 0x9980);
+        let r = regs::<A>(0x9999, &[(31, 0x8000), (29, 0x8300)]);
+        let (frames, stop) = walk::<A>(&Tables(vec![]), &s, r, chain);
+        assert_eq!(frames, vec![(0x9999, None), (0x9990, None), (0x9980, None)]);
+        assert_eq!(stop, Stop::BadStack);
+    }
 
     // PowerPC64: the back chain gives the caller's SP exactly.
-    let arch = Arch::PowerPc64;
-    let mut s = Stack::default();
-    s.put(0x8000, 0x8100); // back chain
-    s.put(0x8110, 0x2020); // LR save word of the caller's frame
-    s.put(0x8140, 0x7777); // frame 1's LR save word (CFA 0x8130 + 16)
-    let r = regs(arch, 0x9999, &[(1, 0x8000)]);
-    let tables = Tables(vec![Function {
-        start: 0x2000,
-        end: 0x2100,
-        records: vec![(0x2020, cfa(1, 0x30), vec![])],
-    }]);
-    let (frames, stop) = walk(&tables, &s, arch, r, chain);
-    assert_eq!(
-        frames,
-        vec![(0x9999, None), (0x2020, Some(0x8130)), (0x7777, None)]
-    );
-    // Frame 2's back chain word was never written.
-    assert_eq!(stop, Stop::BadStack);
-}
-
-fn loc(kind: LocationKind, dwarf_reg: u16, offset: i32) -> Location {
-    Location {
-        kind,
-        size: 8,
-        dwarf_reg,
-        offset,
+    {
+        type A = PowerPc64ElfV2;
+        let mut s = Stack::default();
+        s.put(0x8000, 0x8100); // back chain
+        s.put(0x8110, 0x2020); // LR save word of the caller's frame
+        s.put(0x8140, 0x7777); // frame 1's LR save word (CFA 0x8130 + 16)
+        let r = regs::<A>(0x9999, &[(1, 0x8000)]);
+        let tables = Tables(vec![Function {
+            start: 0x2000,
+            end: 0x2100,
+            records: vec![(0x2020, cfa(1, 0x30), vec![])],
+        }]);
+        let (frames, stop) = walk::<A>(&tables, &s, r, chain);
+        assert_eq!(
+            frames,
+            vec![(0x9999, None), (0x2020, Some(0x8130)), (0x7777, None)]
+        );
+        // Frame 2's back chain word was never written.
+        assert_eq!(stop, Stop::BadStack);
     }
 }
 
 #[test]
 fn decoding_with_a_frames_registers() {
-    let arch = Arch::AArch64;
-    let mut r = regs(arch, 0x1010, &[(31, 0x8000), (29, 0x8040)]);
-    r.set(arch, 19, 0xabc, Some(0x8ff8));
+    type A = AArch64;
+    let mut r = regs::<A>(0x1010, &[(31, 0x8000), (29, 0x8040)]);
+    r.set::<A>(19, 0xabc, Some(0x8ff8));
     let k = |_| Ok(77);
     use LocationKind::*;
-    let d = |l: Location| decode(&l, arch, &r, k);
-    assert_eq!(
-        d(loc(Register, 19, 0)),
-        Ok(Value {
-            value: Some(0xabc),
-            address: Some(0x8ff8)
-        })
-    );
-    assert_eq!(
-        d(loc(Indirect, 29, -8)),
-        Ok(Value {
-            value: None,
-            address: Some(0x8038)
-        })
-    );
-    assert_eq!(
-        d(loc(Direct, 31, 16)),
-        Ok(Value {
-            value: Some(0x8010),
-            address: None
-        })
-    );
-    assert_eq!(d(loc(Constant, 0, -1)).unwrap().value, Some(u64::MAX));
-    assert_eq!(d(loc(ConstantIndex, 0, 0)).unwrap().value, Some(77));
+    let d = |l: Location| decode::<A>(&l, &r, k).map(|v| (v.value(), v.address()));
+    assert_eq!(d(loc(Register, 19, 0)), Ok((Some(0xabc), Some(0x8ff8))));
+    assert_eq!(d(loc(Indirect, 29, -8)), Ok((None, Some(0x8038))));
+    assert_eq!(d(loc(Direct, 31, 16)), Ok((Some(0x8010), None)));
+    assert_eq!(d(loc(Constant, 0, -1)).unwrap().0, Some(u64::MAX));
+    assert_eq!(d(loc(ConstantIndex, 0, 0)).unwrap().0, Some(77));
     assert_eq!(
         d(loc(Register, 20, 0)),
         Err(DecodeError::RegisterUnknown(20))
@@ -906,7 +1048,7 @@ fn statepoint_and_stack_map_roots() {
         let it = l.iter().map(|&x| Ok(x));
         roots(layout, it, |_| Ok(1), |r| out.push(r)).map(|()| out)
     };
-    let got = collect(RootLayout::Statepoint, &l).unwrap();
+    let got = collect(RootLayout::StatePoint, &l).unwrap();
     assert_eq!(got.len(), 2);
     assert_eq!((got[0].base_index, got[0].derived_index), (4, 5));
     assert_eq!(got[0].derived, loc(Indirect, 7, 16));
@@ -916,18 +1058,18 @@ fn statepoint_and_stack_map_roots() {
     let mut bad = header(9);
     bad.push(loc(Indirect, 7, 8));
     assert_eq!(
-        collect(RootLayout::Statepoint, &bad),
-        Err(RootsError::NotAStatepoint)
+        collect(RootLayout::StatePoint, &bad),
+        Err(RootsError::NotAStatePoint)
     );
     let mut odd = header(0);
     odd.push(loc(Indirect, 7, 8));
     assert_eq!(
-        collect(RootLayout::Statepoint, &odd),
-        Err(RootsError::NotAStatepoint)
+        collect(RootLayout::StatePoint, &odd),
+        Err(RootsError::NotAStatePoint)
     );
     assert_eq!(
-        collect(RootLayout::Statepoint, &[loc(Register, 3, 0)]),
-        Err(RootsError::NotAStatepoint)
+        collect(RootLayout::StatePoint, &[loc(Register, 3, 0)]),
+        Err(RootsError::NotAStatePoint)
     );
     // The deopt count as a large constant.
     let mut big = vec![
@@ -937,7 +1079,7 @@ fn statepoint_and_stack_map_roots() {
     ];
     big.push(loc(Constant, 0, 5));
     big.extend([loc(Indirect, 7, 8), loc(Indirect, 7, 8)]);
-    assert_eq!(collect(RootLayout::Statepoint, &big).unwrap().len(), 1);
+    assert_eq!(collect(RootLayout::StatePoint, &big).unwrap().len(), 1);
     // Plain stack maps: every location.
     let got = collect(RootLayout::EveryLocation, &l[3..]).unwrap();
     assert_eq!(got.len(), 5);
@@ -945,9 +1087,10 @@ fn statepoint_and_stack_map_roots() {
 }
 
 /// PowerPC64: a record right after the TOC restore at the return address
-/// (`nop`, ELFv2 `ld r2, 24(r1)`, ELFv1 `ld r2, 40(r1)`) is the frame's;
-/// after any other instruction, or further on, it is not; other
-/// architectures never look past the return address.
+/// (`nop`, ELFv2 `ld r2, 24(r1)`, ELFv1 `ld r2, 40(r1)`: each ABI's own)
+/// is the frame's; after any other instruction (the other ABI's restore
+/// too), or further on, it is not; other architectures never look past the
+/// return address.
 #[test]
 fn powerpc64_record_after_the_toc_restore() {
     let tables = Tables(vec![Function {
@@ -955,37 +1098,41 @@ fn powerpc64_record_after_the_toc_restore() {
         end: 0x1100,
         records: vec![(0x1014, cfa(1, 32), vec![])],
     }]);
-    let at = |arch, pc, insn: Option<u32>| {
+    fn at<A: Arch>(tables: &Tables, pc: u64, insn: Option<u32>) -> FrameAt<u64, (usize, usize)> {
         let mut s = Stack::default();
         if let Some(i) = insn {
             s.1.insert(pc, i);
         }
-        walk::lookup(&tables, &&s, arch, pc).unwrap()
-    };
-    for insn in [0x6000_0000, 0xe841_0018, 0xe841_0028] {
-        assert!(matches!(
-            at(Arch::PowerPc64, 0x1010, Some(insn)),
-            FrameAt::Record(0x1000, (0, 0), _)
-        ));
+        walk::lookup::<A, _, _>(tables, &s, Pc::ReturnAddress(pc)).unwrap()
     }
+    let record = FrameAt::Record(0x1000, (0, 0));
+    for insn in [0x6000_0000, 0xe841_0018] {
+        assert_eq!(at::<PowerPc64ElfV2>(&tables, 0x1010, Some(insn)), record);
+    }
+    for insn in [0x6000_0000, 0xe841_0028] {
+        assert_eq!(at::<PowerPc64ElfV1>(&tables, 0x1010, Some(insn)), record);
+    }
+    let none = FrameAt::NoRecord(0x1000);
+    assert_eq!(
+        at::<PowerPc64ElfV2>(&tables, 0x1010, Some(0xe841_0028)),
+        none
+    );
+    assert_eq!(
+        at::<PowerPc64ElfV1>(&tables, 0x1010, Some(0xe841_0018)),
+        none
+    );
     // mr r30, r3: a move of the call's result. Not a TOC restore.
-    assert!(matches!(
-        at(Arch::PowerPc64, 0x1010, Some(0x7c7e_1b78)),
-        FrameAt::NoRecord(0x1000)
-    ));
+    assert_eq!(
+        at::<PowerPc64ElfV2>(&tables, 0x1010, Some(0x7c7e_1b78)),
+        none
+    );
     // Code that cannot be read, a record 8 bytes on, another architecture.
-    assert!(matches!(
-        at(Arch::PowerPc64, 0x1010, None),
-        FrameAt::NoRecord(_)
-    ));
-    assert!(matches!(
-        at(Arch::PowerPc64, 0x100c, Some(0x6000_0000)),
-        FrameAt::NoRecord(_)
-    ));
-    assert!(matches!(
-        at(Arch::X86_64, 0x1010, Some(0x6000_0000)),
-        FrameAt::NoRecord(_)
-    ));
+    assert_eq!(at::<PowerPc64ElfV2>(&tables, 0x1010, None), none);
+    assert_eq!(
+        at::<PowerPc64ElfV2>(&tables, 0x100c, Some(0x6000_0000)),
+        none
+    );
+    assert_eq!(at::<X86_64>(&tables, 0x1010, Some(0x6000_0000)), none);
 }
 
 /// A damaged table may list a register twice: every route takes the last
@@ -993,7 +1140,7 @@ fn powerpc64_record_after_the_toc_restore() {
 /// take the first one was found by the `walk_arch` fuzz target).
 #[test]
 fn a_register_saved_twice_takes_the_last_save() {
-    let arch = Arch::AArch64;
+    type A = AArch64;
     let tables = Tables(vec![Function {
         start: 0x2000,
         end: 0x2100,
@@ -1002,19 +1149,19 @@ fn a_register_saved_twice_takes_the_last_save() {
     let mut s = Stack::default();
     s.put(0x7018, 0x5555);
     s.put(0x7010, 0x6666);
-    let r = regs(arch, 0x2020, &[(31, 0x7000)]);
-    let (frames, stop) = walk(&tables, &s, arch, r, Options::default());
+    let r = regs::<A>(0x2020, &[(31, 0x7000)]);
+    let (frames, stop) = walk::<A>(&tables, &s, r, Options::default());
     assert_eq!(frames, vec![(0x2020, Some(0x7020)), (0x6666, None)]);
     assert_eq!(stop, Stop::Unmanaged);
 }
 
 /// A frame whose whole span of reads the memory allows at once: the
-/// cached walk steps it by the plan (`fast_step`, `apply_fast_step`: the
+/// cached walk steps it by the plan (`Run::check_fast`, `Run::apply`: the
 /// saved registers' values and slots, SP, PC), which must give the exact
 /// step's registers (`walk` compares every frame's).
 #[test]
 fn a_plan_restores_saved_registers() {
-    let arch = Arch::X86_64;
+    type A = X86_64;
     let t = Tables(vec![
         Function {
             start: 0x1000,
@@ -1050,8 +1197,8 @@ fn a_plan_restores_saved_registers() {
         ] {
             s.put(a, v);
         }
-        let r = regs(arch, 0x3030, &[(7, 0x6fe8)]);
-        let (frames, stop) = walk(&t, &s, arch, r, Options::default());
+        let r = regs::<A>(0x3030, &[(7, 0x6fe8)]);
+        let (frames, stop) = walk::<A>(&t, &s, r, Options::default());
         let mut cfas = vec![
             (0x3030, Some(0x6ff8)),
             (0x1010, Some(0x7018)),
@@ -1068,7 +1215,7 @@ fn a_plan_restores_saved_registers() {
 /// pointer if odd), each saving RBP; frame `i` runs function `i * 2 % K` (K
 /// odd: each in turn).
 fn deep_walk(saves: &[&[u16]], n: usize) {
-    let arch = Arch::X86_64;
+    type A = X86_64;
     let pc = |k: usize| 0x1000 * (k as u64 + 1) + 0x10;
     let size = |k: usize| 16 + 8 * saves[k].len() as i32 + 8 * (k as i32 % 2);
     let tables = Tables(
@@ -1109,8 +1256,7 @@ fn deep_walk(saves: &[&[u16]], n: usize) {
             s.put(c - 24 - 8 * j as u64, 0x100 * i as u64 + u64::from(r));
         }
     }
-    let r = regs(
-        arch,
+    let r = regs::<A>(
         pc(kind(0)),
         &[
             (7, 0x10000),
@@ -1123,7 +1269,7 @@ fn deep_walk(saves: &[&[u16]], n: usize) {
             (15, 0xf),
         ],
     );
-    let (frames, stop) = walk(&tables, &s, arch, r, Options::default());
+    let (frames, stop) = walk::<A>(&tables, &s, r, Options::default());
     let want: Vec<_> = (0..n).map(|i| (pc(kind(i)), Some(cfas[i]))).collect();
     assert_eq!(frames, want);
     assert_eq!(stop, Stop::EndOfStack);
@@ -1145,4 +1291,102 @@ fn a_deep_run_works_out_the_newest_save_slots() {
 #[test]
 fn a_frame_saving_a_caller_saved_register() {
     deep_walk(&[&[0, 3], &[12], &[13]], 9);
+}
+
+/// A function ending with a call returns to its end, the next function's
+/// first byte (no padding between them): the walk takes that frame as the
+/// call's, with the record at the end, and goes on below it, whether the
+/// next function has records or is unmanaged; cached and uncached, on
+/// every architecture. On PowerPC64 the record may follow the TOC restore
+/// at the return address, and then it is the one at the function's end.
+/// An interrupted first frame at a function's first byte is that
+/// function's.
+#[test]
+fn a_return_address_at_the_next_functions_start() {
+    fn check<A: Arch>() {
+        // f at 0x1000 ends with a call at 0x1010 (the next function, g,
+        // starts there with a record at its first byte); h at 0x2000 ends
+        // with a call at 0x2020 and no function follows; k at 0x3000 is
+        // the bottom managed frame.
+        let (sp, ra) = (A::SP, A::RA);
+        let toc = !A::TOC_RESTORES.is_empty();
+        // On PowerPC64 the call's record is after the TOC restore at its
+        // return address, at the function's end.
+        let (f_ra, h_ra) = if toc {
+            (0x100c, 0x201c)
+        } else {
+            (0x1010, 0x2020)
+        };
+        let state = |offset| cfa(sp, offset);
+        // The return address: x86-64's at CFA - 8, PowerPC64's at CFA + 16
+        // when not saved; AArch64's x30 saved at the offset given.
+        let saves = |offset: i32| match A::RA_FROM_CFA {
+            None => vec![(ra, offset)],
+            Some(_) => vec![],
+        };
+        let tables = Tables(vec![
+            Function {
+                start: 0x1000,
+                end: 0x1010,
+                records: vec![(0x1010, state(16), saves(-8))],
+            },
+            Function {
+                start: 0x1010,
+                end: 0x1040,
+                records: vec![(0x1010, state(32), saves(-8))],
+            },
+            Function {
+                start: 0x2000,
+                end: 0x2020,
+                records: vec![(0x2020, state(32), saves(-16))],
+            },
+            Function {
+                start: 0x3000,
+                end: 0x3100,
+                records: vec![(0x3030, state(16), saves(-8))],
+            },
+        ]);
+        let mut s = Stack::default();
+        if toc {
+            s.1.insert(f_ra, A::TOC_RESTORES[0]);
+            s.1.insert(h_ra, A::TOC_RESTORES[1]);
+        }
+        // Frame 0 at f (CFA 0x7010), frame 1 at h (CFA 0x7030), frame 2 at
+        // k (CFA 0x7040), then an unmanaged return address.
+        let ra_at = |cfa: u64, saved: u64| match A::RA_FROM_CFA {
+            Some(o) => cfa.wrapping_add(o as i64 as u64),
+            None => cfa - saved,
+        };
+        let (cfa0, cfa1, cfa2) = (0x7010u64, 0x7030u64, 0x7040u64);
+        s.put(ra_at(cfa0, 8), h_ra);
+        s.put(ra_at(cfa1, 16), 0x3030);
+        s.put(ra_at(cfa2, 8), 0x9000);
+        let r = regs::<A>(f_ra, &[(sp, 0x7000)]);
+        let (frames, stop) = walk::<A>(&tables, &s, r, Options::default());
+        assert_eq!(
+            frames,
+            vec![
+                (f_ra, Some(cfa0)),
+                (h_ra, Some(cfa1)),
+                (0x3030, Some(cfa2)),
+                (0x9000, None)
+            ],
+            "{}",
+            A::NAME
+        );
+        assert_eq!(stop, Stop::Unmanaged, "{}", A::NAME);
+        // The same PC as an interrupted instruction's (f's end, g's first
+        // byte) is g's, whose record is there.
+        let g = Options {
+            interrupted: true,
+            ..Options::default()
+        };
+        let c = Cursor::<A, _, _>::new(&tables, &s, regs::<A>(0x1010, &[(sp, 0x7000)]), g).unwrap();
+        assert_eq!(c.frame(), FrameAt::Record(&0x1010, &(1, 0)), "{}", A::NAME);
+        assert_eq!(c.cfa(), Some(0x7020));
+    }
+    check::<X86_64>();
+    check::<AArch64>();
+    check::<PowerPc64ElfV2>();
+    check::<PowerPc64ElfV1>();
 }

@@ -13,6 +13,7 @@ mod cc;
 mod input;
 mod llvm;
 mod output;
+mod signals;
 
 #[global_allocator]
 static ALLOCATOR: alloc::HugeBlocks = alloc::HugeBlocks;
@@ -122,9 +123,25 @@ enum Command {
         #[arg(long)]
         no_walk: bool,
     },
-    /// Run a compiler with the plugin and finish every object it writes in
-    /// place: `CC="pcmap cc clang-16"` (docs/build.md). Probes (-E,
-    /// --version, …) and link-only commands run as given.
+    /// Compile with the plugin and finish every object: `CC="pcmap cc
+    /// clang-16"` (docs/build.md).
+    ///
+    /// COMPILER is clang, or ccache or sccache and clang. The plugin is the
+    /// one for clang's LLVM version (libpcmap_plugin-llvmN.so beside pcmap
+    /// or in ../lib from it), or $PCMAP_PLUGIN. Probes (-E, --version,
+    /// -###, …) and links of objects run as given; -S adds the plugin; -c
+    /// writes each object through a temporary beside it and finishes it,
+    /// so that an object at -o is finished or absent; a compile and link
+    /// finishes its objects before the link. -fno-pcmap runs the command as
+    /// given, less that flag.
+    ///
+    /// pcmap-cc and pcmap-c++, links to pcmap, are `pcmap cc $PCMAP_CC`
+    /// (clang-16 when unset) and `pcmap cc $PCMAP_CXX` (clang++-16).
+    ///
+    /// Caches: `pcmap cc ccache clang-16` and `pcmap cc sccache clang-16`
+    /// (CMake: -DCMAKE_C_COMPILER_LAUNCHER='pcmap;cc;ccache'). With ccache in
+    /// front of pcmap (`ccache pcmap cc clang-16`), set
+    /// CCACHE_COMPILERCHECK='%compiler% --pcmap-cache-key'.
     #[command(disable_help_flag = true, disable_version_flag = true)]
     Cc {
         /// The compiler (clang-16) and its arguments, as given.
@@ -139,10 +156,11 @@ enum Command {
 }
 
 fn main() -> ExitCode {
-    // Called as pcmap-cc or pcmap-c++ (a link to pcmap): `pcmap cc` with
-    // the compiler from the environment.
-    if let Some(command) = cc::multicall() {
-        return report(cc::run(&command));
+    // Called as pcmap-cc or pcmap-c++ (a link to pcmap: `pcmap cc` with the
+    // compiler from the environment), as pcmap cc's stand-in linker, or as a
+    // ccache compiler_check.
+    if let Some(result) = cc::multicall() {
+        return report(result);
     }
     let cli = Cli::parse();
     let result = match cli.command {
@@ -194,7 +212,18 @@ fn main() -> ExitCode {
             against,
             no_walk,
         } => verify(&file, against.as_deref(), no_walk).map(|()| ExitCode::SUCCESS),
-        Command::Cc { command } => cc::run(&command),
+        Command::Cc { command } => match command.first().map(|a| a.as_encoded_bytes()) {
+            Some(b"--help" | b"-h") => {
+                let mut cli = <Cli as clap::CommandFactory>::command();
+                // Names the subcommand "pcmap cc" in its usage line.
+                cli.build();
+                let cc = cli.find_subcommand_mut("cc").expect("the cc subcommand");
+                cc.print_long_help()
+                    .map(|()| ExitCode::SUCCESS)
+                    .map_err(Into::into)
+            }
+            _ => cc::run(&command),
+        },
     };
     report(result)
 }

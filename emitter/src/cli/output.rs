@@ -15,15 +15,18 @@
 //!             finished output copied into its inode (not atomic)
 //! ```
 //!
-//! Signals: handlers exist only while a named temporary file does. The
-//! caller keeps every other thread's SIGINT/SIGTERM/SIGHUP blocked
-//! ([`SignalsBlocked`] around spawning them) so that blocking them on the
-//! committing thread keeps them out of the commit.
+//! Signals (crate::signals): a named temporary file is armed for the
+//! handler to remove. The caller keeps every other thread's
+//! SIGINT/SIGTERM/SIGHUP blocked ([`SignalsBlocked`] around spawning them) so
+//! that blocking them on the committing thread keeps them out of the commit.
 
 use std::fs::{File, Metadata, OpenOptions};
 use std::io::{self, BufWriter, Seek, Write};
 use std::os::unix::fs::{MetadataExt, PermissionsExt};
 use std::path::{Path, PathBuf};
+
+use crate::signals::ArmedFile;
+pub use crate::signals::SignalsBlocked;
 
 /// Errors of the output; each names the output as the user gave it.
 #[derive(Debug, thiserror::Error)]
@@ -74,7 +77,7 @@ struct Open {
     plan: Plan,
     writer: BufWriter<File>,
     /// The name of a named temporary file, removed on drop or by a signal.
-    named: Option<Armed>,
+    named: Option<ArmedFile>,
 }
 
 /// What the output's file must keep.
@@ -236,7 +239,7 @@ pub struct Written {
     dir: PathBuf,
     plan: Plan,
     file: File,
-    named: Option<Armed>,
+    named: Option<ArmedFile>,
 }
 
 impl Written {
@@ -374,40 +377,14 @@ fn link(_file: &File, _path: &Path) -> io::Result<()> {
     Err(unsupported())
 }
 
-fn named_temp(dir: &Path) -> io::Result<(File, Armed)> {
-    signals::install();
+fn named_temp(dir: &Path) -> io::Result<(File, ArmedFile)> {
     // No moment where the file exists and a signal would not remove it.
     let _blocked = SignalsBlocked::new();
     let (file, path) = tempfile::Builder::new()
         .prefix(".pcmap.")
         .tempfile_in(dir)?
         .into_parts();
-    let token = signals::arm(&path);
-    Ok((file, Armed(Some(path), token)))
-}
-
-/// A named temporary file's path, unlinked by a terminating signal (see
-/// [`signals`]) or on drop.
-struct Armed(Option<tempfile::TempPath>, Option<signals::Token>);
-
-impl Armed {
-    fn persist(mut self, target: &Path) -> io::Result<()> {
-        let _blocked = SignalsBlocked::new();
-        let path = self.0.take().expect("armed until persisted or dropped");
-        let result = path.persist(target).map_err(|e| e.error);
-        signals::disarm(self.1.take());
-        result
-    }
-}
-
-impl Drop for Armed {
-    fn drop(&mut self) {
-        if let Some(path) = self.0.take() {
-            let _blocked = SignalsBlocked::new();
-            signals::disarm(self.1.take());
-            drop(path);
-        }
-    }
+    Ok((file, ArmedFile::new(path)))
 }
 
 fn set_mode(file: &File, mode: u32) -> io::Result<()> {
@@ -424,7 +401,7 @@ fn set_owner(file: &File, uid: u32, gid: u32) -> io::Result<()> {
 
 /// Puts `file`, finished, at `target` in one step: no moment where `target`
 /// is missing or partial.
-fn replace(file: &File, named: Option<Armed>, target: &Path, dir: &Path) -> io::Result<()> {
+fn replace(file: &File, named: Option<ArmedFile>, target: &Path, dir: &Path) -> io::Result<()> {
     // A signal now would leave the name that link gives below.
     let _blocked = SignalsBlocked::new();
     if let Some(armed) = named {
@@ -451,142 +428,6 @@ fn copy_into(mut file: File, target: &Path) -> io::Result<()> {
     let len = io::copy(&mut file, &mut dest)?;
     dest.set_len(len)?;
     Ok(())
-}
-
-/// SIGINT, SIGTERM and SIGHUP held back from the calling thread while this
-/// lives (threads spawned meanwhile inherit the mask and keep it); delivered
-/// once it is dropped.
-pub struct SignalsBlocked(libc::sigset_t);
-
-impl SignalsBlocked {
-    #[allow(clippy::new_without_default)]
-    pub fn new() -> SignalsBlocked {
-        let set = signals::set();
-        // SAFETY: sigset_t is plain data that pthread_sigmask fills in.
-        let mut old: libc::sigset_t = unsafe { std::mem::zeroed() };
-        // SAFETY: both pointers are valid sigset_t; SIG_BLOCK only adds.
-        unsafe { libc::pthread_sigmask(libc::SIG_BLOCK, &set, &mut old) };
-        SignalsBlocked(old)
-    }
-}
-
-impl Drop for SignalsBlocked {
-    fn drop(&mut self) {
-        // SAFETY: restores the mask saved by `new`.
-        unsafe { libc::pthread_sigmask(libc::SIG_SETMASK, &self.0, std::ptr::null_mut()) };
-    }
-}
-
-/// Removal of a named temporary file by a terminating signal: the handler
-/// unlinks the one armed path (prepared beforehand: the handler may only
-/// make async-signal-safe calls) and re-raises the signal with its default
-/// action, so the process still dies of it.
-mod signals {
-    use std::ffi::{c_char, c_int, CString};
-    use std::os::unix::ffi::OsStrExt;
-    use std::path::Path;
-    use std::sync::atomic::{AtomicPtr, Ordering};
-    use std::sync::Once;
-
-    const SIGNALS: [c_int; 3] = [libc::SIGINT, libc::SIGTERM, libc::SIGHUP];
-
-    /// The path to unlink, a leaked `CString`: whoever swaps it out (the
-    /// handler, or `disarm`) owns it; the handler never frees it.
-    static ARMED: AtomicPtr<c_char> = AtomicPtr::new(std::ptr::null_mut());
-
-    pub(super) fn set() -> libc::sigset_t {
-        // SAFETY: sigset_t is plain data; sigemptyset initialises it.
-        let mut set: libc::sigset_t = unsafe { std::mem::zeroed() };
-        // SAFETY: `set` is a valid sigset_t, the signals valid numbers.
-        unsafe {
-            libc::sigemptyset(&mut set);
-            for s in SIGNALS {
-                libc::sigaddset(&mut set, s);
-            }
-        }
-        set
-    }
-
-    extern "C" fn on_signal(sig: c_int) {
-        let path = ARMED.swap(std::ptr::null_mut(), Ordering::SeqCst);
-        if !path.is_null() {
-            // SAFETY: a NUL-terminated string `arm` leaked; unlink and
-            // raise are async-signal-safe.
-            unsafe { libc::unlink(path) };
-        }
-        // SA_RESETHAND restored the default action: this kills the process
-        // (when the handler returns, if the signal is blocked in it).
-        // SAFETY: raise is async-signal-safe.
-        unsafe { libc::raise(sig) };
-    }
-
-    /// Installs the handler for each signal the process does not ignore (a
-    /// program started with SIGINT ignored, under nohup or in the
-    /// background, keeps ignoring it).
-    pub(super) fn install() {
-        static INSTALL: Once = Once::new();
-        INSTALL.call_once(|| {
-            for sig in SIGNALS {
-                // SAFETY: sigaction is plain data filled in by the kernel;
-                // the handler only makes async-signal-safe calls.
-                unsafe {
-                    let mut old: libc::sigaction = std::mem::zeroed();
-                    if libc::sigaction(sig, std::ptr::null(), &mut old) != 0
-                        || old.sa_sigaction == libc::SIG_IGN
-                    {
-                        continue;
-                    }
-                    let mut new: libc::sigaction = std::mem::zeroed();
-                    new.sa_sigaction = on_signal as extern "C" fn(c_int) as libc::sighandler_t;
-                    new.sa_flags = libc::SA_RESETHAND;
-                    libc::sigemptyset(&mut new.sa_mask);
-                    libc::sigaction(sig, &new, std::ptr::null_mut());
-                }
-            }
-        });
-    }
-
-    /// What `arm` armed (the address of the leaked path).
-    pub(super) struct Token(usize);
-
-    /// Makes `path` the file a terminating signal removes. One at a time: a
-    /// second one while the first is armed is not armed (`None`).
-    pub(super) fn arm(path: &Path) -> Option<Token> {
-        let raw = CString::new(path.as_os_str().as_bytes()).ok()?.into_raw();
-        match ARMED.compare_exchange(
-            std::ptr::null_mut(),
-            raw,
-            Ordering::SeqCst,
-            Ordering::SeqCst,
-        ) {
-            Ok(_) => Some(Token(raw as usize)),
-            Err(_) => {
-                // SAFETY: `raw` came from into_raw above and was not shared.
-                drop(unsafe { CString::from_raw(raw) });
-                None
-            }
-        }
-    }
-
-    /// The path of `token` no longer for a signal to remove.
-    pub(super) fn disarm(token: Option<Token>) {
-        let Some(Token(raw)) = token else { return };
-        let raw = raw as *mut c_char;
-        // A handler that swapped it out first may still be using it.
-        if ARMED
-            .compare_exchange(
-                raw,
-                std::ptr::null_mut(),
-                Ordering::SeqCst,
-                Ordering::SeqCst,
-            )
-            .is_ok()
-        {
-            // SAFETY: from `arm`'s into_raw; swapped out, so no handler can
-            // see it any more.
-            drop(unsafe { CString::from_raw(raw) });
-        }
-    }
 }
 
 #[cfg(test)]

@@ -1,6 +1,6 @@
 /* scripts/bench-walk: walk a 64-frame managed stack and visit every root,
  * with the flat table of 1,000,000 records (this program's own
- * pcmap_stackmaps), five ways:
+ * pcmap_stackmaps), every way at once:
  *
  *   collect one call, pcmap_walk_collect, with its own cache of decoded frames,
  *           warm: one callback per frame with all its roots;
@@ -16,12 +16,18 @@
  *           LLVM's stack maps into a hash table do), roots decoded with
  *           _Unwind_GetCFA (the frame's SP) and _Unwind_GetGR and passed,
  *           frame by frame, to the callback pcmap_walk_collect calls;
- *   chain   the bare frame pointer chain, no lookup, no root (the floor).
+ *   chain   the bare frame pointer chain, no lookup, no root (the floor);
+ *   base    with -DPCMAP_BENCH_BASE (base.c): collect, slots, cached and
+ *           cursor by the libpcmap of the commit before the change;
+ *   framehop with -DPCMAP_BENCH_FRAMEHOP (x86-64, framehop/): framehop's
+ *           unwinder over this program's .eh_frame, its cache warm and
+ *           never allocating; return addresses only, no root.
  *
- * Prints ns per frame for each (the median of BATCHES batches, in thread CPU
- * time), the ratios and PASS/FAIL against the goals, and checks the cursor
- * (with and without the cache) and libgcc visit the same roots, through
- * the same callback. */
+ * Prints ns per frame for each (the median of BATCHES batches, each
+ * batch running every route in turn, in thread CPU time), the ratios and
+ * PASS/FAIL against the goals, and checks every route visits the same
+ * roots (the same sum) and the chain and framehop read the cursor's
+ * return addresses. */
 #define _GNU_SOURCE
 #include <stdio.h>
 #include <stdlib.h>
@@ -265,10 +271,50 @@ static int cmp(const void *a, const void *b) {
   return (x > y) - (x < y);
 }
 
-enum { COLLECT, CACHED, CURSOR, LIBGCC, CHAIN, SLOTS, METHODS };
+#ifdef PCMAP_BENCH_BASE
+/* base.c: the same routes by the base commit's libpcmap. */
+unsigned long base_registers_size(void);
+int base_open(void);
+int base_walk_collect(const void *regs, uint64_t *sum);
+int base_walk_slots(const void *regs, uint64_t *sum);
+int base_walk_cached(const void *regs, uint64_t *sum);
+int base_walk_uncached(const void *regs, uint64_t *sum);
+#define BASE_BUILT 1
+#else
+#define BASE_BUILT 0
+#endif
+#ifdef PCMAP_BENCH_FRAMEHOP
+/* framehop/lib.rs. */
+void pcmap_bench_framehop_init(uint64_t eh_frame, uint64_t eh_frame_size, uint64_t eh_frame_hdr,
+                               uint64_t eh_frame_hdr_size, uint64_t text, uint64_t text_size);
+uint32_t pcmap_bench_framehop_walk(uint64_t pc, uint64_t sp, uint64_t bp, uint32_t frames, uint64_t *sum);
+#define FRAMEHOP_BUILT 1
+#else
+#define FRAMEHOP_BUILT 0
+#endif
+
+__attribute__((noinline)) static int walk_framehop(const pcmap_registers *regs, uint64_t *sum) {
+#ifdef PCMAP_BENCH_FRAMEHOP
+  return (int)pcmap_bench_framehop_walk(regs->pc, regs->value[7], regs->value[6], FRAMES, sum);
+#else
+  (void)regs, (void)sum;
+  return 0;
+#endif
+}
+
+enum { COLLECT, CACHED, CURSOR, LIBGCC, CHAIN, SLOTS, BASE_COLLECT, BASE_CACHED, BASE_CURSOR, BASE_SLOTS, FRAMEHOP, METHODS };
 static const char *names[METHODS] = {"pcmap_walk_collect (warm cache)", "cursor with cache (warm)",
                                      "cursor (pcmap_walk_*)", "_Unwind_Backtrace + hash table", "frame pointer chain",
-                                     "pcmap_walk_collect_slots (warm)"};
+                                     "pcmap_walk_collect_slots (warm)", "base: pcmap_walk_collect (warm)",
+                                     "base: cursor with cache (warm)", "base: cursor (pcmap_walk_*)",
+                                     "base: pcmap_walk_collect_slots", "framehop, cached (no roots)"};
+/* Whether a route is built in. */
+static int built(int m) {
+  if (m >= BASE_COLLECT && m <= BASE_SLOTS) return BASE_BUILT;
+  if (m == FRAMEHOP) return FRAMEHOP_BUILT;
+  return 1;
+}
+static const char *base_name = "the base commit";
 
 /* The sum of the return addresses the cursor steps to (frames 1 to 64:
  * the chain reads the return address of each of the 64 frames). */
@@ -290,7 +336,9 @@ uint64_t bench_safepoint(pcmap_registers *regs, uint64_t a1, uint64_t a2, uint64
   (void)a1, (void)a2, (void)a3, (void)a4, (void)a5;
   for (b = 0; b < BATCHES; b++) {
     for (m = 0; m < METHODS; m++) {
-      double t0 = now();
+      double t0;
+      if (!built(m)) continue;
+      t0 = now();
       for (r = 0; r < REPEAT; r++) {
         uint64_t sum = 0;
         if (m == COLLECT) {
@@ -303,6 +351,18 @@ uint64_t bench_safepoint(pcmap_registers *regs, uint64_t a1, uint64_t a2, uint64
           frames[m] = walk_libgcc(&sum);
         } else if (m == SLOTS) {
           frames[m] = walk_slots(regs, &sum);
+#ifdef PCMAP_BENCH_BASE
+        } else if (m == BASE_COLLECT) {
+          frames[m] = base_walk_collect(regs, &sum);
+        } else if (m == BASE_SLOTS) {
+          frames[m] = base_walk_slots(regs, &sum);
+        } else if (m == BASE_CACHED) {
+          frames[m] = base_walk_cached(regs, &sum);
+        } else if (m == BASE_CURSOR) {
+          frames[m] = base_walk_uncached(regs, &sum);
+#endif
+        } else if (m == FRAMEHOP) {
+          frames[m] = walk_framehop(regs, &sum);
         } else {
           frames[m] = walk_chain(regs, &sum);
         }
@@ -312,18 +372,39 @@ uint64_t bench_safepoint(pcmap_registers *regs, uint64_t a1, uint64_t a2, uint64
     }
   }
   for (m = 0; m < METHODS; m++) {
+    if (!built(m)) {
+      printf("%-32s (not built)\n", names[m]);
+      continue;
+    }
     qsort(ns[m], BATCHES, sizeof ns[m][0], cmp);
     printf("%-32s %3d frames  %8.1f ns/frame (median of %d batches of %d walks)\n", names[m], frames[m],
            ns[m][BATCHES / 2], BATCHES, REPEAT);
   }
-  for (m = COLLECT; m < METHODS; m++) {
+#define MEDIAN(m) ns[m][BATCHES / 2]
+  for (m = COLLECT; m <= SLOTS; m++) {
     if (m == LIBGCC || m == CHAIN) continue;
-    double vs_libgcc = ns[LIBGCC][BATCHES / 2] / ns[m][BATCHES / 2];
-    double vs_chain = ns[m][BATCHES / 2] / ns[CHAIN][BATCHES / 2];
-    printf("%s: vs libgcc %.2fx %s (goal >= 20x faster: %s); vs frame pointer chain %.2fx the time (goal <= 2x: %s)\n",
-           names[m], vs_libgcc >= 1 ? vs_libgcc : 1 / vs_libgcc, vs_libgcc >= 1 ? "faster" : "slower",
-           vs_libgcc >= 20 ? "PASS" : "FAIL", vs_chain, vs_chain <= 2 ? "PASS" : "FAIL");
+    printf("%s: %.2fx faster than libgcc, %.2fx the frame pointer chain's time\n", names[m],
+           MEDIAN(LIBGCC) / MEDIAN(m), MEDIAN(m) / MEDIAN(CHAIN));
   }
+  if (BASE_BUILT) {
+    static const int now_of[] = {COLLECT, CACHED, CURSOR, SLOTS}, base_of[] = {BASE_COLLECT, BASE_CACHED, BASE_CURSOR, BASE_SLOTS};
+    for (m = 0; m < 4; m++)
+      printf("%s: %.2fx the time of %s's\n", names[now_of[m]], MEDIAN(now_of[m]) / MEDIAN(base_of[m]), base_name);
+  }
+  printf("goal: slots >= 16x faster than libgcc: %.2fx: %s\n", MEDIAN(LIBGCC) / MEDIAN(SLOTS),
+         MEDIAN(LIBGCC) / MEDIAN(SLOTS) >= 16 ? "PASS" : "FAIL");
+  if (BASE_BUILT)
+    printf("goal: slots within 1.25x of %s's: %.2fx: %s\n", base_name, MEDIAN(SLOTS) / MEDIAN(BASE_SLOTS),
+           MEDIAN(SLOTS) / MEDIAN(BASE_SLOTS) <= 1.25 ? "PASS" : "FAIL");
+  if (FRAMEHOP_BUILT) {
+    printf("goal: the cached slots collector (with roots) faster than framehop (cached, no roots): %.1f vs %.1f "
+           "ns/frame: %s\n",
+           MEDIAN(SLOTS), MEDIAN(FRAMEHOP), MEDIAN(SLOTS) < MEDIAN(FRAMEHOP) ? "PASS" : "FAIL");
+    printf("the cached callback collector (decoded roots, registers, a call per frame) vs framehop: %.1f vs %.1f "
+           "ns/frame: %.2fx the time\n",
+           MEDIAN(COLLECT), MEDIAN(FRAMEHOP), MEDIAN(COLLECT) / MEDIAN(FRAMEHOP));
+  }
+#undef MEDIAN
   printf("cache: %llu hits, %llu misses, %llu not cached; collect's: %llu, %llu, %llu\n",
          (unsigned long long)cache.hits, (unsigned long long)cache.misses, (unsigned long long)cache.uncached,
          (unsigned long long)collect_cache.hits, (unsigned long long)collect_cache.misses,
@@ -339,6 +420,17 @@ uint64_t bench_safepoint(pcmap_registers *regs, uint64_t a1, uint64_t a2, uint64
     printf("FAIL: the frame pointer chain did not read the cursor's return addresses\n");
     exit(1);
   }
+  if (FRAMEHOP_BUILT && (frames[FRAMEHOP] != FRAMES || sums[FRAMEHOP] != sums[CHAIN])) {
+    printf("FAIL: framehop: %d frames, not the cursor's return addresses\n", frames[FRAMEHOP]);
+    exit(1);
+  }
+  for (m = BASE_COLLECT; BASE_BUILT && m <= BASE_SLOTS; m++) {
+    if (frames[m] != FRAMES || sums[m] != sums[LIBGCC]) {
+      printf("FAIL: %s: %d frames, root sum %llx (libgcc's %llx)\n", names[m], frames[m],
+             (unsigned long long)sums[m], (unsigned long long)sums[LIBGCC]);
+      exit(1);
+    }
+  }
   if (frames[CURSOR] != FRAMES || frames[LIBGCC] != frames[CURSOR] || frames[CHAIN] != FRAMES ||
       frames[CACHED] != FRAMES || frames[COLLECT] != FRAMES || sums[CURSOR] != sums[LIBGCC] ||
       sums[CACHED] != sums[LIBGCC] || sums[COLLECT] != sums[LIBGCC] || cache.misses != FRAMES ||
@@ -352,7 +444,22 @@ uint64_t bench_safepoint(pcmap_registers *regs, uint64_t a1, uint64_t a2, uint64
   return 0;
 }
 
-int main(void) {
+/* bench [BASE-NAME [EH_FRAME SIZE EH_FRAME_HDR SIZE TEXT SIZE]]: the base
+ * commit's name; framehop's sections (hexadecimal). */
+int main(int argc, char **argv) {
+  if (argc > 1) base_name = argv[1];
+#ifdef PCMAP_BENCH_FRAMEHOP
+  {
+    uint64_t a[6];
+    int i;
+    if (argc < 8) return 2;
+    for (i = 0; i < 6; i++) a[i] = strtoull(argv[2 + i], NULL, 16);
+    pcmap_bench_framehop_init(a[0], a[1], a[2], a[3], a[4], a[5]);
+  }
+#endif
+#ifdef PCMAP_BENCH_BASE
+  if (base_registers_size() != sizeof(pcmap_registers) || !base_open()) return 2;
+#endif
   if (pcmap_open_linked(&maps, __start_pcmap_stackmaps, __stop_pcmap_stackmaps) != PCMAP_OK) return 2;
   printf("table: %llu records, %u functions, %u tables\n", (unsigned long long)maps.num_records, maps.num_functions,
          maps.num_tables);

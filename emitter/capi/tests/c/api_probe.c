@@ -213,21 +213,31 @@ int main(int argc, char **argv) {
     }
   }
   /* The function containing PCs around each function's code: below its
-   * start, at it, inside, at its end (a return address) and past it. */
+   * start, at it, inside, at its end and past it, as return addresses
+   * (their function holds the byte before them: the end is in, the start
+   * is not) and as instructions' addresses (the start is in, the end is
+   * not). */
   for (fi = 0; fi < m.num_functions; fi++) {
     pcmap_function fn, found;
     uint64_t pcs[5];
+    uint32_t k;
     if (!check(pcmap_function_at(&m, fi, &fn), "function")) continue;
     pcs[0] = fn.address - 1, pcs[1] = fn.address, pcs[2] = fn.address + fn.size / 2;
     pcs[3] = fn.address + fn.size, pcs[4] = fn.address + fn.size + 1;
     for (i = 0; i < 5; i++) {
-      pcmap_status s = pcmap_find_function(&m, pcs[i], &found);
-      printf("find_function(0x%" PRIx64 ")=", pcs[i]);
-      if (s == PCMAP_OK)
-        printf("0x%" PRIx64 " size=%u records=%u\n", found.address, found.size, found.num_records);
-      else
-        printf("%s\n", pcmap_strerror(s));
+      for (k = PCMAP_PC_RETURN_ADDRESS; k <= PCMAP_PC_INSTRUCTION; k++) {
+        pcmap_status s = pcmap_find_function(&m, pcs[i], k, &found);
+        printf("find_function(0x%" PRIx64 ", %s)=", pcs[i], k == PCMAP_PC_RETURN_ADDRESS ? "return" : "instruction");
+        if (s == PCMAP_OK)
+          printf("0x%" PRIx64 " size=%u records=%u\n", found.address, found.size, found.num_records);
+        else
+          printf("%s\n", pcmap_strerror(s));
+      }
     }
+  }
+  {
+    pcmap_function fn;
+    printf("find_function(kind 2)=%s\n", pcmap_strerror(pcmap_find_function(&m, 0, 2, &fn)));
   }
   /* Past the end of each array: errors, never crashes. */
   {

@@ -10,7 +10,7 @@
 use std::sync::OnceLock;
 
 use libfuzzer_sys::fuzz_target;
-use pcmap_reader::flat::{Cfa, FlatStackMap, FrameRegister, Match, RecordKind};
+use pcmap_reader::flat::{Cfa, FlatStackMap, FrameRegister, Match, Pc, RecordKind};
 use pcmap_reader::stackmap::{write_flat, write_flat_placed, FrameState, Function, Record, Table};
 use pcmap_reader::{LittleEndian, Location, LocationKind};
 
@@ -93,7 +93,10 @@ fuzz_target!(|data: &[u8]| {
         pc.wrapping_sub(4),
         pc.wrapping_add(0x40 * FUNCTIONS / 2),
     ] {
-        for how in [Match::Exact, Match::AtOrAfter] {
+        for (pc, how) in [Pc::ReturnAddress(pc), Pc::Instruction(pc)]
+            .into_iter()
+            .flat_map(|pc| [(pc, Match::Exact), (pc, Match::AtOrAfter)])
+        {
             let got = t.lookup(pc, 0, how);
             if let Ok(Some(hit)) = t.lookup_hit(pc, 0, how) {
                 if let Ok(site) = t.site(hit.site_offset()) {
@@ -108,10 +111,11 @@ fuzz_target!(|data: &[u8]| {
                 let expected = FlatStackMap::parse(plain, LittleEndian)
                     .unwrap()
                     .lookup(pc, 0, how);
-                assert_eq!(got.ok(), expected.ok(), "pc {pc:#x} {how:?}");
+                assert_eq!(got.ok(), expected.ok(), "pc {pc:?} {how:?}");
             }
         }
-        let _ = t.function_containing(pc, 0);
+        let _ = t.function_containing(Pc::ReturnAddress(pc), 0);
+        let _ = t.function_containing(Pc::Instruction(pc), 0);
         let _ = t.pc_map_window(pc, 0);
     }
 });

@@ -5,7 +5,7 @@
 //! the writer.
 #![no_main]
 use libfuzzer_sys::fuzz_target;
-use pcmap_reader::flat::{FlatStackMap, Match};
+use pcmap_reader::flat::{FlatStackMap, Match, Pc};
 use pcmap_reader::stackmap::{write_flat, Table};
 use pcmap_reader::LittleEndian;
 
@@ -21,7 +21,10 @@ fuzz_target!(|data: &[u8]| {
                         address.wrapping_add(8),
                         address.wrapping_add(f.size.into()),
                     ] {
-                        for how in [Match::Exact, Match::AtOrAfter] {
+                        for (pc, how) in [Pc::ReturnAddress(pc), Pc::Instruction(pc)]
+                            .into_iter()
+                            .flat_map(|pc| [(pc, Match::Exact), (pc, Match::AtOrAfter)])
+                        {
                             if let Ok(Some((_, _, r))) = t.lookup_entries(pc, 0x1000, how) {
                                 if let Ok(site) = t.site(r.site) {
                                     let _ = t.locations(&site).count();
@@ -42,7 +45,7 @@ fuzz_target!(|data: &[u8]| {
         let pc = data
             .iter()
             .fold(0u64, |pc, &b| pc.rotate_left(8) ^ u64::from(b));
-        let _ = t.lookup_entries(pc, 0x1000, Match::AtOrAfter);
+        let _ = t.lookup_entries(Pc::ReturnAddress(pc), 0x1000, Match::AtOrAfter);
         let _ = t.validate();
         // Sites anywhere in the Data area.
         for offset in (0..t.data_size()).step_by(7).take(64) {
@@ -51,7 +54,7 @@ fuzz_target!(|data: &[u8]| {
             }
             let _ = t.frame_state(offset);
         }
-        let _ = t.function_containing(pc, 0x1000);
+        let _ = t.function_containing(Pc::Instruction(pc), 0x1000);
         if let Ok(table) = Table::from_flat(&t) {
             let out = write_flat(&table, LittleEndian, t.absolute_addresses())
                 .expect("a read table can be written");

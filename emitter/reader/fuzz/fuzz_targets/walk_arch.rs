@@ -1,5 +1,5 @@
 //! The reader's unwind cursor on every architecture it supports (x86-64,
-//! AArch64, PowerPC64), over tables and a stack the input both shape,
+//! AArch64, PowerPC64 ELFv2 and ELFv1), over tables and a stack the input both shape,
 //! against a reference walk written here from the rules the walk module
 //! documents (its module doc, [`Options`], [`Stop`], [`lookup`]): no code
 //! shared with the cursor but the types.
@@ -11,7 +11,8 @@
 //! start record  SP  FP  callee-saved value  stack words (tag, u16)…
 //! ```
 //!
-//! flags: bits 0-1 the architecture, 2 the frame pointer chain, 3 a frame
+//! flags: bits 0-1 the architecture (the reference's own names for the
+//! walker's four `Arch` types), 2 the frame pointer chain, 3 a frame
 //! limit under 16 (the next byte; else 256). Stack words are as in the C API's `walk` target:
 //! tag 0 an address in the stack, 1 a code address (a record's PC, or near
 //! one), 2 the number, 3 zero.
@@ -26,9 +27,10 @@
 use std::collections::HashMap;
 
 use libfuzzer_sys::fuzz_target;
+use pcmap_reader::flat::Pc;
 use pcmap_reader::walk::{
-    Arch, CacheSlot, CachedFrame, CfaRule, Cursor, FrameAt, FrameStates, Memory, Options,
-    Registers, State, Stop, UnwindTables, REGISTER_SLOTS,
+    self, Cache, CacheKey, CfaRule, Cursor, FrameAt, Memory, Options, Registers, Slot, State, Stop,
+    UnwindTables, REGISTER_SLOTS,
 };
 
 const CODE: u64 = 0x10_0000;
@@ -37,6 +39,33 @@ const STACK: u64 = 0x7f00_0000;
 /// PowerPC64's TOC restores after a call (ELFv2, ELFv1) and `nop`, and one
 /// word that is none of them.
 const CODE_WORDS: [u32; 4] = [0xe841_0018, 0xe841_0028, 0x6000_0000, 0x3860_0000];
+
+/// The architectures, as the reference names them (no code shared with
+/// the walker's `Arch` types).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Abi {
+    X86_64,
+    AArch64,
+    /// PowerPC64 ELFv2: its TOC restore is `ld r2, 24(r1)`.
+    PowerPc64V2,
+    /// PowerPC64 ELFv1: `ld r2, 40(r1)`.
+    PowerPc64V1,
+}
+
+impl Abi {
+    fn powerpc(self) -> bool {
+        matches!(self, Abi::PowerPc64V2 | Abi::PowerPc64V1)
+    }
+    /// The words after a call a record may follow: `nop`, the ABI's TOC
+    /// restore.
+    fn toc_restores(self) -> &'static [u32] {
+        match self {
+            Abi::PowerPc64V2 => &[0x6000_0000, 0xe841_0018],
+            Abi::PowerPc64V1 => &[0x6000_0000, 0xe841_0028],
+            _ => &[],
+        }
+    }
+}
 
 /// Bytes of the input in turn, zero past its end.
 struct Input<'a>(&'a [u8]);
@@ -67,8 +96,18 @@ struct Record {
 struct Tables(Vec<Vec<Record>>);
 
 impl Tables {
-    fn at(&self, pc: u64) -> FrameAt<u64, (usize, usize)> {
-        let Some(f) = pc.checked_sub(CODE).map(|o| (o / FUNCTION_SIZE) as usize) else {
+    /// The function holding the PC's byte (a return address's: the byte
+    /// before it), the record at the PC.
+    fn at(&self, at: Pc) -> FrameAt<u64, (usize, usize)> {
+        let (pc, byte) = match at {
+            Pc::ReturnAddress(pc) => (pc, pc.wrapping_sub(1)),
+            Pc::Instruction(pc) => (pc, pc),
+        };
+        let Some(f) = byte
+            .checked_sub(CODE)
+            .filter(|_| pc != 0)
+            .map(|o| (o / FUNCTION_SIZE) as usize)
+        else {
             return FrameAt::Unmanaged;
         };
         let Some(records) = self.0.get(f) else {
@@ -76,21 +115,39 @@ impl Tables {
         };
         let start = CODE + f as u64 * FUNCTION_SIZE;
         match records.iter().position(|r| r.pc == pc) {
-            Some(r) => FrameAt::Record(start, (f, r), records[r].state),
+            Some(r) => FrameAt::Record(start, (f, r)),
             None => FrameAt::NoRecord(start),
         }
+    }
+    fn state(&self, &(f, r): &(usize, usize)) -> State {
+        self.0[f][r].state
     }
 }
 
 impl UnwindTables for Tables {
     type Function = u64;
-    fn frame_at(&self, pc: u64) -> pcmap_reader::Result<FrameAt<u64, (usize, usize)>> {
+    type Record = (usize, usize);
+    fn frame_at(&self, pc: Pc) -> Result<FrameAt<u64, (usize, usize)>, Stop> {
         Ok(self.at(pc))
     }
-}
-
-impl FrameStates for Tables {
-    type Record = (usize, usize);
+    fn state(&self, r: &(usize, usize)) -> State {
+        Tables::state(self, r)
+    }
+    fn kind(&self, _: &(usize, usize)) -> u8 {
+        0
+    }
+    fn locations<'r>(
+        &'r self,
+        _: &'r (usize, usize),
+    ) -> impl Iterator<Item = pcmap_reader::Result<pcmap_reader::Location>> + 'r {
+        core::iter::empty()
+    }
+    fn constant(&self, _: &(usize, usize), _: u32) -> pcmap_reader::Result<u64> {
+        Err(pcmap_reader::Error::Inconsistent("no constants"))
+    }
+    fn cache_key(&self) -> CacheKey {
+        [1, 0, 0, 0]
+    }
     fn saved_registers(
         &self,
         &(f, r): &(usize, usize),
@@ -162,7 +219,7 @@ type Frame = (
     FrameAt<u64, (usize, usize)>,
 );
 
-fn frame(arch: Arch, r: &Registers, at: FrameAt<u64, (usize, usize)>) -> Frame {
+fn frame(t: &Tables, arch: Abi, r: &Registers, at: FrameAt<u64, (usize, usize)>) -> Frame {
     let known = (0..REGISTER_SLOTS)
         .filter(|&s| r.known >> s & 1 != 0)
         .map(|s| {
@@ -174,9 +231,12 @@ fn frame(arch: Arch, r: &Registers, at: FrameAt<u64, (usize, usize)>) -> Frame {
         })
         .collect();
     let cfa = match at {
-        FrameAt::Record(_, _, State::Cfa(rule)) => {
-            get(arch, r, rule.register).map(|v| v.wrapping_add(rule.offset as i64 as u64))
-        }
+        FrameAt::Record(_, rec) => match t.state(&rec) {
+            State::Cfa(rule) => {
+                get(arch, r, rule.register).map(|v| v.wrapping_add(rule.offset as i64 as u64))
+            }
+            _ => None,
+        },
         _ => None,
     };
     (r.pc, known, cfa, at)
@@ -186,21 +246,21 @@ fn frame(arch: Arch, r: &Registers, at: FrameAt<u64, (usize, usize)>) -> Frame {
 
 /// The register slot of a DWARF number: x86-64 0-15; AArch64 and
 /// PowerPC64 0-31; PowerPC64's LR (65) in slot 32.
-fn slot(arch: Arch, dwarf: u16) -> Option<usize> {
+fn slot(arch: Abi, dwarf: u16) -> Option<usize> {
     match arch {
-        Arch::X86_64 if dwarf < 16 => Some(dwarf.into()),
-        Arch::AArch64 | Arch::PowerPc64 if dwarf < 32 => Some(dwarf.into()),
-        Arch::PowerPc64 if dwarf == 65 => Some(32),
+        Abi::X86_64 if dwarf < 16 => Some(dwarf.into()),
+        _ if arch != Abi::X86_64 && dwarf < 32 => Some(dwarf.into()),
+        _ if arch.powerpc() && dwarf == 65 => Some(32),
         _ => None,
     }
 }
 
-fn get(arch: Arch, r: &Registers, dwarf: u16) -> Option<u64> {
+fn get(arch: Abi, r: &Registers, dwarf: u16) -> Option<u64> {
     let s = slot(arch, dwarf)?;
     (r.known >> s & 1 != 0).then_some(r.value[s])
 }
 
-fn set(arch: Arch, r: &mut Registers, dwarf: u16, value: u64, address: Option<u64>) {
+fn set(arch: Abi, r: &mut Registers, dwarf: u16, value: u64, address: Option<u64>) {
     if let Some(s) = slot(arch, dwarf) {
         r.value[s] = value;
         r.known |= 1 << s;
@@ -213,32 +273,34 @@ fn set(arch: Arch, r: &mut Registers, dwarf: u16, value: u64, address: Option<u6
 }
 
 /// The registers a callee preserves (DWARF numbers), SP apart.
-fn callee_saved(arch: Arch) -> Vec<u16> {
+fn callee_saved(arch: Abi) -> Vec<u16> {
     match arch {
-        Arch::X86_64 => vec![3, 6, 12, 13, 14, 15],
-        Arch::AArch64 => (19..=29).collect(),
-        Arch::PowerPc64 => (14..=31).collect(),
+        Abi::X86_64 => vec![3, 6, 12, 13, 14, 15],
+        Abi::AArch64 => (19..=29).collect(),
+        _ => (14..=31).collect(),
     }
 }
 
 /// (SP, FP, return address column) as DWARF numbers.
-fn columns(arch: Arch) -> (u16, u16, u16) {
+fn columns(arch: Abi) -> (u16, u16, u16) {
     match arch {
-        Arch::X86_64 => (7, 6, 16),
-        Arch::AArch64 => (31, 29, 30),
-        Arch::PowerPc64 => (1, 31, 65),
+        Abi::X86_64 => (7, 6, 16),
+        Abi::AArch64 => (31, 29, 30),
+        _ => (1, 31, 65),
     }
 }
 
 /// What the tables say about return address `pc`, with PowerPC64's rule:
-/// no record at `pc`, a TOC restore (or `nop`) there and a record at
-/// `pc + 4`: that record.
-fn reference_lookup(t: &Tables, s: &Stack, arch: Arch, pc: u64) -> FrameAt<u64, (usize, usize)> {
-    let at = t.at(pc);
-    let restore =
-        arch == Arch::PowerPc64 && s.code.get(&pc).is_some_and(|w| CODE_WORDS[..3].contains(w));
+/// no record at `pc`, the ABI's TOC restore (or `nop`) there and a record
+/// at return address `pc + 4`: that record.
+fn reference_lookup(t: &Tables, s: &Stack, arch: Abi, pc: u64) -> FrameAt<u64, (usize, usize)> {
+    let at = t.at(Pc::ReturnAddress(pc));
+    let restore = s
+        .code
+        .get(&pc)
+        .is_some_and(|w| arch.toc_restores().contains(w));
     if matches!(at, FrameAt::NoRecord(_)) && restore {
-        let next = t.at(pc.wrapping_add(4));
+        let next = t.at(Pc::ReturnAddress(pc.wrapping_add(4)));
         if matches!(next, FrameAt::Record(..)) {
             return next;
         }
@@ -250,7 +312,7 @@ fn reference_lookup(t: &Tables, s: &Stack, arch: Arch, pc: u64) -> FrameAt<u64, 
 fn reference_step(
     t: &Tables,
     s: &Stack,
-    arch: Arch,
+    arch: Abi,
     options: Options,
     r: &Registers,
     at: FrameAt<u64, (usize, usize)>,
@@ -261,8 +323,12 @@ fn reference_step(
     let mut next = *r;
     next.known = 0;
     next.saved = 0;
-    match at {
-        FrameAt::Record(_, (f, ri), State::Cfa(rule)) => {
+    let state = match at {
+        FrameAt::Record(_, rec) => t.state(&rec),
+        _ => State::None,
+    };
+    match (at, state) {
+        (FrameAt::Record(_, (f, ri)), State::Cfa(rule)) => {
             let base = get(arch, r, rule.register).ok_or(Stop::RegisterUnknown(rule.register))?;
             let cfa = base.wrapping_add(rule.offset as i64 as u64);
             if sp.is_some_and(|sp| cfa <= sp) {
@@ -285,9 +351,9 @@ fn reference_step(
                 }
             }
             next.pc = match arch {
-                Arch::X86_64 => read(cfa.wrapping_sub(8))?,
-                Arch::AArch64 => get(arch, &next, ra_col).ok_or(Stop::ReturnAddressNotSaved)?,
-                Arch::PowerPc64 => match get(arch, &next, ra_col) {
+                Abi::X86_64 => read(cfa.wrapping_sub(8))?,
+                Abi::AArch64 => get(arch, &next, ra_col).ok_or(Stop::ReturnAddressNotSaved)?,
+                _ => match get(arch, &next, ra_col) {
                     Some(ra) => ra,
                     None => read(cfa.wrapping_add(16))?,
                 },
@@ -298,7 +364,7 @@ fn reference_step(
             }
             set(arch, &mut next, sp_col, cfa, None);
         }
-        FrameAt::Record(_, _, State::NoCfaRule) => return Err(Stop::NoCfaRule),
+        (FrameAt::Record(..), State::NoCfaRule) => return Err(Stop::NoCfaRule),
         _ if !options.frame_pointer_chain => {
             return Err(match at {
                 FrameAt::Unmanaged => Stop::Unmanaged,
@@ -307,7 +373,7 @@ fn reference_step(
             })
         }
         _ => match arch {
-            Arch::X86_64 | Arch::AArch64 => {
+            Abi::X86_64 | Abi::AArch64 => {
                 let fp = get(arch, r, fp_col).ok_or(Stop::RegisterUnknown(fp_col))?;
                 if fp == 0 {
                     return Err(Stop::EndOfStack);
@@ -322,11 +388,11 @@ fn reference_step(
                 }
                 next.pc = read(fp.wrapping_add(8))?;
                 set(arch, &mut next, fp_col, read(fp)?, Some(fp));
-                if arch == Arch::X86_64 {
+                if arch == Abi::X86_64 {
                     set(arch, &mut next, sp_col, fp.wrapping_add(16), None);
                 }
             }
-            Arch::PowerPc64 => {
+            _ => {
                 let sp = sp.ok_or(Stop::RegisterUnknown(sp_col))?;
                 let caller = read(sp)?;
                 if caller == 0 {
@@ -349,14 +415,14 @@ fn reference_step(
 fn reference_walk(
     t: &Tables,
     s: &Stack,
-    arch: Arch,
+    arch: Abi,
     mut r: Registers,
     options: Options,
 ) -> (Vec<Frame>, Stop) {
     let mut at = reference_lookup(t, s, arch, r.pc);
     let mut frames = vec![];
     loop {
-        frames.push(frame(arch, &r, at));
+        frames.push(frame(t, arch, &r, at));
         if frames.len() > options.max_frames as usize {
             return (frames, Stop::BadStack);
         }
@@ -372,66 +438,86 @@ fn reference_walk(
 
 // ---- The cursor. ----
 
-type Cache = Vec<CacheSlot<CachedFrame<u64, (usize, usize)>>>;
-
-fn cursor_walk<M: Memory>(
+fn cursor_walk<A: walk::Arch, M: Memory>(
     t: &Tables,
     memory: M,
-    arch: Arch,
+    arch: Abi,
     r: Registers,
     options: Options,
-    mut cache: Option<&mut Cache>,
+    cache: Option<&mut Cache<'_, u64, (usize, usize)>>,
 ) -> (Vec<Frame>, Stop) {
-    let mut c = match Cursor::new(t, memory, arch, r, options) {
+    let c = match cache {
+        Some(cache) => Cursor::<A, _, _>::with_cache(t, memory, r, options, cache),
+        None => Cursor::<A, _, _>::new(t, memory, r, options),
+    };
+    let mut c = match c {
         Ok(c) => c,
         Err(stop) => return (vec![], stop),
     };
     let mut frames = vec![];
     loop {
-        frames.push(frame(arch, c.registers(), *c.frame()));
-        let step = match cache.as_mut() {
-            Some(cache) => c.step_cached(cache),
-            None => c.step(),
+        let at = match c.frame() {
+            FrameAt::Unmanaged => FrameAt::Unmanaged,
+            FrameAt::NoRecord(&f) => FrameAt::NoRecord(f),
+            FrameAt::Record(&f, &r) => FrameAt::Record(f, r),
         };
-        if let Err(stop) = step {
+        frames.push(frame(t, arch, c.registers(), at));
+        if let Err(stop) = c.step() {
             return (frames, stop);
         }
     }
 }
 
-/// An empty cache of `n` entries (an entry is read only once its slot's
-/// PC is set).
-fn cache(n: usize, arch: Arch) -> Cache {
-    let entry = CachedFrame {
-        function: 0,
-        record: (0, 0),
-        frame: empty_frame(arch),
-    };
-    vec![CacheSlot { pc: 0, entry }; n]
+/// The cursor's walks, without a cache, with caches of 2 and 8 entries
+/// (cold, warm), with reads checked and allowed at once, against the
+/// reference's.
+fn compare<A: walk::Arch>(
+    tables: &Tables,
+    stack: &Stack,
+    arch: Abi,
+    regs: Registers,
+    options: Options,
+    expected: &(Vec<Frame>, Stop),
+) {
+    let plain = cursor_walk::<A, _>(tables, Checked(stack), arch, regs, options, None);
+    assert_eq!(&plain, expected, "cursor (no cache) against the reference");
+    for n in [2, 8] {
+        for bulk in [false, true] {
+            let mut memory: Vec<std::mem::MaybeUninit<Slot<u64, (usize, usize)>>> =
+                (0..n).map(|_| std::mem::MaybeUninit::uninit()).collect();
+            let mut c = Cache::new(&mut memory).expect("a cache of n");
+            for pass in ["cold", "warm"] {
+                let got = match bulk {
+                    false => cursor_walk::<A, _>(
+                        tables,
+                        Checked(stack),
+                        arch,
+                        regs,
+                        options,
+                        Some(&mut c),
+                    ),
+                    true => {
+                        cursor_walk::<A, _>(tables, Bulk(stack), arch, regs, options, Some(&mut c))
+                    }
+                };
+                assert_eq!(
+                    &got, expected,
+                    "{pass} cache of {n} (reads at once: {bulk})"
+                );
+            }
+        }
+    }
 }
 
-/// A decoded frame with no saved registers, from a table of its own.
-fn empty_frame(arch: Arch) -> pcmap_reader::walk::DecodedFrame {
-    let rule = State::Cfa(CfaRule {
-        register: columns(arch).0,
-        offset: 16,
-    });
-    let saved = match arch {
-        Arch::AArch64 => vec![(30, -8)],
-        _ => vec![],
-    };
-    let t = Tables(vec![vec![Record {
-        pc: CODE,
-        state: rule,
-        saved,
-    }]]);
-    pcmap_reader::walk::DecodedFrame::new(&t, &(0, 0), arch, rule).expect("a plain frame decodes")
-}
-
-fn build(data: &[u8]) -> (Tables, Stack, Arch, Registers, Options) {
+fn build(data: &[u8]) -> (Tables, Stack, Abi, Registers, Options) {
     let mut i = Input(data);
     let flags = i.byte();
-    let arch = [Arch::X86_64, Arch::AArch64, Arch::PowerPc64][usize::from(flags & 3) % 3];
+    let arch = [
+        Abi::X86_64,
+        Abi::AArch64,
+        Abi::PowerPc64V2,
+        Abi::PowerPc64V1,
+    ][usize::from(flags & 3)];
     // A frame limit, small or not (a walk of many frames is slow here).
     let max_frames = match flags & 8 {
         0 => 256,
@@ -440,6 +526,7 @@ fn build(data: &[u8]) -> (Tables, Stack, Arch, Registers, Options) {
     let options = Options {
         frame_pointer_chain: flags & 4 != 0,
         max_frames,
+        ..Options::default()
     };
     let (sp_col, fp_col, ra_col) = columns(arch);
     let saved_choices = {
@@ -511,7 +598,7 @@ fn build(data: &[u8]) -> (Tables, Stack, Arch, Registers, Options) {
             set(arch, &mut regs, reg, value + k as u64, None);
         }
     }
-    if arch != Arch::X86_64 && value & 0x8000 != 0 {
+    if arch != Abi::X86_64 && value & 0x8000 != 0 {
         set(arch, &mut regs, ra_col, pc, None);
     }
     let mut words = vec![];
@@ -536,18 +623,14 @@ fn build(data: &[u8]) -> (Tables, Stack, Arch, Registers, Options) {
 fuzz_target!(|data: &[u8]| {
     let (tables, stack, arch, regs, options) = build(data);
     let expected = reference_walk(&tables, &stack, arch, regs, options);
-    let plain = cursor_walk(&tables, Checked(&stack), arch, regs, options, None);
-    assert_eq!(plain, expected, "cursor (no cache) against the reference");
-    for n in [2, 8] {
-        let mut c = cache(n, arch);
-        for pass in ["cold", "warm"] {
-            let got = cursor_walk(&tables, Checked(&stack), arch, regs, options, Some(&mut c));
-            assert_eq!(got, expected, "{pass} cache of {n}");
+    match arch {
+        Abi::X86_64 => compare::<walk::X86_64>(&tables, &stack, arch, regs, options, &expected),
+        Abi::AArch64 => compare::<walk::AArch64>(&tables, &stack, arch, regs, options, &expected),
+        Abi::PowerPc64V2 => {
+            compare::<walk::PowerPc64ElfV2>(&tables, &stack, arch, regs, options, &expected)
         }
-        let mut c = cache(n, arch);
-        for pass in ["cold", "warm"] {
-            let got = cursor_walk(&tables, Bulk(&stack), arch, regs, options, Some(&mut c));
-            assert_eq!(got, expected, "{pass} cache of {n}, reads at once");
+        Abi::PowerPc64V1 => {
+            compare::<walk::PowerPc64ElfV1>(&tables, &stack, arch, regs, options, &expected)
         }
     }
 });

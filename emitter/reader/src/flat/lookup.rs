@@ -91,6 +91,79 @@ pub enum Match {
     AtOrAfter,
 }
 
+/// A PC to look up, and what it is: a return address belongs to the code
+/// before it.
+///
+/// A call that is its function's last instruction (a call to a `noreturn`
+/// function, a safepoint before `unreachable`) returns to the function's
+/// end, which is the next function's first byte where functions are not
+/// padded (AArch64 and PowerPC code is 4-aligned; x86-64 `optsize`
+/// functions are not aligned at all). So a return address is looked up as
+/// libgcc's unwinder does, by `pc - 1`: the function is the one holding
+/// the byte before it (`address < pc <= address + size`), and the record
+/// is the one at `pc` in that function. Any other PC is the address of an
+/// instruction not yet run, which is in the function holding it
+/// (`address <= pc < address + size`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Pc {
+    /// The address after a call: the PC of every frame a stack walk steps
+    /// to, and of a frame captured by a call (the C API's
+    /// `pcmap_capture_call`). A stack map, patch point or statepoint
+    /// record after a call is at the call's return address.
+    ReturnAddress(u64),
+    /// The address of an instruction that has not run yet: the PC of an
+    /// interrupted context (a signal handler's), a JIT's or a profiler's
+    /// sample, a record's own address.
+    Instruction(u64),
+}
+
+impl Pc {
+    /// The address.
+    #[inline(always)]
+    pub fn address(self) -> u64 {
+        match self {
+            Pc::ReturnAddress(pc) | Pc::Instruction(pc) => pc,
+        }
+    }
+    /// The byte whose function the PC is in: the PC, or for a return
+    /// address the byte before it (the call's last); `None` for a return
+    /// address of 0, which no call returns to.
+    #[inline(always)]
+    pub fn byte(self) -> Option<u64> {
+        Some(self.key()?.0)
+    }
+    /// [`Pc::byte`], and the PC's distance past it (1 for a return
+    /// address).
+    #[inline(always)]
+    pub(crate) fn key(self) -> Option<(u64, u32)> {
+        match self {
+            Pc::ReturnAddress(pc) => Some((pc.checked_sub(1)?, 1)),
+            Pc::Instruction(pc) => Some((pc, 0)),
+        }
+    }
+    /// The same kind of PC at `address`.
+    #[inline(always)]
+    pub fn with_address(self, address: u64) -> Pc {
+        match self {
+            Pc::ReturnAddress(_) => Pc::ReturnAddress(address),
+            Pc::Instruction(_) => Pc::Instruction(address),
+        }
+    }
+}
+
+/// The instruction offset of the PC whose key byte is at offset `key` of a
+/// function of `size` bytes (0: unknown), `past` bytes after it
+/// ([`Pc::key`]): `None` if the byte is not in the function (past its
+/// end) or the offset does not fit.
+#[inline(always)]
+fn offset_in(key: u64, size: u32, past: u32) -> Option<u32> {
+    let key = u32::try_from(key).ok()?;
+    if size != 0 && key >= size {
+        return None;
+    }
+    key.checked_add(past)
+}
+
 impl<'a, E: Endian> FlatStackMap<'a, E> {
     /// The index and record of `f` at `instruction_offset`, by binary search
     /// (records are sorted). With several records at one offset, the first.
@@ -125,7 +198,7 @@ impl<'a, E: Endian> FlatStackMap<'a, E> {
     /// The search itself is in `Lookup`; a read it cannot make (a corrupt
     /// table) is an error.
     #[inline]
-    pub fn lookup(&self, pc: u64, table_address: u64, how: Match) -> Result<Option<Found>> {
+    pub fn lookup(&self, pc: Pc, table_address: u64, how: Match) -> Result<Option<Found>> {
         Ok(self.lookup_hit(pc, table_address, how)?.map(|h| h.found))
     }
 
@@ -134,7 +207,7 @@ impl<'a, E: Endian> FlatStackMap<'a, E> {
     #[inline(always)]
     pub fn lookup_entries(
         &self,
-        pc: u64,
+        pc: Pc,
         table_address: u64,
         how: Match,
     ) -> Result<Option<(Found, FrameRecord, Record)>> {
@@ -151,12 +224,7 @@ impl<'a, E: Endian> FlatStackMap<'a, E> {
     /// [`lookup`](Self::lookup), with the frame record's and record's
     /// entries, to decode what the caller needs of them.
     #[inline(always)]
-    pub fn lookup_hit(
-        &self,
-        pc: u64,
-        table_address: u64,
-        how: Match,
-    ) -> Result<Option<Hit<'a, E>>> {
+    pub fn lookup_hit(&self, pc: Pc, table_address: u64, how: Match) -> Result<Option<Hit<'a, E>>> {
         Self::lookup_kept(
             self.bytes.data,
             self.bytes.endian,
@@ -179,7 +247,7 @@ impl<'a, E: Endian> FlatStackMap<'a, E> {
         data: &'a [u8],
         endian: E,
         kept: KeptHeader<'_>,
-        pc: u64,
+        pc: Pc,
         table_address: u64,
         how: Match,
     ) -> Result<Option<Hit<'a, E>>> {
@@ -200,7 +268,7 @@ impl<'a, E: Endian> FlatStackMap<'a, E> {
         data: &'a [u8],
         endian: E,
         kept: KeptHeader<'_>,
-        pc: u64,
+        pc: Pc,
         table_address: u64,
         how: Match,
     ) -> Option<Option<Hit<'a, E>>> {
@@ -219,7 +287,7 @@ impl<'a, E: Endian> FlatStackMap<'a, E> {
         data: &'a [u8],
         endian: E,
         kept: KeptHeader<'_>,
-        pc: u64,
+        pc: Pc,
         table_address: u64,
         how: Match,
     ) -> Result<Option<Hit<'a, E>>> {
@@ -227,13 +295,14 @@ impl<'a, E: Endian> FlatStackMap<'a, E> {
         l.search(pc, how).ok_or(LOOKUP_CORRUPT)
     }
 
-    /// The function containing `pc` (the last one starting at or below it,
-    /// if `pc` is inside it or at its end: a return address may equal the
-    /// end of a function whose last instruction is a call): its index and
+    /// The function containing `pc` ([`Pc`]: a return address is in the
+    /// function holding the byte before it, which may end at `pc`; an
+    /// instruction's address in the one holding it): its index and
     /// address. See `Lookup`. A function of size 0 (unknown) contains every
-    /// PC from its start to the next function's.
-    #[inline]
-    pub fn function_containing(&self, pc: u64, table_address: u64) -> Result<Option<(u32, u64)>> {
+    /// byte from its start to the next function's. Out of line: not a
+    /// lookup's fast path (a walk's last frame, a profiler's PC).
+    #[inline(never)]
+    pub fn function_containing(&self, pc: Pc, table_address: u64) -> Result<Option<(u32, u64)>> {
         let l = self.lookup_state(table_address)?;
         l.function_containing(pc).ok_or(LOOKUP_CORRUPT)
     }
@@ -242,13 +311,14 @@ impl<'a, E: Endian> FlatStackMap<'a, E> {
     /// (a JIT or profiler asking whose code a PC is; the C API's
     /// `pcmap_find_function`): its index, absolute address and frame
     /// record, given the table's address. Same rule as
-    /// [`function_containing`](Self::function_containing): `pc` may equal
-    /// the function's end (a return address after a final call); with a
-    /// size of 0 (unknown) the function is only the last one starting at or
-    /// below `pc`. O(log functions) reads, no memory.
+    /// [`function_containing`](Self::function_containing): a return
+    /// address may equal the function's end (after a final call), an
+    /// instruction's address may not; with a size of 0 (unknown) the
+    /// function is only the last one starting below the byte. O(log
+    /// functions) reads, no memory.
     pub fn find_function(
         &self,
-        pc: u64,
+        pc: Pc,
         table_address: u64,
     ) -> Result<Option<(u32, u64, FrameRecord)>> {
         let Some((index, address)) = self.function_containing(pc, table_address)? else {
@@ -405,19 +475,25 @@ impl<'a, E: Endian> Lookup<'a, E> {
         (start <= end && end <= self.num_records).then_some((start, end))
     }
 
-    /// The record of `pc` in function `function` at `address` whose records
-    /// are `start..end`: `Some(None)` if there is none.
+    /// The record of the PC whose key byte is `key`, `past` bytes before
+    /// it ([`Pc::key`]), in function `function` at `address` (which holds
+    /// `key`) whose records are `start..end`: `Some(None)` if there is
+    /// none.
     #[inline(always)]
+    #[allow(clippy::too_many_arguments)]
     fn record_in(
         &self,
-        pc: u64,
+        (key, past): (u64, u32),
         how: Match,
         function: u32,
         frame: &'a [u8; FRAME_RECORD_SIZE],
         address: u64,
         (start, end): (u32, u32),
     ) -> Option<Option<Hit<'a, E>>> {
-        let Ok(offset) = u32::try_from(pc - address) else {
+        let Some(offset) = u32::try_from(key - address)
+            .ok()
+            .and_then(|o| o.checked_add(past))
+        else {
             return Some(None);
         };
         record_hit(self.records, self.endian, how, offset, (start, end)).map(|r| {
@@ -438,13 +514,16 @@ impl<'a, E: Endian> Lookup<'a, E> {
     /// The answer without the PC map (none, or it does not hold the
     /// answer): searches for the function, then its records.
     #[inline]
-    fn search(&self, pc: u64, how: Match) -> Option<Option<Hit<'a, E>>> {
-        let Some((function, address)) = self.function_containing(pc)? else {
+    fn search(&self, pc: Pc, how: Match) -> Option<Option<Hit<'a, E>>> {
+        let Some(key) = pc.key() else {
+            return Some(None);
+        };
+        let Some((function, address)) = self.function_holding(key.0)? else {
             return Some(None);
         };
         let range = self.record_range(function)?;
         let frame = entry::<FRAME_RECORD_SIZE, FRAME_RECORD_SIZE>(self.frames, function)?;
-        self.record_in(pc, how, function, frame, address, range)
+        self.record_in(key, how, function, frame, address, range)
     }
 
     /// The number of functions starting at or below `pc`, if the frame
@@ -461,8 +540,19 @@ impl<'a, E: Endian> Lookup<'a, E> {
         })
     }
 
+    /// The function containing `pc` ([`Pc`]).
     #[inline(always)]
-    fn function_containing(&self, pc: u64) -> Option<Option<(u32, u64)>> {
+    fn function_containing(&self, pc: Pc) -> Option<Option<(u32, u64)>> {
+        match pc.key() {
+            Some((key, _)) => self.function_holding(key),
+            None => Some(None),
+        }
+    }
+
+    /// The function holding the byte at `pc`: the last one starting at or
+    /// below it, if `pc` is before its end (size 0, unknown: any `pc`).
+    #[inline(always)]
+    fn function_holding(&self, pc: u64) -> Option<Option<(u32, u64)>> {
         let n = self.functions;
         if n == 0 || pc < self.function_address(0)? {
             return Some(None);
@@ -483,7 +573,7 @@ impl<'a, E: Endian> Lookup<'a, E> {
         let Some(offset) = pc.checked_sub(address) else {
             return Some(None);
         };
-        let inside = size == 0 || offset <= u64::from(size);
+        let inside = size == 0 || offset < u64::from(size);
         Some(inside.then_some((index, address)))
     }
 
@@ -647,10 +737,15 @@ fn find_mapped<'a, E: Endian, const ABS: bool>(
     data: &'a [u8],
     endian: E,
     kept: KeptHeader<'_>,
-    pc: u64,
+    pc: Pc,
     table_address: u64,
     how: Match,
 ) -> Option<Option<Hit<'a, E>>> {
+    // The function is the one holding byte `pc` (a return address's
+    // `pc - 1`); the record is `after` bytes after it.
+    let Some((pc, after)) = pc.key() else {
+        return Some(None);
+    };
     let v = View {
         data,
         endian,
@@ -748,14 +843,10 @@ fn find_mapped<'a, E: Endian, const ABS: bool>(
     if start > end || end > num_records {
         return None;
     }
-    let Ok(offset) = u32::try_from(pc - address) else {
+    // The size read where it is compared (fewer live registers).
+    let Some(offset) = offset_in(pc - address, f.u32(frame_record::SIZE), after) else {
         return Some(None);
     };
-    // The size read where it is compared (fewer live registers).
-    let size = f.u32(frame_record::SIZE);
-    if size != 0 && offset > size {
-        return Some(None);
-    }
     let records = data.get(start_of(RECORDS)..start_of(RECORDS + 1))?;
     record_hit(records, endian, how, offset, (start, end))
         .map(|r| r.map(|(record, r)| hit(function, address, record, frame, r, end - start, endian)))

@@ -47,11 +47,12 @@
 //! # fn main() -> Result<(), pcmap_reader::Error> {
 //! # let (section, section_address) = pcmap_reader::flat::example_table();
 //! # let (section_bytes, pc) = (&section[..], 0x40_1010);
-//! use pcmap_reader::flat::{FlatStackMap, Match};
+//! use pcmap_reader::flat::{FlatStackMap, Match, Pc};
 //! use pcmap_reader::LittleEndian;
 //! for table in FlatStackMap::tables(section_bytes, LittleEndian) {
 //!     let (offset, table) = table?;
-//!     if let Some(hit) = table.lookup_hit(pc, section_address + offset as u64, Match::Exact)? {
+//!     let address = section_address + offset as u64;
+//!     if let Some(hit) = table.lookup_hit(Pc::ReturnAddress(pc), address, Match::Exact)? {
 //!         let function = hit.function();                      // its address resolved
 //!         let stack_size = hit.stack_size();
 //!         let site = table.site(hit.site_offset())?;          // ID, kind, sizes
@@ -69,12 +70,16 @@
 //! ```
 
 mod lookup;
+mod section;
 mod site;
 mod table;
 #[cfg(feature = "write")]
 mod writer;
 
-pub use lookup::{Found, Hit, Match, PcMapWindow};
+pub use lookup::{Found, Hit, Match, Pc, PcMapWindow};
+#[doc(hidden)]
+pub use section::OPENED_SECTION_LAYOUT;
+pub use section::{OpenedSection, Output, Section, TableAt, TableHeader, KEPT_TABLES};
 pub use site::{
     Cfa, FrameState, LiveOuts, Locations, SavedRegisters, Site, SiteData, SiteWithLiveOuts,
 };

@@ -466,6 +466,25 @@ impl<'a, E: Endian> FlatStackMap<'a, E> {
         Ok(f)
     }
 
+    /// Whether the function addresses are filled in: false for a table of a
+    /// relocatable object, whose first function's address field (each
+    /// one's, as every one has a relocation) is 0 until linked: a
+    /// self-relative 0 would put the function at its own frame record, an
+    /// absolute 0 at address 0. A table of no function is relocated.
+    pub fn relocated(&self) -> bool {
+        if self.num_frame_records() == 0 {
+            return true;
+        }
+        match self.function_address_offset(0) {
+            Ok(at) if self.absolute_addresses() => self.bytes.u64(at).is_ok_and(|a| a != 0),
+            Ok(at) => self
+                .bytes
+                .u32(at + frame_record::ADDRESS)
+                .is_ok_and(|a| a != 0),
+            Err(_) => false,
+        }
+    }
+
     /// The function's address, given the address the table is loaded at (or
     /// its section address in a linked file).
     #[inline]

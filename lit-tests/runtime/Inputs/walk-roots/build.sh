@@ -16,7 +16,8 @@ case $target in
   aarch64) gnu=aarch64-linux-gnu; rust=aarch64-unknown-linux-gnu ;;
   *) echo "build.sh: unknown target $target" >&2; exit 2 ;;
 esac
-BIN=$(llvm-config-16 --bindir)
+# The LLVM release under test (lit.cfg.py sets PCMAP_LLVM), 16 by default.
+BIN=$(llvm-config-"${PCMAP_LLVM:-16}" --bindir)
 CAPI=$repo/$("$repo/emitter/capi/build-lib.sh" "${rust:-host}")
 mkdir -p "$out"
 cflags=(--target="$gnu" -O2 -fno-pic -funwind-tables -fno-optimize-sibling-calls -I "$repo/target/include")

@@ -7,7 +7,8 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/../../../.." && pwd)
 out=${1:?usage: build-sve.sh DIR}
-BIN=$(llvm-config-16 --bindir)
+# The LLVM release under test (lit.cfg.py sets PCMAP_LLVM), 16 by default.
+BIN=$(llvm-config-"${PCMAP_LLVM:-16}" --bindir)
 CAPI=$repo/$("$repo/emitter/capi/build-lib.sh" aarch64-unknown-linux-gnu)
 mkdir -p "$out"
 "$BIN/opt" -passes=rewrite-statepoints-for-gc -S "$here/sve.ll" -o "$out/sve.sp.ll"

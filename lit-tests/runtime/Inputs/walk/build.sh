@@ -21,7 +21,8 @@ case $target in
   ppc64)   gnu=powerpc64-linux-gnu;   rust=powerpc64-unknown-linux-gnu;   run=(qemu-ppc64 -L /usr/$gnu) ;;
   *) echo "build.sh: unknown target $target" >&2; exit 2 ;;
 esac
-BIN=$(llvm-config-16 --bindir)
+# The LLVM release under test (lit.cfg.py sets PCMAP_LLVM), 16 by default.
+BIN=$(llvm-config-"${PCMAP_LLVM:-16}" --bindir)
 CAPI=$repo/$("$repo/emitter/capi/build-lib.sh" "${rust:-host}")
 # ELFv1 links with GNU ld only; the others with lld.
 fuse=(-fuse-ld=lld)
