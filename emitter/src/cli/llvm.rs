@@ -1,13 +1,15 @@
 //! Which LLVM describes the IR of `emit --ir`: the release that compiled
-//! the object, its `opt` and the plugin built for it (`stackmap::ir`).
+//! the object, its `opt` and the plugin built for it (`stackmap::ir`; the
+//! plugin found as `pcmap cc` finds it, ../plugin.rs).
 //!
 //! The release is the one `--llvm N` names; else the one the object's
 //! `.comment` names (clang writes `clang version N.…` there; llc writes
-//! nothing of its own); else, when pcmap has a plugin for one release only,
-//! that one. Anything else — a release pcmap has no plugin for, a
-//! `.comment` naming two, nothing to tell two releases apart — is an error
-//! that says how to choose, never a guess: the releases describe sites
-//! differently (LLVM 16 keeps 32 bits of a statepoint's ID).
+//! nothing of its own); else the one `$PCMAP_LLVM` names (the release the
+//! examples and the tests build with); else, when pcmap has a plugin for
+//! one release only, that one. Anything else — a release pcmap has no
+//! plugin for, a `.comment` naming two, nothing to tell two releases apart
+//! — is an error that says how to choose, never a guess: the releases
+//! describe sites differently (LLVM 16 keeps 32 bits of a statepoint's ID).
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -17,22 +19,18 @@ use object::{Object, ObjectSection};
 use pcmap::object::ObjectFile;
 use pcmap::stackmap::ir::Toolchain;
 
-/// One LLVM release pcmap has a plugin for.
-#[derive(Debug)]
-struct Release {
-    major: u32,
-    /// The plugin's file names, beside `pcmap` or in `../lib` from it, in
-    /// the order they are looked for.
-    plugins: &'static [&'static str],
-}
+use crate::plugin;
 
-/// The releases, oldest first: adding one is a line here, once
-/// scripts/setup builds its plugin. `libpcmap_plugin.so` is the
-/// workspace's own build, LLVM 16's.
-const RELEASES: &[Release] = &[Release {
-    major: 16,
-    plugins: &["libpcmap_plugin-llvm16.so", "libpcmap_plugin.so"],
-}];
+/// What says which release compiled the object, strongest first.
+#[derive(Debug, Default)]
+struct Said<'a> {
+    /// `--llvm N`.
+    asked: Option<u32>,
+    /// The clang releases the object's `.comment` names.
+    recorded: &'a [u32],
+    /// `$PCMAP_LLVM`, as set.
+    env: Option<&'a str>,
+}
 
 /// The release, `opt` and plugin that describe the sites of `ir` for
 /// `object` (read from `input`), `--llvm` being `asked`.
@@ -43,34 +41,52 @@ pub fn for_ir(
     asked: Option<u32>,
 ) -> Result<Toolchain> {
     let context = || format!("{}: cannot describe its sites", ir.display());
-    let release = choose(asked, &clang_majors(object), input).with_context(context)?;
-    toolchain(release).with_context(context)
+    let recorded = clang_majors(object);
+    let env = std::env::var("PCMAP_LLVM").ok();
+    let said = Said {
+        asked,
+        recorded: &recorded,
+        env: env.as_deref(),
+    };
+    let have = plugin::releases().with_context(context)?;
+    let major = choose(&said, &have, input).with_context(context)?;
+    toolchain(major).with_context(context)
 }
 
-/// The release of `--llvm` (`asked`), else of the clang versions an
-/// object's `.comment` names (`recorded`), else the only one.
-fn choose(asked: Option<u32>, recorded: &[u32], input: &Path) -> Result<&'static Release> {
-    let have = || {
-        let majors: Vec<String> = RELEASES.iter().map(|r| r.major.to_string()).collect();
+/// The release `said` names, of those pcmap has a plugin for (`have`).
+fn choose(said: &Said<'_>, have: &[u32], input: &Path) -> Result<u32> {
+    let majors = || {
+        let majors: Vec<String> = have.iter().map(u32::to_string).collect();
         majors.join(", ")
     };
-    let find = |major| RELEASES.iter().find(|r| r.major == major);
-    let major = match (asked, recorded) {
-        (Some(major), _) => {
-            return find(major).with_context(|| {
-                format!("--llvm {major}: pcmap has no plugin for LLVM {major} (it has: LLVM {})", have())
-            })
+    // `why` says who named the release, ending in ": " or ", and ".
+    let known = |major: u32, why: String| {
+        if have.contains(&major) {
+            return Ok(major);
         }
-        (None, [major]) => *major,
-        (None, []) => match RELEASES {
-            [only] => only.major,
+        match have {
+            [] => bail!("{why}pcmap has no plugin for LLVM {major} (it has none)"),
             _ => bail!(
-                "nothing says which LLVM compiled {} (its .comment names no clang): say --llvm N (N: {})",
-                input.display(),
-                have()
+                "{why}pcmap has no plugin for LLVM {major} (it has: LLVM {})",
+                majors()
             ),
-        },
-        (None, several) => {
+        }
+    };
+    if let Some(major) = said.asked {
+        return known(major, format!("--llvm {major}: "));
+    }
+    match said.recorded {
+        [major] => {
+            return known(
+                *major,
+                format!(
+                    "{} was compiled by clang {major} (its .comment says so), and ",
+                    input.display()
+                ),
+            )
+        }
+        [] => {}
+        several => {
             let named: Vec<String> = several.iter().map(|m| format!("clang {m}")).collect();
             bail!(
                 "the .comment of {} names {}: say which LLVM compiled its stack maps with --llvm N",
@@ -78,14 +94,21 @@ fn choose(asked: Option<u32>, recorded: &[u32], input: &Path) -> Result<&'static
                 named.join(" and ")
             )
         }
-    };
-    find(major).with_context(|| {
-        format!(
-            "{} was compiled by clang {major} (its .comment says so), and pcmap has no plugin for LLVM {major} (it has: LLVM {})",
+    }
+    if let Some(env) = said.env {
+        let Ok(major) = env.trim().parse() else {
+            bail!("PCMAP_LLVM={env}: not an LLVM release (a major version, such as 16)");
+        };
+        return known(major, format!("PCMAP_LLVM={env}: "));
+    }
+    match have {
+        [only] => Ok(*only),
+        _ => bail!(
+            "nothing says which LLVM compiled {} (its .comment names no clang): say --llvm N or set PCMAP_LLVM (N: {})",
             input.display(),
-            have()
-        )
-    })
+            majors()
+        ),
+    }
 }
 
 /// The LLVM major versions of the clang versions (`… clang version N.…`)
@@ -97,46 +120,23 @@ fn clang_majors(object: &ObjectFile<'_>) -> Vec<u32> {
     };
     let mut majors: Vec<u32> = data
         .split(|&b| b == 0)
-        .filter_map(|s| clang_major(&String::from_utf8_lossy(s)))
+        .filter_map(|s| plugin::clang_version(&String::from_utf8_lossy(s)).map(|(m, _)| m))
         .collect();
     majors.sort_unstable();
     majors.dedup();
     majors
 }
 
-/// 16 from "Debian clang version 16.0.6 (15~deb12u1)".
-fn clang_major(text: &str) -> Option<u32> {
-    let at = text.find("clang version ")? + "clang version ".len();
-    let rest = &text[at..];
-    let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
-    (rest[digits..].starts_with('.')).then(|| rest[..digits].parse().ok())?
-}
-
-/// `release`'s `opt` and plugin, found.
-fn toolchain(release: &Release) -> Result<Toolchain> {
-    let major = release.major;
+/// Release `major`'s `opt` and plugin, found.
+fn toolchain(major: u32) -> Result<Toolchain> {
     let opt = opt(major).with_context(|| {
         format!(
             "LLVM {major}'s opt (opt-{major}, or in llvm-config-{major} --bindir) is not installed"
         )
     })?;
-    let exe = std::env::current_exe().context("cannot find the pcmap executable")?;
-    let dir = exe.parent().unwrap_or(Path::new("/"));
-    // Where `pcmap cc` looks for its plugin: beside pcmap (a build tree),
-    // in ../lib from it (an install).
-    let dirs = [dir.to_path_buf(), dir.join("../lib")];
-    let plugin = dirs
-        .iter()
-        .flat_map(|d| release.plugins.iter().map(move |name| d.join(name)))
-        .find(|p| p.is_file());
-    let Some(plugin) = plugin else {
-        bail!(
-            "no plugin for LLVM {major} ({}) beside {} or in {}",
-            release.plugins.join(" or "),
-            exe.display(),
-            dirs[1].display()
-        );
-    };
+    let plugin = plugin::for_release(major).map_err(|plugin::NotFound(missing)| {
+        anyhow::anyhow!("no plugin for LLVM {major}: {missing}")
+    })?;
     Ok(Toolchain {
         llvm: major,
         opt,
@@ -168,40 +168,64 @@ mod tests {
     use super::*;
 
     #[test]
-    fn majors_of_clang_version_lines() {
-        for (text, want) in [
-            ("Debian clang version 16.0.6 (15~deb12u1)", Some(16)),
-            (
-                "clang version 19.1.7 (https://github.com/llvm/llvm-project x)",
-                Some(19),
-            ),
-            ("Ubuntu clang version 18.1.3 (1ubuntu1)", Some(18)),
-            ("GCC: (Debian 12.2.0-14) 12.2.0", None),
-            ("clang version unknown", None),
-            ("clang version 16", None),
-        ] {
-            assert_eq!(clang_major(text), want, "{text}");
-        }
-    }
-
-    #[test]
-    fn the_release_is_asked_recorded_or_the_only_one() {
+    fn the_release_is_asked_recorded_set_or_the_only_one() {
         let o = Path::new("x.o");
-        let message =
-            |asked, recorded: &[u32]| format!("{:#}", choose(asked, recorded, o).unwrap_err());
-        assert_eq!(choose(Some(16), &[], o).unwrap().major, 16);
+        let both = [16, 19];
+        let pick = |said: Said<'_>, have: &[u32]| choose(&said, have, o);
+        let message = |said: Said<'_>, have: &[u32]| format!("{:#}", pick(said, have).unwrap_err());
+        let asked = |m| Said {
+            asked: Some(m),
+            ..Said::default()
+        };
+        let recorded = |r| Said {
+            recorded: r,
+            ..Said::default()
+        };
+        let env = |e| Said {
+            env: Some(e),
+            ..Said::default()
+        };
+        assert_eq!(pick(asked(19), &both).unwrap(), 19);
         // What --llvm says counts: llc may compile IR another clang wrote.
-        assert_eq!(choose(Some(16), &[19], o).unwrap().major, 16);
-        assert_eq!(choose(None, &[16], o).unwrap().major, 16);
-        match RELEASES {
-            [only] => assert_eq!(choose(None, &[], o).unwrap().major, only.major),
-            _ => assert!(message(None, &[]).ends_with("names no clang): say --llvm N (N: 16, 19)")),
-        }
-        assert!(message(Some(17), &[])
-            .starts_with("--llvm 17: pcmap has no plugin for LLVM 17 (it has: LLVM 16"));
-        assert!(message(None, &[17]).starts_with("x.o was compiled by clang 17 (its .comment says so), and pcmap has no plugin for LLVM 17 (it has: LLVM 16"));
+        let over = Said {
+            asked: Some(16),
+            recorded: &[19],
+            env: Some("19"),
+        };
+        assert_eq!(pick(over, &both).unwrap(), 16);
+        assert_eq!(pick(recorded(&[19]), &both).unwrap(), 19);
+        // The object's .comment is a fact about it: it counts over the
+        // environment's default.
+        let fact = Said {
+            recorded: &[16],
+            env: Some("19"),
+            ..Said::default()
+        };
+        assert_eq!(pick(fact, &both).unwrap(), 16);
+        assert_eq!(pick(env("19"), &both).unwrap(), 19);
+        assert_eq!(pick(Said::default(), &[16]).unwrap(), 16);
         assert_eq!(
-            message(None, &[16, 19]),
+            message(Said::default(), &both),
+            "nothing says which LLVM compiled x.o (its .comment names no clang): say --llvm N or set PCMAP_LLVM (N: 16, 19)"
+        );
+        assert_eq!(
+            message(asked(17), &both),
+            "--llvm 17: pcmap has no plugin for LLVM 17 (it has: LLVM 16, 19)"
+        );
+        assert_eq!(
+            message(recorded(&[17]), &[16]),
+            "x.o was compiled by clang 17 (its .comment says so), and pcmap has no plugin for LLVM 17 (it has: LLVM 16)"
+        );
+        assert_eq!(
+            message(env("17"), &[]),
+            "PCMAP_LLVM=17: pcmap has no plugin for LLVM 17 (it has none)"
+        );
+        assert_eq!(
+            message(env("sixteen"), &both),
+            "PCMAP_LLVM=sixteen: not an LLVM release (a major version, such as 16)"
+        );
+        assert_eq!(
+            message(recorded(&[16, 19]), &both),
             "the .comment of x.o names clang 16 and clang 19: say which LLVM compiled its stack maps with --llvm N"
         );
     }

@@ -13,6 +13,7 @@ mod cc;
 mod input;
 mod llvm;
 mod output;
+mod plugin;
 mod signals;
 
 #[global_allocator]
@@ -77,9 +78,10 @@ enum Command {
         /// record's kind and patchable size.
         #[arg(long)]
         ir: Option<PathBuf>,
-        /// The LLVM release (16) that compiled the object, whose opt and
-        /// plugin describe --ir; by default the one the object's .comment
-        /// names, or the only one pcmap has a plugin for.
+        /// The LLVM release (major version: 16, 19) that compiled the
+        /// object, whose opt and plugin describe --ir; by default the one
+        /// the object's .comment names, else $PCMAP_LLVM, else the only one
+        /// pcmap has a plugin for.
         #[arg(long, value_name = "N", requires = "ir")]
         llvm: Option<u32>,
         /// Keep LLVM's .llvm_stackmaps in the output. By default emit drops
