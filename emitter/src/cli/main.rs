@@ -8,16 +8,12 @@ use std::process::ExitCode;
 use anyhow::{bail, Context, Result};
 use clap::{Parser, Subcommand, ValueEnum};
 
-mod alloc;
 mod cc;
 mod input;
 mod llvm;
 mod output;
 mod plugin;
 mod signals;
-
-#[global_allocator]
-static ALLOCATOR: alloc::HugeBlocks = alloc::HugeBlocks;
 
 #[derive(Parser)]
 #[command(
