@@ -153,7 +153,7 @@ fn in_memory_tables_equal_what_emit_writes() {
             let sites = ir_sites(&ir_path, &std::fs::read(&obj).unwrap());
             let emitted = d.join(format!("{stem}.flat.o"));
             run(Command::new(env!("CARGO_BIN_EXE_pcmap"))
-                .args(["emit", "--absolute", "--ir"])
+                .args(["emit", "--absolute", "--llvm", "16", "--ir"])
                 .arg(&ir_path)
                 .arg(&obj)
                 .arg("-o")
