@@ -14,7 +14,7 @@ use pcmap_reader::flat::{
 use pcmap_reader::llvm::{LlvmRecord, LlvmStackMap};
 use pcmap_reader::RunTimeEndian;
 
-use super::check::{check_record, record_passes};
+use super::check::check_record;
 use pcmap_reader::sites::{self, Match, SiteIndex, SiteKind};
 
 use super::ir::IrInput;
@@ -468,10 +468,7 @@ impl<'a> TableInput<'a, '_, '_> {
                 batch.sort_by_key(|r| r.instruction_offset);
             }
 
-            for r in batch
-                .iter()
-                .filter(|r| !record_passes(target, r, code.len() as u64))
-            {
+            for r in &batch {
                 check_record(
                     target,
                     r.instruction_offset,
