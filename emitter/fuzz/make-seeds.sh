@@ -6,7 +6,8 @@
 # one-record object without the plugin. Byte 9 of the ELF identification
 # (padding) selects emit's options in the target: copies with --absolute
 # and --keep-v3 set. *-ir.o: the object llc-16 builds from the IR without
-# the plugin (no .pcmap.sites), then the mark and that IR (emit --ir).
+# the plugin (no .pcmap.sites), then the mark and what emit --ir makes of
+# that IR: the plugin's description of its sites (.pcmap.sites text).
 #   emitter/fuzz/make-seeds.sh [BUILD_DIR]   (default target/release)
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -31,10 +32,14 @@ for o in x86_64 aarch64; do
   cp "$out/$o.o" "$out/$o-absolute-keep-v3.o"
   printf '\x03' | dd of="$out/$o-absolute-keep-v3.o" bs=1 seek=9 conv=notrunc status=none
 done
-# Objects and their IR, for --ir (the mark: the target's IR_MARK).
+# Objects and the description of their IR, for --ir (the mark: the
+# target's IR_MARK).
 ir() {
   llc-16 -mtriple="$1" -filetype=obj "$2" -o "$tmp/ir.o"
-  { cat "$tmp/ir.o"; printf '\0; pcmap fuzz: --ir\n'; cat "$2"; } > "$out/$3"
+  opt-16 -mtriple="$1" -load-pass-plugin="$plugin" -passes='pcmap<sites>' "$2" -o "$tmp/sites.bc"
+  llc-16 -filetype=obj "$tmp/sites.bc" -o "$tmp/sites.o"
+  llvm-objcopy-16 --dump-section .pcmap.sites="$tmp/sites" "$tmp/sites.o"
+  { cat "$tmp/ir.o"; printf '\0; pcmap fuzz: --ir\n'; cat "$tmp/sites"; } > "$out/$3"
 }
 for t in x86_64 aarch64 powerpc64le powerpc64; do
   ir $t-unknown-linux-gnu "$here/seeds/seed.ll" $t-ir.o

@@ -6,13 +6,16 @@
 //! JIT's linker leaves), and after `pcmap emit --absolute` (the flat table
 //! relocated).
 
+mod common;
+
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+use common::{ir_sites, plugin};
+
 use object::{Object, ObjectSection, ObjectSymbol, SymbolKind};
 use pcmap::object::Target;
-use pcmap::stackmap::ir::IrSites;
-use pcmap::stackmap::memory::{flat_tables, Description, MemoryFunction, MemoryModule};
+use pcmap::stackmap::memory::{flat_tables, MemoryFunction, MemoryModule};
 
 const TEXT: u64 = 0x40_0000;
 
@@ -52,16 +55,7 @@ fn link(object: &Path, out: &Path) -> Vec<u8> {
 }
 
 /// The in-memory table of a linked program, from what a JIT knows of it.
-fn in_memory(prog: &[u8], target: Target, ir: &IrSites, eh_frame: bool) -> Vec<u8> {
-    in_memory_with(prog, target, Some(Description::Ir(ir)), eh_frame)
-}
-
-fn in_memory_with(
-    prog: &[u8],
-    target: Target,
-    description: Option<Description<'_>>,
-    eh_frame: bool,
-) -> Vec<u8> {
+fn in_memory(prog: &[u8], target: Target, sites: Option<&[u8]>, eh_frame: bool) -> Vec<u8> {
     let file = object::File::parse(prog).unwrap();
     let text = file.section_by_name(".text").unwrap();
     let code = text.data().unwrap();
@@ -87,7 +81,7 @@ fn in_memory_with(
             .unwrap(),
         functions: &functions,
         eh_frame: eh_frame.then(|| (eh.data().unwrap(), eh.address())),
-        description,
+        sites,
     };
     flat_tables(&module).unwrap()
 }
@@ -136,8 +130,6 @@ fn in_memory_tables_equal_what_emit_writes() {
         ),
     ];
     for ir_path in [inputs().join("sm.ll"), gc] {
-        let text = std::fs::read_to_string(&ir_path).unwrap();
-        let ir = IrSites::parse(&text);
         for (triple, target) in targets {
             let stem = format!(
                 "{}-{triple}",
@@ -157,9 +149,11 @@ fn in_memory_tables_equal_what_emit_writes() {
                 assert!(matches!(target, Target::PowerPc64 { .. }), "{stem}");
                 continue;
             }
+            // What emit --ir reads: the plugin's description of the IR.
+            let sites = ir_sites(&ir_path, &std::fs::read(&obj).unwrap());
             let emitted = d.join(format!("{stem}.flat.o"));
             run(Command::new(env!("CARGO_BIN_EXE_pcmap"))
-                .args(["emit", "--absolute", "--ir"])
+                .args(["emit", "--absolute", "--llvm", "16", "--ir"])
                 .arg(&ir_path)
                 .arg(&obj)
                 .arg("-o")
@@ -170,27 +164,14 @@ fn in_memory_tables_equal_what_emit_writes() {
             // code differs where it reaches the TOC, placed elsewhere).
             assert_eq!(functions(&jit), functions(&aot), "{stem}");
             let want = section(&aot, "pcmap_stackmaps");
-            let got = in_memory(&jit, target, &ir, true);
+            let got = in_memory(&jit, target, Some(&sites), true);
             assert_eq!(got, want, "{stem}: the in-memory table differs");
             // Without .eh_frame the records have no frame states: the table
             // is smaller, and not what emit wrote.
-            let bare = in_memory(&jit, target, &ir, false);
+            let bare = in_memory(&jit, target, Some(&sites), false);
             assert!(bare.len() < want.len(), "{stem}");
         }
     }
-}
-
-/// The plugin's library, built beside this test (`target/<profile>`).
-fn plugin() -> PathBuf {
-    let exe = std::env::current_exe().unwrap();
-    let profile = exe.parent().and_then(Path::parent).unwrap();
-    let lib = profile.join("libpcmap_plugin.so");
-    assert!(
-        lib.exists(),
-        "{} not built (cargo build --workspace)",
-        lib.display()
-    );
-    lib
 }
 
 /// The same with kinds and sizes from the plugin's `.pcmap.sites` (what a
@@ -229,10 +210,10 @@ fn in_memory_tables_from_the_plugins_sites_equal_what_emit_writes() {
         let object_bytes = std::fs::read(&obj).unwrap();
         let sites = section(&object_bytes, pcmap_reader::sites::SECTION);
 
-        let got = in_memory_with(&jit, target, Some(Description::Sites(sites)), true);
+        let got = in_memory(&jit, target, Some(sites), true);
         assert_eq!(got, section(&aot, "pcmap_stackmaps"), "{triple}");
         // Without a description every kind and size is unknown: not the same.
-        let bare = in_memory_with(&jit, target, None, true);
+        let bare = in_memory(&jit, target, None, true);
         assert_ne!(bare, got, "{triple}");
     }
 }
@@ -262,7 +243,7 @@ fn bad_input_is_an_error() {
         stackmaps,
         functions: &[],
         eh_frame: None,
-        description: None,
+        sites: None,
     };
     let e = flat_tables(&module).unwrap_err().to_string();
     assert!(e.starts_with(".llvm_stackmaps: function 0 at 0x"), "{e}");

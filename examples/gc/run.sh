@@ -59,7 +59,7 @@ fi
 # Frame pointers on: frames the library's walker follows by their CFA rule
 # (RBP / x29 / r31 + offset), whatever the rule is.
 "$BIN/llc" -O2 -mtriple="$gnu" -relocation-model=pic -frame-pointer=all -filetype=obj "$out/program.opt.ll" -o "$out/program.o"
-"$PCMAP" emit --ir "$out/program.opt.ll" "$out/program.o" -o "$out/program.flat.o"
+"$PCMAP" emit --llvm "$llvm" --ir "$out/program.opt.ll" "$out/program.o" -o "$out/program.flat.o"
 
 if [ $runtime = c ]; then
   "$BIN/clang" --target="$gnu" -fuse-ld=lld -O2 -std=c11 -Wall -Wextra -Werror -I "$INCLUDE" \

@@ -27,7 +27,7 @@ source "$repo/examples/target.sh"
 
 cp "$here/program.ll" "$out/program.ll"
 "$BIN/llc" -O2 -mtriple="$gnu" -relocation-model=pic -filetype=obj "$out/program.ll" -o "$out/program.o"
-"$PCMAP" emit --ir "$out/program.ll" "$out/program.o" -o "$out/program.flat.o"
+"$PCMAP" emit --llvm "$llvm" --ir "$out/program.ll" "$out/program.o" -o "$out/program.flat.o"
 "$BIN/clang" --target="$gnu" -fuse-ld=lld -O2 -std=c11 -Wall -Wextra -Werror -I "$INCLUDE" \
   "$here/main.c" "$out/program.flat.o" "$CAPI" -o "$out/patching"
 "${run[@]}" "$out/patching" "${args[@]}"

@@ -659,7 +659,7 @@ def check_one(args, path, head, text, target, variant, results):
     for mode in ("ir", "noir"):
         out = os.path.join(work, f"{tag}.{mode}.o")
         ecmd = shlex.split(args.pcmap) + ["emit"] + shlex.split(args.emit_args) + \
-            (["--ir", path] if mode == "ir" else ["--no-walk"]) + [obj, "-o", out]
+            (["--llvm", version, "--ir", path] if mode == "ir" else ["--no-walk"]) + [obj, "-o", out]
         p = run.run(ecmd, check=False)
         infos.append(f"{label}: emit command: {run.commands[-1]}")
         if p.returncode != 0:

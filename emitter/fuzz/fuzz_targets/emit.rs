@@ -6,9 +6,10 @@
 //! (bit 1) and, when bit 2 is set, emit's default of refusing records of
 //! unknown kind (clear: `--no-walk`, so that objects without a description
 //! reach the whole rewrite). An input holding [`IR_MARK`] is an object and, after the mark,
-//! the IR it was built from: `--ir` (seeds: objects built without the
-//! plugin, followed by their IR; the mutations reach both, and which
-//! records the IR describes).
+//! what `--ir` gives emit: the plugin's description of the IR it was built
+//! from, `.pcmap.sites` text (seeds: objects built without the plugin,
+//! followed by the description of their IR; the mutations reach both, and
+//! which records the description covers).
 //!
 //! The outcome must be an error (not an internal one), or an object that
 //! - passes the command's own check of what it writes (`check::written`);
@@ -33,20 +34,25 @@ use object::read::elf::SectionHeader;
 use object::{Object, ObjectComdat, ObjectSection, ObjectSymbol, RelocationTarget, SymbolKind};
 use pcmap::emit::{emit_all, Options};
 use pcmap::stackmap::emit::Source;
-use pcmap::stackmap::ir::{IrInput, IrSites};
+use pcmap::stackmap::ir::IrInput;
 use pcmap::Error;
+use pcmap_reader::sites::SiteIndex;
 
-/// Where an input's IR starts (make-seeds.sh writes it; no object holds it
-/// by chance: a NUL then an IR comment line).
+/// Where an input's description of its IR starts (make-seeds.sh writes it;
+/// no object holds it by chance: a NUL then a comment line).
 const IR_MARK: &[u8] = b"\0; pcmap fuzz: --ir\n";
 
 fuzz_target!(|input: &[u8]| {
     let (data, ir) = match find(input, IR_MARK) {
-        // Text that is not UTF-8 is the `ir` target's (refused whole).
-        Some(at) => match IrSites::parse_bytes(&input[at + IR_MARK.len()..]) {
-            Ok(sites) => (&input[..at], Some(IrInput::from(sites))),
-            Err(_) => return,
-        },
+        // A description that does not read is the reader's `sites`
+        // target's (emit --ir refuses it whole).
+        Some(at) => {
+            let mut index = SiteIndex::default();
+            match index.add_section(&input[at + IR_MARK.len()..]) {
+                Ok(()) => (&input[..at], Some(IrInput::from(index))),
+                Err(_) => return,
+            }
+        }
         None => (input, None),
     };
     let flags = data.get(9).copied().unwrap_or(0);

@@ -26,8 +26,7 @@ use std::ffi::{c_char, c_void, CStr};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
 use pcmap::object::Target;
-use pcmap::stackmap::ir::IrSites;
-use pcmap::stackmap::memory::{flat_tables, Description, MemoryFunction, MemoryModule};
+use pcmap::stackmap::memory::{flat_tables, MemoryFunction, MemoryModule};
 
 /// What a `pcmap_jit_*` call returns.
 #[repr(C)]
@@ -35,8 +34,8 @@ use pcmap::stackmap::memory::{flat_tables, Description, MemoryFunction, MemoryMo
 pub enum pcmap_jit_status {
     /// Success.
     PCMAP_JIT_OK = 0,
-    /// A NULL pointer with a non-zero size, an unknown target, both sites
-    /// and IR given, a function name that is NULL: the message says which.
+    /// A NULL pointer with a non-zero size, an unknown target, a function
+    /// name that is NULL: the message says which.
     PCMAP_JIT_ERR_ARGUMENT = -1,
     /// The input does not describe a table: the message names the section
     /// (or function) and the problem (a truncated `.llvm_stackmaps`, a
@@ -68,8 +67,7 @@ pub const PCMAP_JIT_TARGET_PPC64_ELFV2: u32 = 5;
 #[repr(C)]
 #[derive(Debug, Clone, Copy)]
 pub struct pcmap_jit_function {
-    /// Its symbol name, NUL-terminated (what `.pcmap.sites` and the IR name
-    /// it by).
+    /// Its symbol name, NUL-terminated (what `.pcmap.sites` names it by).
     pub name: *const c_char,
     /// The address of its first instruction, as `.llvm_stackmaps` names it.
     pub address: u64,
@@ -100,14 +98,13 @@ pub struct pcmap_jit_input {
     pub eh_frame: *const c_void,
     pub eh_frame_size: usize,
     pub eh_frame_address: u64,
-    /// Optional: the plugin's `.pcmap.sites` section (record kinds and
-    /// patchable sizes, checked against the code).
+    /// Optional: the plugin's description of the module's stack map sites
+    /// (record kinds and patchable sizes, checked against the code): the
+    /// `.pcmap.sites` section of the object compiled from a module the
+    /// plugin's `sites` pass ran on (the bytes of its `@__pcmap_sites`
+    /// constant). NULL: every kind and size unknown.
     pub sites: *const c_void,
     pub sites_size: usize,
-    /// Optional, instead of `sites`: the module's textual IR (UTF-8, not
-    /// NUL-terminated), for the same.
-    pub ir: *const c_char,
-    pub ir_size: usize,
 }
 
 /// An error of a call: its status and message.
@@ -176,8 +173,6 @@ unsafe fn build(input: *const pcmap_jit_input) -> Result<Vec<u8>, Failure> {
     };
     // SAFETY: as above.
     let sites = unsafe { bytes(input.sites, input.sites_size, "sites") }?;
-    // SAFETY: as above.
-    let ir = unsafe { bytes(input.ir.cast(), input.ir_size, "ir") }?;
     if input.num_functions > 0 && input.functions.is_null() {
         return Err(argument("functions is NULL with num_functions > 0"));
     }
@@ -216,24 +211,12 @@ unsafe fn build(input: *const pcmap_jit_input) -> Result<Vec<u8>, Failure> {
             code,
         });
     }
-    let parsed_ir;
-    let description = match (sites.is_empty(), ir.is_empty()) {
-        (true, true) => None,
-        (false, true) => Some(Description::Sites(sites)),
-        (true, false) => {
-            let text = std::str::from_utf8(ir)
-                .map_err(|e| Failure(PCMAP_JIT_ERR_INPUT, format!("ir: not UTF-8 text ({e})")))?;
-            parsed_ir = IrSites::parse(text);
-            Some(Description::Ir(&parsed_ir))
-        }
-        (false, false) => return Err(argument("give sites or ir, not both")),
-    };
     let module = MemoryModule {
         target,
         stackmaps,
         functions: &functions,
         eh_frame: eh_frame.map(|e| (e, input.eh_frame_address)),
-        description,
+        sites: (!sites.is_empty()).then_some(sites),
     };
     flat_tables(&module).map_err(|e| Failure(PCMAP_JIT_ERR_INPUT, e.to_string()))
 }

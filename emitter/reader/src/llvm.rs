@@ -388,23 +388,6 @@ impl<'a, E: Endian> LlvmRecord<'a, E> {
             }
         })
     }
-    /// Each location's kind byte, size and DWARF register as stored, in
-    /// order, nothing else decoded and nothing checked: for checks that
-    /// read only these over millions of locations ([`location`](Self::location)
-    /// decodes one in full).
-    pub fn location_fields(&self) -> impl Iterator<Item = (u8, u16, u16)> + '_ {
-        let (v3, e) = (self.version >= 3, self.locations.endian);
-        self.locations
-            .data
-            .chunks_exact(location_size(self.version))
-            .map(move |raw| {
-                let u16_at = |i: usize| e.u16_from([raw[i], raw[i + 1]]);
-                match v3 {
-                    true => (raw[0], u16_at(2), u16_at(4)),
-                    false => (raw[0], raw[1].into(), u16_at(2)),
-                }
-            })
-    }
     /// Every location of the record, in order.
     #[inline]
     pub fn locations(&self) -> impl Iterator<Item = Result<Location>> + '_ {
@@ -542,7 +525,7 @@ mod tests {
                 let read: Vec<_> = map.records().map(|r| r.unwrap()).collect();
                 proptest::prop_assert_eq!(read.len(), records.len());
                 for (r, (locations, live_outs)) in read.iter().zip(&records) {
-                    let kinds: Vec<u8> = r.location_fields().map(|(k, _, _)| k).collect();
+                    let kinds: Vec<u8> = r.locations().map(|l| l.unwrap().kind as u8).collect();
                     let built: Vec<u8> = locations.iter().map(|&(k, _)| k).collect();
                     proptest::prop_assert_eq!(kinds, built);
                     proptest::prop_assert_eq!(r.num_live_outs(), *live_outs);

@@ -11,9 +11,12 @@ use clap::{Parser, Subcommand, ValueEnum};
 mod alloc;
 mod cc;
 mod input;
+mod llvm;
 mod output;
+mod plugin;
 mod signals;
 
+// A fast path kept for its figure: on the system allocator emit takes 1.08-1.15x the time on the mixed-kind shape (docs/benchmarks.md).
 #[global_allocator]
 static ALLOCATOR: alloc::HugeBlocks = alloc::HugeBlocks;
 
@@ -70,10 +73,18 @@ enum Command {
         /// Rewrite the input.
         #[arg(long)]
         in_place: bool,
-        /// The textual IR the object was compiled from: exact patchable sizes
-        /// of stackmaps and patchpoints.
+        /// The IR the object was compiled from (text or bitcode), for an
+        /// object the plugin did not describe: the plugin's analysis of it,
+        /// run by the opt of the LLVM that compiled the object, gives each
+        /// record's kind and patchable size.
         #[arg(long)]
         ir: Option<PathBuf>,
+        /// The LLVM release (major version: 16, 19) that compiled the
+        /// object, whose opt and plugin describe --ir; by default the one
+        /// the object's .comment names, else $PCMAP_LLVM, else the only one
+        /// pcmap has a plugin for.
+        #[arg(long, value_name = "N", requires = "ir")]
+        llvm: Option<u32>,
         /// Keep LLVM's .llvm_stackmaps in the output. By default emit drops
         /// it: the flat table holds all it says, and its absolute addresses in
         /// a read-only section make a PIE need text relocations (GNU ld) and a
@@ -172,6 +183,7 @@ fn main() -> ExitCode {
             output,
             in_place,
             ir,
+            llvm,
             keep_v3,
             strip_v3: _,
             absolute,
@@ -194,6 +206,7 @@ fn main() -> ExitCode {
                 absolute,
                 no_walk,
                 stats,
+                llvm,
             };
             emit_file(&input, &output, ir.as_deref(), opts, temp).map(|()| ExitCode::SUCCESS)
         }
@@ -225,7 +238,7 @@ fn report(result: Result<ExitCode>) -> ExitCode {
         Err(e) => {
             // One line whatever the names in it (a symbol or section name,
             // a path): control characters escaped.
-            let message = pcmap::object::check::printable(format!("{e:#}").as_bytes());
+            let message = pcmap::object::printable(format!("{e:#}").as_bytes());
             eprintln!("pcmap: error: {message}");
             ExitCode::FAILURE
         }
@@ -311,6 +324,8 @@ struct EmitFlags {
     absolute: bool,
     no_walk: bool,
     stats: bool,
+    /// `--llvm`: the release that describes `--ir`.
+    llvm: Option<u32>,
 }
 
 /// `pcmap emit` as `pcmap cc` runs it: the tables for a walker.
@@ -328,6 +343,7 @@ fn emit(
         absolute,
         no_walk: false,
         stats,
+        llvm: None,
     };
     emit_file(input, output, ir, opts, temp)
 }
@@ -344,16 +360,24 @@ fn emit_file(
         absolute,
         no_walk,
         stats,
+        llvm: release,
     } = flags;
-    // The IR is read on other threads while the object is. They never take
-    // SIGINT/SIGTERM/SIGHUP: blocking them here keeps them out of the
-    // output's commit.
-    let ir = {
-        let _blocked = output::SignalsBlocked::new();
-        ir.map(pcmap::stackmap::ir::IrInput::read_in_background)
-    };
     let data = input::read_file(input)?;
     let object = input::parse(input, &data)?;
+    // The IR is described on another thread (by opt) while the object is
+    // read. The thread never takes SIGINT/SIGTERM/SIGHUP: blocking them
+    // here keeps them out of the output's commit.
+    let ir = match ir {
+        Some(ir) => {
+            let tools = llvm::for_ir(&object, input, ir, release)?;
+            let _blocked = output::SignalsBlocked::new();
+            let target = object.target;
+            Some(pcmap::stackmap::ir::IrInput::describe_in_background(
+                ir, target, &tools,
+            ))
+        }
+        None => None,
+    };
     let opts = pcmap::emit::Options {
         absolute,
         keep_v3,
@@ -361,14 +385,7 @@ fn emit_file(
         no_walk,
     };
     let mut out = output::Output::new(output, input, temp);
-    // A private mapping of the input: where the rewrite patches a copy of
-    // the input, only the pages it writes are copied.
-    let mut copy = input::copy_on_write(input, data.len());
-    let scratch = match copy.as_deref_mut() {
-        Some(copy) => pcmap::emit::Scratch::Copy(copy),
-        None => pcmap::emit::Scratch::Buffer(Vec::new()),
-    };
-    let emitted = pcmap::emit::emit_object_with(&object, &opts, &mut out, scratch);
+    let emitted = pcmap::emit::emit_object(&object, &opts, &mut out);
     // An IR that cannot be read is the error, whether or not it was needed.
     if let Some(ir) = &opts.ir {
         ir.sites()?;
@@ -393,7 +410,6 @@ fn emit_file(
     // In place, the output may be copied into the input's inode: no reading
     // through the mapping after this.
     drop(object);
-    drop(copy);
     drop(data);
     written.commit()?;
     if stats {

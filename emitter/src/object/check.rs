@@ -5,6 +5,7 @@ use object::elf;
 use object::read::elf::{FileHeader, Rel as _, Rela as _, SectionHeader};
 use object::Endianness;
 
+use super::printable;
 use super::rewrite::SHT_LLVM_ADDRSIG;
 use crate::error::{Error, Result};
 
@@ -372,20 +373,6 @@ pub fn section_label(name: Option<&[u8]>, index: usize) -> String {
         Some(n) if !n.is_empty() => printable(n),
         _ => format!("section {index}"),
     }
-}
-
-/// A section name for a one-line message: not UTF-8 replaced, control
-/// characters (a newline) escaped.
-pub fn printable(name: &[u8]) -> String {
-    let mut out = String::with_capacity(name.len());
-    for c in String::from_utf8_lossy(name).chars() {
-        if c.is_control() {
-            out.extend(c.escape_default());
-        } else {
-            out.push(c);
-        }
-    }
-    out
 }
 
 /// [`written`] on the contents of `file`, read back from the start.

@@ -21,6 +21,7 @@ pub mod functions;
 pub mod instructions;
 pub mod rewrite;
 pub mod target;
+// A fast path in front of iced-x86, kept for its figure: without it emit takes 1.12x the time on the mixed-kind shape (docs/benchmarks.md).
 mod x86_length;
 
 use std::collections::HashMap;
@@ -38,6 +39,20 @@ use crate::error::Result;
 
 /// ELFv1 function descriptors.
 pub const OPD: &str = ".opd";
+
+/// A section name for a one-line message: not UTF-8 replaced, control
+/// characters (a newline) escaped.
+pub fn printable(name: &[u8]) -> String {
+    let mut out = String::with_capacity(name.len());
+    for c in String::from_utf8_lossy(name).chars() {
+        if c.is_control() {
+            out.extend(c.escape_default());
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
 
 /// A place in the object's code: section and offset in it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

@@ -22,7 +22,7 @@
 //! [`Rewrite::write`] checks that nothing kept refers to anything deleted,
 //! restores those sections with every section and symbol index in them
 //! renumbered (group members and signatures, address-significance
-//! tables), and bounds the output's size; [`super::check::written`] reads the
+//! tables), and bounds the output's size; `check::written` then reads the
 //! written object back and checks every index it holds. Sections of types
 //! that may hold indices we do not know how to renumber are refused.
 
@@ -33,8 +33,7 @@ use object::read::elf::{FileHeader, SectionHeader};
 use object::Endianness;
 use pcmap_reader::pctable::{read_uleb128, write_uleb128, MAX_ULEB128_LEN};
 
-use super::check::printable;
-use super::section_name;
+use super::{printable, section_name};
 use crate::error::{Error, Result};
 
 /// LLVM's address-significance table: ULEB128 symbol indices.
@@ -112,18 +111,6 @@ struct Restored {
     carry: Carry,
 }
 
-/// Where [`Rewrite::read`] puts a patched copy of the input when the
-/// builder must see some section as data.
-pub enum Scratch<'s> {
-    /// Copy the input into this buffer (tens of megabytes of fresh pages
-    /// for a big object).
-    Buffer(Vec<u8>),
-    /// A writable copy of the input made already: a private
-    /// (copy-on-write) mapping of the input file, in which patching the
-    /// section headers copies one page, not the object.
-    Copy(&'s mut [u8]),
-}
-
 /// An object being rewritten: the builder, and what maps the input's
 /// section and symbol indices to the builder's ids.
 pub struct Rewrite<'d> {
@@ -139,17 +126,16 @@ pub struct Rewrite<'d> {
 
 impl<'d> Rewrite<'d> {
     /// Reads `data` (an ELF64 relocatable object, already parsed as
-    /// `file` and its headers checked by [`super::check::section_headers`]):
+    /// `file` and its headers checked by `check::section_headers`):
     /// a type whose indices we cannot renumber and an alignment that is not
     /// a power of two or that would pad the output beyond any real object
-    /// are errors that name the section. `scratch` holds a patched copy of the input when
-    /// some section must be presented to the builder as data (a
-    /// [`Scratch::Copy`] must hold the same bytes as `data`: its length
-    /// and headers are checked).
+    /// are errors that name the section. `scratch` holds a patched copy of
+    /// the input when some section must be presented to the builder as
+    /// data.
     pub fn read(
         data: &'d [u8],
         file: &object::File<'_>,
-        scratch: &'d mut Scratch<'_>,
+        scratch: &'d mut Vec<u8>,
     ) -> Result<Rewrite<'d>> {
         let elf = match file {
             object::File::Elf64(elf) => elf,
@@ -199,29 +185,9 @@ impl<'d> Rewrite<'d> {
             data
         } else {
             // A copy whose headers give those sections type PROGBITS.
-            let scratch: &'d mut [u8] = match scratch {
-                Scratch::Buffer(v) => {
-                    v.clear();
-                    v.extend_from_slice(data);
-                    v
-                }
-                Scratch::Copy(copy) => {
-                    let headers = |b: &[u8]| {
-                        let at = usize::try_from(header.e_shoff(endian)).ok()?;
-                        let len = table
-                            .len()
-                            .checked_mul(size_of::<elf::SectionHeader64<Endianness>>())?;
-                        Some((
-                            b.get(..64)?.to_owned(),
-                            b.get(at..at.checked_add(len)?)?.to_owned(),
-                        ))
-                    };
-                    if copy.len() != data.len() || headers(copy) != headers(data) {
-                        return Err(Error::Internal("the copy of the input differs from it"));
-                    }
-                    copy
-                }
-            };
+            scratch.clear();
+            scratch.extend_from_slice(data);
+            let scratch: &'d mut [u8] = scratch;
             let headers = usize::try_from(header.e_shoff(endian))
                 .ok()
                 .and_then(|at| scratch.get_mut(at..))

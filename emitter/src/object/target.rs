@@ -74,6 +74,21 @@ impl Target {
         r_type == self.address_relocation(true).0
     }
 
+    /// An LLVM triple for the target's ELF objects on Linux (what the
+    /// plugin describes IR for: `stackmap::ir`). A big-endian PowerPC64
+    /// triple's ABI is ELFv1 in LLVM 16, which changes nothing the plugin
+    /// describes.
+    pub fn llvm_triple(self) -> &'static str {
+        match self {
+            Target::X86_64 => "x86_64-unknown-linux-gnu",
+            Target::Aarch64 => "aarch64-unknown-linux-gnu",
+            Target::PowerPc64 {
+                big_endian: false, ..
+            } => "powerpc64le-unknown-linux-gnu",
+            Target::PowerPc64 { .. } => "powerpc64-unknown-linux-gnu",
+        }
+    }
+
     /// The target's name in messages.
     pub fn name(self) -> &'static str {
         match self {

@@ -3,8 +3,7 @@
 //! has. `emit` refuses a table that breaks these; `verify` reports it.
 
 use object::{Object, ObjectSection};
-use pcmap_reader::llvm::LlvmRecord;
-use pcmap_reader::{LocationKind, RunTimeEndian};
+use pcmap_reader::LocationKind;
 
 use super::{Format, StackMapSection, LLVM_STACKMAPS};
 use crate::error::Result;
@@ -57,25 +56,6 @@ pub fn check_record(
         register("live-out", k, l.dwarf_reg)?;
     }
     Ok(())
-}
-
-/// Whether [`check_record`] finds nothing wrong with `r` in a function of
-/// `code_size` bytes, read from the stored fields it checks alone (`emit`
-/// asks it of every record; the full check, which names the problem, runs
-/// only where this says no).
-pub fn record_passes(target: Target, r: &LlvmRecord<'_, RunTimeEndian>, code_size: u64) -> bool {
-    let max = target.max_dwarf_register();
-    u64::from(r.instruction_offset) <= code_size
-        && r.location_fields().all(|(kind, size, reg)| {
-            let kind = LocationKind::from_u8(kind);
-            let registered = matches!(
-                kind,
-                Some(LocationKind::Register | LocationKind::Direct | LocationKind::Indirect)
-            );
-            size != 0 && kind.is_some() && (!registered || reg <= max)
-        })
-        && r.live_outs()
-            .all(|l| l.is_ok_and(|l| l.size != 0 && l.dwarf_reg <= max))
 }
 
 /// Checks every record of every stack map table of `sections` against its
@@ -181,98 +161,4 @@ pub fn walker_problems(sections: &[StackMapSection], no_walk: bool) -> Vec<Strin
         }
     }
     problems
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use pcmap_reader::llvm::LlvmStackMap;
-    use proptest::prelude::*;
-
-    /// A table of one function and one record at `offset`: `locations`
-    /// (kind, size, register) and `live_outs` (register, size), in LLVM's
-    /// version 3 layout, or version 2's if `v2`, in byte order `e`.
-    fn table(
-        v2: bool,
-        e: RunTimeEndian,
-        offset: u32,
-        locations: &[(u8, u16, u16)],
-        live_outs: &[(u16, u8)],
-    ) -> Vec<u8> {
-        use pcmap_reader::Endian;
-        let mut t = vec![if v2 { 2 } else { 3 }, 0, 0, 0];
-        for n in [1u32, 0, 1] {
-            t.extend(e.u32_bytes(n));
-        }
-        for n in [0u64, 16, 1] {
-            t.extend(e.u64_bytes(n));
-        }
-        t.extend(e.u64_bytes(7));
-        t.extend(e.u32_bytes(offset));
-        t.extend([0, 0]);
-        t.extend(e.u16_bytes(locations.len() as u16));
-        for &(kind, size, reg) in locations {
-            if v2 {
-                t.extend([kind, size as u8]);
-                t.extend(e.u16_bytes(reg));
-            } else {
-                t.extend([kind, 0]);
-                t.extend(e.u16_bytes(size));
-                t.extend(e.u16_bytes(reg));
-                t.extend([0, 0]);
-            }
-            t.extend(e.u32_bytes(0));
-        }
-        if !v2 && t.len() % 8 != 0 {
-            t.extend([0; 4]);
-        }
-        t.extend([0, 0]);
-        t.extend(e.u16_bytes(live_outs.len() as u16));
-        for &(reg, size) in live_outs {
-            t.extend(e.u16_bytes(reg));
-            t.extend([0, size]);
-        }
-        t.resize(t.len().next_multiple_of(8), 0);
-        t
-    }
-
-    fn register() -> impl Strategy<Value = u16> {
-        prop_oneof![
-            0u16..150,
-            proptest::sample::select(vec![127u16, 128, 145, 146, 1231, 1232]),
-        ]
-    }
-
-    proptest! {
-        #![proptest_config(ProptestConfig::with_cases(1000))]
-        /// The quick check passes exactly the records the full one does.
-        #[test]
-        fn record_passes_as_check_record(
-            v2 in any::<bool>(),
-            big in any::<bool>(),
-            target in prop_oneof![
-                Just(Target::X86_64),
-                Just(Target::Aarch64),
-                Just(Target::PowerPc64 { big_endian: true, elfv1: true }),
-            ],
-            // Each side of the function's end (64) and of each target's
-            // last register.
-            offset in prop_oneof![0u32..80, Just(64), Just(65), Just(u32::MAX)],
-            locations in proptest::collection::vec(
-                (1u8..=4, prop_oneof![1 => Just(0u16), 7 => 1u16..=8], register()),
-                0..5,
-            ),
-            live_outs in proptest::collection::vec(
-                (register(), prop_oneof![1 => Just(0u8), 7 => 1u8..=8]),
-                0..3,
-            ),
-        ) {
-            let e = if big { RunTimeEndian::Big } else { RunTimeEndian::Little };
-            let bytes = table(v2, e, offset, &locations, &live_outs);
-            let map = LlvmStackMap::parse(&bytes, e).unwrap();
-            let r = map.records().next().unwrap().unwrap();
-            let full = check_record(target, r.instruction_offset, r.locations(), r.live_outs(), 64);
-            prop_assert_eq!(record_passes(target, &r, 64), full.is_ok(), "{:?}", full);
-        }
-    }
 }

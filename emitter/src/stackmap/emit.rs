@@ -14,7 +14,7 @@ use pcmap_reader::flat::{
 use pcmap_reader::llvm::{LlvmRecord, LlvmStackMap};
 use pcmap_reader::RunTimeEndian;
 
-use super::check::{check_record, record_passes};
+use super::check::check_record;
 use pcmap_reader::sites::{self, Match, SiteIndex, SiteKind};
 
 use super::ir::IrInput;
@@ -168,7 +168,7 @@ pub fn flat_tables(o: &ObjectFile<'_>, opts: EmitOptions<'_>) -> Result<FlatSect
     };
     let describer = match (&described, ir) {
         (Some(index), _) => Some((Source::Sites, index)),
-        (None, Some(ir)) => Some((Source::Ir, ir.index())),
+        (None, Some(ir)) => Some((Source::Ir, ir)),
         (None, None) => None,
     };
     let e = o.endian;
@@ -351,6 +351,24 @@ pub fn apply(
     Ok(())
 }
 
+/// One function as a JIT knows it (`memory::flat_tables`).
+#[derive(Debug, Clone, Copy)]
+pub struct MemoryFunction<'a> {
+    /// Its symbol name (what `.pcmap.sites` names it by).
+    pub name: &'a [u8],
+    /// The address of its first instruction; LLVM's table names it so.
+    pub address: u64,
+    /// Its code: exactly its bytes, from `address` for its size.
+    pub code: &'a [u8],
+}
+
+impl MemoryFunction<'_> {
+    /// Its name for messages.
+    pub fn display(&self) -> String {
+        String::from_utf8_lossy(self.name).into_owned()
+    }
+}
+
 /// Where a table's functions are.
 pub(super) enum Place<'a, 'd, 'f> {
     /// In a relocatable object: the table's section and its relocations
@@ -361,7 +379,7 @@ pub(super) enum Place<'a, 'd, 'f> {
         relocs: &'a Relocations,
     },
     /// In memory (a JIT's): each entry's address is its function's.
-    Memory(&'a [super::memory::MemoryFunction<'a>]),
+    Memory(&'a [MemoryFunction<'a>]),
 }
 
 /// One function of a table, found: what its records are checked against.
@@ -472,10 +490,7 @@ impl<'a> TableInput<'a, '_, '_> {
                 batch.sort_by_key(|r| r.instruction_offset);
             }
 
-            for r in batch
-                .iter()
-                .filter(|r| !record_passes(target, r, code.len() as u64))
-            {
+            for r in &batch {
                 check_record(
                     target,
                     r.instruction_offset,

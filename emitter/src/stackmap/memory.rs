@@ -1,7 +1,7 @@
 //! Flat tables built in memory, for a JIT: from LLVM's `.llvm_stackmaps`
 //! bytes as its linker left them (function addresses final), what it knows
 //! of each function (name, address, code), and optionally the `.eh_frame`
-//! it registers and the plugin's `.pcmap.sites` or the IR.
+//! it registers and the plugin's description of its sites (`.pcmap.sites`).
 //!
 //! It runs `emit`'s per-table code (`emit::TableInput`) with the functions
 //! found by address instead of through relocations, so the table is the one
@@ -12,7 +12,7 @@
 //!  .llvm_stackmaps (relocated) ─┐
 //!  functions (name, address, code) ─┼─▶ TableInput::flat_table ─▶ pcmap_stackmaps
 //!  .eh_frame (as loaded)  ──────┤        (records checked, kinds and
-//!  .pcmap.sites / IR      ──────┘         sizes checked against the code)
+//!  .pcmap.sites           ──────┘         sizes checked against the code)
 //! ```
 
 use pcmap_reader::flat;
@@ -20,39 +20,12 @@ use pcmap_reader::llvm::LlvmStackMap;
 use pcmap_reader::sites::{self, SiteIndex, Sites};
 use pcmap_reader::RunTimeEndian;
 
+pub use super::emit::MemoryFunction;
 use super::emit::{Place, Source, TableInput};
-use super::ir::IrSites;
 use super::LLVM_STACKMAPS;
 use crate::error::{Error, Result};
 use crate::object::cfi::Cfi;
 use crate::object::Target;
-
-/// One function as a JIT knows it.
-#[derive(Debug, Clone, Copy)]
-pub struct MemoryFunction<'a> {
-    /// Its symbol name (what `.pcmap.sites` and the IR name it by).
-    pub name: &'a [u8],
-    /// The address of its first instruction; LLVM's table names it so.
-    pub address: u64,
-    /// Its code: exactly its bytes, from `address` for its size.
-    pub code: &'a [u8],
-}
-
-impl MemoryFunction<'_> {
-    /// Its name for messages.
-    pub fn display(&self) -> String {
-        String::from_utf8_lossy(self.name).into_owned()
-    }
-}
-
-/// What describes records' kinds and patchable sizes.
-#[derive(Debug, Clone, Copy)]
-pub enum Description<'a> {
-    /// The plugin's `.pcmap.sites` section bytes.
-    Sites(&'a [u8]),
-    /// The sites of the module's IR ([`IrSites::parse`]).
-    Ir(&'a IrSites),
-}
 
 /// A JIT's module: what [`flat_tables`] builds from.
 #[derive(Debug, Clone, Copy)]
@@ -64,7 +37,10 @@ pub struct MemoryModule<'a> {
     pub functions: &'a [MemoryFunction<'a>],
     /// `.eh_frame` as loaded, and its address: frame states for records.
     pub eh_frame: Option<(&'a [u8], u64)>,
-    pub description: Option<Description<'a>>,
+    /// The plugin's description of the records' kinds and patchable sizes
+    /// (`.pcmap.sites`): what its `sites` pass left in the JIT's object,
+    /// or described of the JIT's IR ([`super::ir::describe`]).
+    pub sites: Option<&'a [u8]>,
 }
 
 /// A flat table for each LLVM table of `m.stackmaps`, back to back (each
@@ -82,8 +58,8 @@ pub fn flat_tables(m: &MemoryModule<'_>) -> Result<Vec<u8>> {
         None => None,
     };
     let index;
-    let describer = match m.description {
-        Some(Description::Sites(bytes)) => {
+    let describer = match m.sites {
+        Some(bytes) => {
             let parsed = Sites::parse(bytes).map_err(|e| Error::Section {
                 section: sites::SECTION.into(),
                 problem: e.to_string(),
@@ -91,7 +67,6 @@ pub fn flat_tables(m: &MemoryModule<'_>) -> Result<Vec<u8>> {
             index = SiteIndex::of(&parsed);
             Some((Source::Sites, &index))
         }
-        Some(Description::Ir(ir)) => Some((Source::Ir, ir.index())),
         None => None,
     };
     let mut out = Vec::new();

@@ -11,7 +11,6 @@
 pub mod check;
 pub mod emit;
 pub mod ir;
-mod ir_text;
 pub mod memory;
 pub mod read;
 

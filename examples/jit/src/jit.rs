@@ -18,8 +18,8 @@ use llvm_sys::prelude::*;
 use llvm_sys::target::*;
 use object::{Object, ObjectSymbol, SymbolKind};
 use pcmap::object::Target;
-use pcmap::stackmap::ir::IrSites;
-use pcmap::stackmap::memory::{flat_tables, Description, MemoryFunction, MemoryModule};
+use pcmap::stackmap::ir::{self, Toolchain};
+use pcmap::stackmap::memory::{flat_tables, MemoryFunction, MemoryModule};
 
 /// A region sections are carved from; code regions become read + execute
 /// when LLVM finalizes the object.
@@ -288,8 +288,9 @@ impl Jit {
     /// The flat stack map table of everything compiled so far, built in
     /// memory from the stack map section and `.eh_frame` as the linker left
     /// them, each function's address (looked up) and size (from the
-    /// object's symbol table), and the IR's site kinds and sizes.
-    pub fn flat_table(&self, ir: &IrSites) -> Result<Vec<u8>, String> {
+    /// object's symbol table), and the plugin's description of the sites
+    /// ([`describe_sites`]).
+    pub fn flat_table(&self, sites: &[u8]) -> Result<Vec<u8>, String> {
         let seen = &*self.seen;
         let stackmaps = seen
             .section(".llvm_stackmaps")
@@ -323,8 +324,27 @@ impl Jit {
             stackmaps: seen.bytes(stackmaps),
             functions: &functions,
             eh_frame: eh,
-            description: Some(Description::Ir(ir)),
+            sites: Some(sites),
         };
         flat_tables(&module).map_err(|e| format!("{e:#}"))
     }
+}
+
+/// The plugin's description of the sites of `ir` (`.pcmap.sites`: each
+/// stack map's and patch point's kind and patchable size), from its `sites`
+/// pass run by LLVM 16's `opt`, as `pcmap emit --ir` runs it. A JIT built on
+/// LLVM's C++ API runs the pass in its own pipeline (`PassPlugin::Load`)
+/// and takes `.pcmap.sites` from its object instead; LLVM's C API cannot
+/// load a pass plugin. The plugin is the one built beside this program.
+pub fn describe_sites(ir: &str) -> Result<Vec<u8>, String> {
+    let exe = std::env::current_exe().map_err(|e| format!("cannot find this program: {e}"))?;
+    let tools = Toolchain {
+        llvm: 16,
+        opt: "opt-16".into(),
+        plugin: exe.with_file_name("libpcmap_plugin.so"),
+    };
+    let dir = tempfile::tempdir().map_err(|e| format!("a temporary directory: {e}"))?;
+    let path = dir.path().join("module.ll");
+    std::fs::write(&path, ir).map_err(|e| format!("{}: {e}", path.display()))?;
+    ir::describe(&path, Target::X86_64, &tools).map_err(|e| e.to_string())
 }

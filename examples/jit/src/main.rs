@@ -3,7 +3,8 @@
 //! 1. LLVM 16's ORC LLJIT compiles IR with a patch point and a stack map;
 //!    the memory manager records where `.llvm_stackmaps` and `.eh_frame`
 //!    went, and the flat table is built in memory from them
-//!    (`pcmap::stackmap::memory`), then opened with the C API.
+//!    (`pcmap::stackmap::memory`), kinds and patchable sizes from the
+//!    plugin's description of the IR's sites, then opened with the C API.
 //! 2. An inline cache: patch point 1 starts as a call to the miss handler,
 //!    which finds its record by ID (`pcmap_find_id`) and by the return
 //!    address inside the region (`pcmap_find_patch_region`), patches the
@@ -24,7 +25,6 @@ use std::mem::MaybeUninit;
 use std::ptr;
 use std::sync::atomic::{AtomicU32, Ordering};
 
-use pcmap::stackmap::ir::IrSites;
 use pcmap_capi::ffi::*;
 use pcmap_capi::*;
 
@@ -366,7 +366,7 @@ fn run() -> Result<(), String> {
         }
     }
 
-    let sites = IrSites::parse(&ir);
+    let sites = jit::describe_sites(&ir)?;
     let table = jit.flat_table(&sites)?;
     let mut m = MaybeUninit::<pcmap_stackmaps>::uninit();
     // SAFETY: `table` lives until the end of `run` (the JIT code runs

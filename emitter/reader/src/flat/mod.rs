@@ -81,79 +81,17 @@ pub use lookup::{Found, Hit, Match, Pc, PcMapWindow};
 pub use section::OPENED_SECTION_LAYOUT;
 pub use section::{OpenedSection, Output, Section, TableAt, TableHeader, KEPT_TABLES};
 pub use site::{
-    Cfa, FrameState, LiveOuts, Locations, SavedRegisters, Site, SiteData, SiteWithLiveOuts,
+    Cfa, FrameRegister, FrameState, LiveOuts, Locations, SavedRegisters, Site, SiteData,
+    SiteWithLiveOuts,
 };
 pub use table::{
-    section_endian, FlatStackMap, FrameRecord, FrameRegister, Function, Header, KeptHeader, Record,
-    Tables,
+    section_endian, FlatStackMap, FrameRecord, Function, Header, KeptHeader, Record, Tables,
 };
 #[cfg(feature = "write")]
-pub use writer::{FlatTable, FlatWriter, FrameHead, FrameStateRef, RecordHead, StoredFrameState};
-
-/// A linked section of one table for this crate's documentation examples:
-/// two functions at 0x40_1000 (records at +0x10, ID 7, and +0x24) and
-/// 0x40_1040 (one record at +0x8), x86-64 frame states (CFA = RSP + 24,
-/// RIP saved at CFA - 8), the table at address 0x60_0000, self-relative
-/// addresses filled in as a linker would. Returns the bytes and the
-/// table's address.
-#[cfg(feature = "write")]
 #[doc(hidden)]
-pub fn example_table() -> (alloc::vec::Vec<u8>, u64) {
-    use crate::stackmap::{self, write_flat_with, FrameState, Table};
-    use crate::{LittleEndian, Location, LocationKind};
-    use alloc::vec;
-    let table_address = 0x60_0000u64;
-    let record = |id, instruction_offset| stackmap::Record {
-        id,
-        instruction_offset,
-        patchable_size: None,
-        kind: RecordKind::StackMap,
-        has_live_out_info: false,
-        locations: vec![Location {
-            kind: LocationKind::Indirect,
-            size: 8,
-            dwarf_reg: 7,
-            offset: 8,
-        }],
-        live_outs: vec![],
-        frame_state: Some(FrameState {
-            cfa: Some(Cfa {
-                register: 7,
-                offset: 24,
-            }),
-            stack_realigned: false,
-            saved: vec![FrameRegister {
-                dwarf_reg: 16,
-                offset: -8,
-            }],
-        }),
-    };
-    let t = Table {
-        constants: vec![],
-        functions: vec![
-            stackmap::Function {
-                address: 0x40_1000,
-                size: 0x40,
-                stack_size: 24,
-                records: vec![record(7, 0x10), record(8, 0x24)],
-                ..Default::default()
-            },
-            stackmap::Function {
-                address: 0x40_1040,
-                size: 0x20,
-                stack_size: 24,
-                records: vec![record(9, 0x8)],
-                ..Default::default()
-            },
-        ],
-    };
-    let mut w = write_flat_with(&t, LittleEndian, false, false).expect("a valid table");
-    for (f, &at) in t.functions.iter().zip(&w.address_offsets) {
-        let rel = f.address.wrapping_sub(table_address + at as u64) as i32;
-        w.bytes[at..at + 4].copy_from_slice(&rel.to_le_bytes());
-    }
-    (w.bytes, table_address)
-}
+pub use writer::example_table;
+#[cfg(feature = "write")]
+pub use writer::{FlatTable, FlatWriter, FrameHead, FrameStateRef, RecordHead, StoredFrameState};
 
 /// Name of the section: a C identifier, so linkers define `__start_`/`__stop_`.
 pub const SECTION_NAME: &str = "pcmap_stackmaps";

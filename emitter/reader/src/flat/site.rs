@@ -10,9 +10,6 @@ use super::{frame_state_flags, location_head, site_head, RecordKind, MAX_COUNT};
 use crate::leb128::{self, LebError};
 use crate::{Error, LiveOut, Location, LocationKind, Result};
 
-use super::table::{FrameRegister, KeptHeader};
-use super::{DATA, END};
-
 /// The Data area of a table, where its Sites and FrameStates are: decodes
 /// them given their offsets in it.
 #[derive(Debug, Clone, Copy)]
@@ -26,18 +23,6 @@ impl<'a> SiteData<'a> {
     /// The Data area `bytes`, which starts at `base` in its table.
     pub fn new(bytes: &'a [u8], base: usize) -> Self {
         SiteData { bytes, base }
-    }
-
-    /// The Data area of the table at the start of `table`, whose header
-    /// `parse` accepted and the caller kept (empty if the header does not
-    /// fit the bytes: then every decode is an error).
-    #[inline(always)]
-    pub fn of_kept(table: &'a [u8], kept: KeptHeader<'_>) -> Self {
-        let (start, end) = (kept.bounds[DATA] as usize, kept.bounds[END] as usize);
-        SiteData {
-            bytes: table.get(start..end).unwrap_or_default(),
-            base: start,
-        }
     }
 
     /// The Data area's bytes.
@@ -411,8 +396,8 @@ impl<'a> SiteData<'a> {
 }
 
 /// A Site's fixed part, decoded; its locations and live-outs are read on
-/// request ([`FlatStackMap::locations`](super::FlatStackMap::locations),
-/// [`FlatStackMap::live_outs`](super::FlatStackMap::live_outs)).
+/// request (`FlatStackMap::locations`,
+/// `FlatStackMap::live_outs`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Site {
     /// Where it is, in bytes from the start of the Data area.
@@ -461,8 +446,17 @@ impl Cfa {
     }
 }
 
+/// A callee-saved register and where the function saved it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct FrameRegister {
+    /// DWARF register number.
+    pub dwarf_reg: u16,
+    /// Slot address minus the CFA.
+    pub offset: i32,
+}
+
 /// A FrameState's fixed part, decoded; its saved registers are read on
-/// request ([`FlatStackMap::saved_registers`](super::FlatStackMap::saved_registers)).
+/// request (`FlatStackMap::saved_registers`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct FrameState {
     /// Where it is, in bytes from the start of the Data area.

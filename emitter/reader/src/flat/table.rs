@@ -63,6 +63,22 @@ pub struct KeptHeader<'h> {
     pub pc_map_shift: u8,
 }
 
+// Here, beside the header it reads: the Data area's decoders (site.rs)
+// know nothing of headers.
+impl<'a> SiteData<'a> {
+    /// The Data area of the table at the start of `table`, whose header
+    /// `parse` accepted and the caller kept (empty if the header does not
+    /// fit the bytes: then every decode is an error).
+    #[inline(always)]
+    pub fn of_kept(table: &'a [u8], kept: KeptHeader<'_>) -> Self {
+        let (start, end) = (kept.bounds[DATA] as usize, kept.bounds[END] as usize);
+        SiteData {
+            bytes: table.get(start..end).unwrap_or_default(),
+            base: start,
+        }
+    }
+}
+
 impl Header {
     /// This header, kept.
     #[inline(always)]
@@ -101,7 +117,7 @@ impl FrameRecord {
 
 /// A function of a table with its address resolved: what a runtime asks
 /// for ([`FlatStackMap::function`], [`FlatStackMap::functions`],
-/// [`Hit::function`](super::Hit::function)). Its frame record stores the
+/// `Hit::function`). Its frame record stores the
 /// address self-relative (or in the Addresses array); this is the address.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Function {
@@ -143,15 +159,6 @@ pub struct Record {
     pub instruction_offset: u32,
     /// Offset of its Site in the Data area.
     pub site: u32,
-}
-
-/// A callee-saved register and where the function saved it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct FrameRegister {
-    /// DWARF register number.
-    pub dwarf_reg: u16,
-    /// Slot address minus the CFA.
-    pub offset: i32,
 }
 
 impl<'a, E: Endian> FlatStackMap<'a, E> {

@@ -758,6 +758,66 @@ fn put<const N: usize>(entry: &mut [u8], at: usize, bytes: [u8; N]) {
     entry[at..at + N].copy_from_slice(&bytes);
 }
 
+/// A linked section of one table for this crate's documentation examples:
+/// two functions at 0x40_1000 (records at +0x10, ID 7, and +0x24) and
+/// 0x40_1040 (one record at +0x8), x86-64 frame states (CFA = RSP + 24,
+/// RIP saved at CFA - 8), the table at address 0x60_0000, self-relative
+/// addresses filled in as a linker would. Returns the bytes and the
+/// table's address.
+#[doc(hidden)]
+pub fn example_table() -> (Vec<u8>, u64) {
+    let table_address = 0x60_0000u64;
+    let slot = Location {
+        kind: LocationKind::Indirect,
+        size: 8,
+        dwarf_reg: 7,
+        offset: 8,
+    };
+    let saved = [FrameRegister {
+        dwarf_reg: 16,
+        offset: -8,
+    }];
+    let frame_state = FrameStateRef {
+        cfa: Some(Cfa {
+            register: 7,
+            offset: 24,
+        }),
+        stack_realigned: false,
+        saved: &saved,
+    };
+    // (address, size, records as (ID, offset)).
+    let functions = [
+        (0x40_1000, 0x40, &[(7, 0x10), (8, 0x24)][..]),
+        (0x40_1040, 0x20, &[(9, 0x8)][..]),
+    ];
+    let mut w = FlatWriter::new(crate::LittleEndian, false);
+    for (_, size, records) in functions {
+        for &(id, instruction_offset) in records {
+            let head = RecordHead {
+                id,
+                instruction_offset,
+                patchable_size: None,
+                kind: RecordKind::StackMap,
+                has_live_out_info: false,
+            };
+            w.record(&head, [Ok(slot)], [], Some(&frame_state))
+                .expect("a valid record");
+        }
+        w.function(&FrameHead {
+            address: 0,
+            size,
+            stack_size: 24,
+            code: None,
+        })
+        .expect("a valid function");
+    }
+    let mut t = w.finish().expect("a valid table");
+    let addresses = functions.map(|(address, _, _)| address);
+    t.place(crate::LittleEndian, table_address, &addresses)
+        .expect("functions within reach");
+    (t.bytes, table_address)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -33,7 +33,7 @@ use std::process::{Command, Stdio};
 use anyhow::{bail, Context, Result};
 
 use super::args::Mode;
-use super::plugin;
+use crate::plugin;
 
 /// The compiler caches `pcmap cc` knows.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -196,7 +196,7 @@ pub fn key_before(compiler: Option<&OsStr>) -> Result<String> {
     let mut out = String::from("pcmap cc cache key 1 (before pcmap)\n");
     let (exe, _) = plugin::dirs()?;
     identity(&mut out, "pcmap", &exe);
-    let mut plugins = plugin::installed()?;
+    let mut plugins: Vec<PathBuf> = plugin::installed()?.into_iter().map(|(_, p)| p).collect();
     if let Some(p) = std::env::var_os("PCMAP_PLUGIN") {
         plugins.push(PathBuf::from(p));
     }

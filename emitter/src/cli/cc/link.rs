@@ -31,7 +31,7 @@ use anyhow::{anyhow, bail, Context, Result};
 use super::args::{split_response_file, Args, Built, Edit, Invocation};
 use super::cache::Compiler;
 use super::object;
-use super::plugin;
+use crate::plugin;
 use crate::signals::{self, ArmedDir};
 
 /// The name of pcmap's stand-in linker (multicall).

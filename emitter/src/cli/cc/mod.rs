@@ -7,7 +7,7 @@
 //!                   (cache.rs); ARGS read as clang reads them, response
 //!                   files read but passed on as they are (args.rs, with the
 //!                   option tables of options.rs)
-//! the plugin        the one for the compiler's LLVM (plugin.rs)
+//! the plugin        the one for the compiler's LLVM (../plugin.rs)
 //! no object         probes (-E, --version, -###, …), -emit-llvm, links of
 //!                   objects: run as given
 //! -S                the plugin added: the assembly carries its tables
@@ -29,7 +29,6 @@ mod driver_tests;
 mod link;
 mod object;
 mod options;
-mod plugin;
 
 use std::ffi::OsString;
 use std::io::Write;
@@ -38,6 +37,8 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::{Context, Result};
+
+use crate::plugin;
 
 use args::{Args, Edit, Invocation, Mode};
 use cache::Compiler;

@@ -136,7 +136,7 @@ fn sites_turned_off(e: anyhow::Error, input: &Path) -> anyhow::Error {
     let Some(pcmap::Error::UnknownKinds(u)) = e.downcast_ref::<pcmap::Error>() else {
         return e;
     };
-    let Some(features) = super::plugin::sites_off().filter(|_| u.described_by.is_none()) else {
+    let Some(features) = crate::plugin::sites_off().filter(|_| u.described_by.is_none()) else {
         return e;
     };
     anyhow!(

@@ -2,16 +2,17 @@
  * A JIT's view of a linked program, through the C builder (pcmap_jit.h):
  * the bytes of its relocated `.llvm_stackmaps`, its functions (name,
  * address, size, code) from its symbol table, its `.eh_frame` and address,
- * and optionally the module's IR. Builds the flat table into a buffer of
- * its own, opens it with libpcmap and finds every record.
+ * and optionally the plugin's description of its sites. Builds the flat
+ * table into a buffer of its own, opens it with libpcmap and finds every
+ * record.
  *
  *   jit-table PROGRAM DESC [EXPECTED|-]   build; compare with EXPECTED (the
  *                                         pcmap_stackmaps section `pcmap emit
  *                                         --absolute` wrote, linked alike)
  *   jit-table --bad PROGRAM DESC          bad input: statuses and messages
  *
- * DESC describes kinds and sizes: an IR file, sites=FILE (the plugin's
- * .pcmap.sites section, dumped from the object), or - for nothing.
+ * DESC describes kinds and sizes: sites=FILE (the plugin's .pcmap.sites
+ * section, dumped from the object), or - for nothing.
  *
  * ELF64 little-endian only (x86_64, AArch64, PowerPC64 LE): <elf.h>.
  */
@@ -56,7 +57,7 @@ static const Elf64_Shdr *section(const elf *e, const char *name) {
 }
 
 /* The module as a JIT knows it: input filled, functions allocated. */
-static void module(const elf *e, const char *ir, size_t ir_size, pcmap_jit_input *in) {
+static void module(const elf *e, pcmap_jit_input *in) {
   const Elf64_Ehdr *h = (const Elf64_Ehdr *)e->file;
   memset(in, 0, sizeof *in);
   switch (h->e_machine) {
@@ -75,8 +76,6 @@ static void module(const elf *e, const char *ir, size_t ir_size, pcmap_jit_input
   in->eh_frame = e->file + eh->sh_offset;
   in->eh_frame_size = eh->sh_size;
   in->eh_frame_address = eh->sh_addr;
-  in->ir = ir;
-  in->ir_size = ir_size;
   const Elf64_Sym *syms = (const Elf64_Sym *)(e->file + symtab->sh_offset);
   size_t nsyms = symtab->sh_size / sizeof(Elf64_Sym);
   const char *strtab = (const char *)e->file + e->sections[symtab->sh_link].sh_offset;
@@ -253,10 +252,10 @@ static int bad(pcmap_jit_input in) {
   s = pcmap_jit_table_size(&in, &size, msg, sizeof msg);
   printf("NULL stackmaps: %s: %s\n", status_name(s), msg);
   in = whole;
-  in.sites = "x";
+  in.sites = NULL;
   in.sites_size = 1;
   s = pcmap_jit_table_size(&in, &size, msg, sizeof msg);
-  printf("sites and IR: %s: %s\n", status_name(s), msg);
+  printf("NULL sites: %s: %s\n", status_name(s), msg);
   in = whole;
   /* A message buffer of 8 bytes: 7 characters and the NUL. */
   in.stackmaps_size = 3;
@@ -267,8 +266,8 @@ static int bad(pcmap_jit_input in) {
 
 int main(int argc, char **argv) {
   int check_bad = argc > 1 && !strcmp(argv[1], "--bad");
-  if (argc < 3 + check_bad) die("usage: jit-table [--bad] PROGRAM IR|- [EXPECTED|-]");
-  size_t size, ir_size = 0;
+  if (argc < 3 + check_bad) die("usage: jit-table [--bad] PROGRAM sites=FILE|- [EXPECTED|-]");
+  size_t size;
   elf e;
   e.file = slurp(argv[1 + check_bad], &size);
   const Elf64_Ehdr *h = (const Elf64_Ehdr *)e.file;
@@ -278,15 +277,13 @@ int main(int argc, char **argv) {
   e.sections = (const Elf64_Shdr *)(e.file + h->e_shoff);
   e.count = h->e_shnum;
   e.names = (const char *)e.file + e.sections[h->e_shstrndx].sh_offset;
-  const char *ir = NULL, *desc = argv[2 + check_bad];
+  const char *desc = argv[2 + check_bad];
   pcmap_jit_input in;
-  if (!strncmp(desc, "sites=", 6)) {
-    module(&e, NULL, 0, &in);
+  module(&e, &in);
+  if (!strncmp(desc, "sites=", 6))
     in.sites = slurp(desc + 6, &in.sites_size);
-  } else {
-    if (strcmp(desc, "-")) ir = (const char *)slurp(desc, &ir_size);
-    module(&e, ir, ir_size, &in);
-  }
+  else if (strcmp(desc, "-"))
+    die("DESC: sites=FILE or -");
   if (check_bad) return bad(in);
   return build(&in, argc > 3 ? argv[3] : NULL);
 }

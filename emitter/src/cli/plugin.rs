@@ -1,12 +1,14 @@
-//! Which plugin `pcmap cc` loads: the one built for the compiler's LLVM.
+//! Which pass plugin serves an LLVM release: the one built for it. `pcmap
+//! cc` loads the one for the compiler's LLVM; `emit --ir` runs the one for
+//! the object's LLVM under that release's `opt` (../llvm.rs).
 //!
-//! A pass plugin loaded into another LLVM than its own corrupts the
-//! compiler's heap before it can complain, so the choice is asked of the
-//! compiler every time (`COMPILER --version`, one driver start, nothing
-//! remembered that could go stale when the compiler is upgraded or a link
-//! re-pointed), and the plugin for LLVM N is the file
-//! `libpcmap_plugin-llvmN.so`: beside `pcmap` (a build tree) or in `../lib`
-//! from it (an install). `$PCMAP_PLUGIN` names one explicitly instead.
+//! A pass plugin loaded into another LLVM than its own corrupts the host's
+//! heap before it can complain, so the release is asked every time (of the
+//! compiler: `COMPILER --version`, one driver start, nothing remembered that
+//! could go stale when the compiler is upgraded or a link re-pointed), and
+//! the plugin for LLVM N is the file `libpcmap_plugin-llvmN.so`: beside
+//! `pcmap` (a build tree) or in `../lib` from it (an install).
+//! `$PCMAP_PLUGIN` names one explicitly instead for `pcmap cc`.
 
 use std::ffi::OsStr;
 use std::os::unix::ffi::OsStrExt;
@@ -29,24 +31,18 @@ pub fn dirs() -> Result<(PathBuf, [PathBuf; 2])> {
     Ok((exe, [dir, lib]))
 }
 
-/// Every `libpcmap_plugin-llvmN.so` in the plugin directories.
-pub fn installed() -> Result<Vec<PathBuf>> {
+/// Every `libpcmap_plugin-llvmN.so` in the plugin directories, with its N.
+pub fn installed() -> Result<Vec<(u32, PathBuf)>> {
     let (_, dirs) = dirs()?;
     let mut found = Vec::new();
     for dir in dirs {
         let Ok(entries) = std::fs::read_dir(&dir) else {
             continue;
         };
-        let mut here: Vec<PathBuf> = entries
+        let mut here: Vec<(u32, PathBuf)> = entries
             .filter_map(|e| e.ok())
             .map(|e| e.path())
-            .filter(|p| {
-                p.file_name()
-                    .and_then(|n| n.to_str())
-                    .and_then(|n| n.strip_prefix("libpcmap_plugin-llvm"))
-                    .and_then(|n| n.strip_suffix(".so"))
-                    .is_some_and(|v| !v.is_empty() && v.bytes().all(|b| b.is_ascii_digit()))
-            })
+            .filter_map(|p| Some((release_of(p.file_name()?.to_str()?)?, p)))
             .collect();
         here.sort();
         found.extend(here);
@@ -65,6 +61,43 @@ pub fn sites_off() -> Option<String> {
         .any(|w| w.trim() == "no-sites")
         .then_some(features)
 }
+
+/// N of `libpcmap_plugin-llvmN.so`.
+fn release_of(file_name: &str) -> Option<u32> {
+    let v = file_name
+        .strip_prefix("libpcmap_plugin-llvm")?
+        .strip_suffix(".so")?;
+    (!v.is_empty() && v.bytes().all(|b| b.is_ascii_digit()))
+        .then(|| v.parse().ok())
+        .flatten()
+}
+
+/// The releases with a plugin in the plugin directories, oldest first.
+pub fn releases() -> Result<Vec<u32>> {
+    let mut majors: Vec<u32> = installed()?.into_iter().map(|(m, _)| m).collect();
+    majors.sort_unstable();
+    majors.dedup();
+    Ok(majors)
+}
+
+/// The plugin for LLVM `major` in the plugin directories, the first found;
+/// else where it was looked for.
+pub fn for_release(major: u32) -> Result<PathBuf, NotFound> {
+    let name = file_name(major);
+    let (exe, dirs) = dirs().map_err(|e| NotFound(format!("{e:#}")))?;
+    if let Some(p) = dirs.iter().map(|d| d.join(&name)).find(|p| p.is_file()) {
+        return Ok(p);
+    }
+    Err(NotFound(format!(
+        "no {name} beside {} or in {}",
+        exe.display(),
+        dirs[1].display()
+    )))
+}
+
+/// Where the plugin of a release is not: "no FILE beside PCMAP or in LIB".
+#[derive(Debug)]
+pub struct NotFound(pub String);
 
 /// The plugin `$PCMAP_PLUGIN` names, if set.
 pub fn from_env() -> Result<Option<PathBuf>> {
@@ -88,23 +121,17 @@ pub fn for_compiler(compiler: &OsStr) -> Result<PathBuf> {
         return Ok(p);
     }
     let (major, version) = llvm_major(compiler)?;
-    let (exe, dirs) = dirs()?;
-    let name = file_name(major);
-    for dir in &dirs {
-        let candidate = dir.join(&name);
-        if candidate.is_file() {
-            return Ok(candidate);
-        }
-    }
+    let missing = match for_release(major) {
+        Ok(p) => return Ok(p),
+        Err(NotFound(missing)) => missing,
+    };
     let there: Vec<String> = installed()?
         .iter()
-        .filter_map(|p| p.file_name().map(|n| n.to_string_lossy().into_owned()))
+        .filter_map(|(_, p)| p.file_name().map(|n| n.to_string_lossy().into_owned()))
         .collect();
     bail!(
-        "cc: no plugin for LLVM {major} ({} is clang {version}): no {name} beside {} or in {}; there: {}; set PCMAP_PLUGIN to choose one",
+        "cc: no plugin for LLVM {major} ({} is clang {version}): {missing}; there: {}; set PCMAP_PLUGIN to choose one",
         Path::new(compiler).display(),
-        exe.display(),
-        dirs[1].display(),
         if there.is_empty() {
             "none".to_string()
         } else {
@@ -124,10 +151,8 @@ pub fn llvm_major(compiler: &OsStr) -> Result<(u32, String)> {
         .with_context(|| format!("cc: cannot run {}", Path::new(compiler).display()))?;
     let text = String::from_utf8_lossy(&out.stdout);
     let first = text.lines().next().unwrap_or("").trim();
-    if let Some(version) = clang_version(first) {
-        if let Some(major) = version.split('.').next().and_then(|m| m.parse().ok()) {
-            return Ok((major, version.to_string()));
-        }
+    if let Some((major, version)) = clang_version(first) {
+        return Ok((major, version.to_string()));
     }
     let said = if out.status.success() {
         format!("its --version says \"{first}\"")
@@ -140,15 +165,18 @@ pub fn llvm_major(compiler: &OsStr) -> Result<(u32, String)> {
     )
 }
 
-/// "16.0.6" from "Debian clang version 16.0.6 (15~deb12u1)".
-fn clang_version(line: &str) -> Option<&str> {
+/// (16, "16.0.6") from "Debian clang version 16.0.6 (15~deb12u1)": the
+/// LLVM major version and the version of a clang version line (`--version`'s
+/// first, or one of an object's `.comment` strings).
+pub fn clang_version(line: &str) -> Option<(u32, &str)> {
     let at = line.find("clang version ")? + "clang version ".len();
     let rest = &line[at..];
     let end = rest
         .find(|c: char| !(c.is_ascii_digit() || c == '.'))
         .unwrap_or(rest.len());
     let v = &rest[..end];
-    (!v.is_empty() && v.as_bytes()[0].is_ascii_digit()).then_some(v)
+    let major = v.split('.').next()?.parse().ok()?;
+    Some((major, v))
 }
 
 /// Whether `args` load `plugin` already (`-fpass-plugin=` naming the same
@@ -179,14 +207,23 @@ mod tests {
     #[test]
     fn versions_from_version_lines() {
         for (line, want) in [
-            ("Debian clang version 16.0.6 (15~deb12u1)", Some("16.0.6")),
+            (
+                "Debian clang version 16.0.6 (15~deb12u1)",
+                Some((16, "16.0.6")),
+            ),
             (
                 "clang version 19.1.7 (https://github.com/llvm/llvm-project x)",
-                Some("19.1.7"),
+                Some((19, "19.1.7")),
             ),
-            ("Ubuntu clang version 18.1.3 (1ubuntu1)", Some("18.1.3")),
+            (
+                "Ubuntu clang version 18.1.3 (1ubuntu1)",
+                Some((18, "18.1.3")),
+            ),
+            ("clang version 17", Some((17, "17"))),
             ("gcc (Debian 12.2.0-14) 12.2.0", None),
+            ("GCC: (Debian 12.2.0-14) 12.2.0", None),
             ("clang version unknown", None),
+            ("clang version .1", None),
         ] {
             assert_eq!(clang_version(line), want, "{line}");
         }
