@@ -823,16 +823,6 @@ impl<'a> Cursor<'a> {
 
     /// The next site or `end`, past any header; `None` after the last record.
     fn next_item(&mut self) -> Result<Option<Item<'a>>> {
-        // Most lines are well-formed sites: read in one pass over the line
-        // (no search for its end first, no field split off before it is
-        // parsed). Anything else, errors included, goes the general way.
-        if self.in_record {
-            if let Some((site, rest)) = self.rest.strip_prefix(b"site ").and_then(site_line) {
-                self.line += 1;
-                self.rest = rest;
-                return Ok(Some(Item::Site(site)));
-            }
-        }
         loop {
             let Some(line) = self.next_line()? else {
                 return match self.in_record {
@@ -888,62 +878,6 @@ fn site(fields: &[u8], line: usize) -> Result<Site<'_>> {
         bytes,
         function: FunctionName(function),
     })
-}
-
-/// A well-formed `KIND ID BYTES FUNCTION\n` (what [`site`] accepts, and
-/// a line end) in one pass: the site and the text after the line; `None`
-/// for anything else, which [`site`] then reads to name the problem.
-fn site_line(fields: &[u8]) -> Option<(Site<'_>, &[u8])> {
-    // Fixed-length compares (a keyword and its space), not a word search.
-    let (kind, rest) = if let Some(rest) = fields.strip_prefix(b"stackmap ") {
-        (SiteKind::StackMap, rest)
-    } else if let Some(rest) = fields.strip_prefix(b"statepoint ") {
-        (SiteKind::StatePoint, rest)
-    } else {
-        (SiteKind::PatchPoint, fields.strip_prefix(b"patchpoint ")?)
-    };
-    let (id, rest) = number_then_space(rest)?;
-    let (bytes, rest) = number_then_space(rest)?;
-    let bytes = u32::try_from(bytes).ok()?;
-    let mut i = 0;
-    loop {
-        match *rest.get(i)? {
-            b'\n' => break,
-            b'%' => {
-                let hex = rest.get(i + 1..i + 3)?;
-                if !hex.iter().all(|&c| hex_digit(c).is_some()) {
-                    return None;
-                }
-                i += 3;
-            }
-            c if is_plain(c) => i += 1,
-            _ => return None,
-        }
-    }
-    let site = Site {
-        kind,
-        id,
-        bytes,
-        function: FunctionName(&rest[..i]),
-    };
-    Some((site, &rest[i + 1..]))
-}
-
-/// An unsigned decimal as [`decimal`] reads it, ended by a space: its value
-/// and the text after the space.
-fn number_then_space(s: &[u8]) -> Option<(u64, &[u8])> {
-    let mut n = 0u64;
-    let mut i = 0;
-    while let Some(d) = s
-        .get(i)
-        .and_then(|c| c.checked_sub(b'0'))
-        .filter(|&d| d < 10)
-    {
-        n = n.checked_mul(10)?.checked_add(u64::from(d))?;
-        i += 1;
-    }
-    let canonical = i > 0 && (i == 1 || s[0] != b'0');
-    (canonical && s.get(i) == Some(&b' ')).then(|| (n, &s[i + 1..]))
 }
 
 /// The text before the first space and the text after it.
@@ -1082,68 +1016,6 @@ mod tests {
         #[test]
         fn count_byte_counts_every_byte(s in proptest::collection::vec(prop_oneof![0u8..3, any::<u8>()], 0..64), b in prop_oneof![0u8..3, any::<u8>()]) {
             prop_assert_eq!(count_byte(&s, b), s.iter().filter(|&&c| c == b).count());
-        }
-    }
-
-    /// Site lines of pieces, mostly right: kind, ID, space, BYTES, space,
-    /// name pieces, line end.
-    fn site_lines() -> impl Strategy<Value = Vec<u8>> {
-        // Each piece wrong one time in four or so.
-        let pick = |right: &[&'static [u8]], wrong: &[&'static [u8]]| {
-            prop_oneof![
-                3 => proptest::sample::select(right.to_vec()),
-                1 => proptest::sample::select(wrong.to_vec()),
-            ]
-        };
-        let right: [&[u8]; 4] = [b"0", b"7", b"4294967295", b"18446744073709551615"];
-        let wrong: [&[u8]; 4] = [b"01", b"", b"18446744073709551616", b"1x"];
-        let space = || pick(&[b" "], &[b"", b"  ", b"\n", b"\t"]);
-        (
-            pick(
-                &[b"stackmap ", b"statepoint ", b"patchpoint "],
-                &[b"stackmap", b"patchpoint  ", b"x ", b"stackmap\n"],
-            ),
-            pick(&right, &wrong),
-            space(),
-            pick(&right, &wrong),
-            space(),
-            proptest::collection::vec(
-                pick(
-                    &[b"f", b" ", b"%4A", b"%25", b"_Z3"],
-                    &[b"%", b"%4", b"%4a", b"%G0", b"\x7f", b"\r", b"\xc3"],
-                ),
-                0..4,
-            ),
-            pick(&[b"\n", b"\nend\n"], &[b"", b"\r\n"]),
-        )
-            .prop_map(|(k, i, s1, b, s2, name, end)| {
-                [k, i, s1, b, s2, &name.concat(), end].concat()
-            })
-    }
-
-    proptest! {
-        #![proptest_config(ProptestConfig::with_cases(2000))]
-        /// The one-pass reading of a site line accepts only what the
-        /// general one does, with the same site; and every line the writer
-        /// writes.
-        #[test]
-        fn site_line_agrees_with_site(
-            text in site_lines(),
-            kind in 0..3usize, id in any::<u64>(), bytes in any::<u32>(),
-            name in proptest::collection::vec(any::<u8>(), 0..8),
-        ) {
-            if let Some((site_read, rest)) = site_line(&text) {
-                let end = find_byte(&text, b'\n').unwrap();
-                prop_assert_eq!(Ok(site_read), site(&text[..end], 1));
-                prop_assert_eq!(rest, &text[end + 1..]);
-            }
-            let written = record(&[(SiteKind::ALL[kind], id, bytes, &name)]);
-            let line = written.lines().nth(1).unwrap().strip_prefix("site ").unwrap();
-            let with_end = [line.as_bytes(), b"\nend\n"].concat();
-            let (got, rest) = site_line(&with_end).unwrap();
-            prop_assert_eq!((got.kind, got.id, got.bytes), (SiteKind::ALL[kind], id, bytes));
-            prop_assert_eq!(got.function.to_vec(), name);
-            prop_assert_eq!(rest, b"end\n");
         }
     }
 
