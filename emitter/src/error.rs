@@ -6,6 +6,7 @@
 use std::path::PathBuf;
 
 use pcmap_reader::flat::SECTION_NAME as FLAT_SECTION;
+use pcmap_reader::llvm::SECTION_NAME as LLVM_STACKMAPS;
 
 /// Errors of the library.
 #[derive(Debug, thiserror::Error)]
@@ -24,7 +25,7 @@ pub enum Error {
     /// Stack map records of unknown kind, which a stack walker cannot use
     /// (refused unless `--no-walk`).
     #[error("{0}")]
-    UnknownKinds(crate::stackmap::emit::UnknownKinds),
+    UnknownKinds(UnknownKinds),
     /// A stack map table that does not decode.
     #[error("{section}: {problem}")]
     StackMap {
@@ -70,3 +71,32 @@ pub enum Error {
 }
 
 pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+/// Records of unknown kind in the tables emit would write, and why.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UnknownKinds {
+    pub records: usize,
+    pub unknown: usize,
+    /// The first few, named ("function f, record ID 7 at offset 0x12"),
+    /// and how many more.
+    pub examples: String,
+    /// `None`: nothing described the records; else the name of the
+    /// description whose sites disagree for them (`.pcmap.sites`, `--ir`).
+    pub described_by: Option<&'static str>,
+}
+
+impl std::fmt::Display for UnknownKinds {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let how = match self.described_by {
+            None => "compile with the plugin (-fpass-plugin=libpcmap_plugin.so describes every site in .pcmap.sites) or pass --ir FILE.ll".to_string(),
+            Some(source) => format!(
+                "{source} lists sites of their function with their ID that differ in kind or size: give each site its own ID (docs/stackmap-sites.md)"
+            ),
+        };
+        write!(
+            f,
+            "{LLVM_STACKMAPS}: {} of {} stack map records have no known kind ({}): a stack walker cannot use these tables; {how}, or pass --no-walk if no runtime walks the stack with them",
+            self.unknown, self.records, self.examples
+        )
+    }
+}

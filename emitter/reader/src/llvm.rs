@@ -20,6 +20,9 @@
 //! ([`LlvmStackMap::tables`]). In a relocatable object the function addresses
 //! are zero and come from relocations, which the caller resolves.
 
+/// The section LLVM writes its stack maps into (ELF).
+pub const SECTION_NAME: &str = ".llvm_stackmaps";
+
 use crate::endian::Bytes;
 use crate::{Endian, Error, LiveOut, Location, LocationKind, Result};
 

@@ -19,6 +19,7 @@ use pcmap_reader::sites::{self, Match, SiteIndex, SiteKind};
 
 use super::ir::IrInput;
 use super::{function_place, AddressField, LLVM_STACKMAPS};
+use crate::error::UnknownKinds;
 use crate::error::{Error, Result};
 use crate::object::cfi::{Cfi, FrameId, FrameInfo};
 use crate::object::rewrite::Rewrite;
@@ -61,38 +62,8 @@ impl FlatSection {
             records: r.records,
             unknown: r.unknown,
             examples,
-            described_by: r.described_by,
+            described_by: r.described_by.map(Source::name),
         })
-    }
-}
-
-/// Records of unknown kind in the tables emit would write, and why.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct UnknownKinds {
-    pub records: usize,
-    pub unknown: usize,
-    /// The first few, named ("function f, record ID 7 at offset 0x12"),
-    /// and how many more.
-    pub examples: String,
-    /// `None`: nothing described the records; else the description whose
-    /// sites disagree for them.
-    pub described_by: Option<Source>,
-}
-
-impl std::fmt::Display for UnknownKinds {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let how = match self.described_by {
-            None => "compile with the plugin (-fpass-plugin=libpcmap_plugin.so describes every site in .pcmap.sites) or pass --ir FILE.ll".to_string(),
-            Some(source) => format!(
-                "{} lists sites of their function with their ID that differ in kind or size: give each site its own ID (docs/stackmap-sites.md)",
-                source.name()
-            ),
-        };
-        write!(
-            f,
-            "{LLVM_STACKMAPS}: {} of {} stack map records have no known kind ({}): a stack walker cannot use these tables; {how}, or pass --no-walk if no runtime walks the stack with them",
-            self.unknown, self.records, self.examples
-        )
     }
 }
 

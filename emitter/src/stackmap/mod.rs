@@ -22,7 +22,7 @@ use crate::error::{Error, Result};
 use crate::object::{CodeLoc, ObjectFile, Relocations};
 
 /// Where LLVM writes stack maps on ELF.
-pub const LLVM_STACKMAPS: &str = ".llvm_stackmaps";
+pub use pcmap_reader::llvm::SECTION_NAME as LLVM_STACKMAPS;
 
 /// A stack map table's layout.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
