@@ -77,6 +77,17 @@ fn c_table(bytes: &[u8], at: &TableAt) -> pcmap_table {
     }
 }
 
+/// A function the reader found (its table, the table and its index
+/// there) as the C API's `pcmap_function`.
+fn c_function<E: Endian>(
+    bytes: &[u8],
+    found: Option<(TableAt, flat::FlatStackMap<'_, E>, u32)>,
+) -> Result<Option<pcmap_function>, pcmap_status> {
+    found
+        .map(|(at, t, index)| pcmap_function::new(c_table(bytes, &at), &t, index))
+        .transpose()
+}
+
 /// `pcmap_find`: the function (unless NULL) and the whole record, its Site
 /// and frame state decoded.
 #[derive(Clone, Copy)]
@@ -189,25 +200,11 @@ impl<'a> CSection<'a> for Section<'a> {
     }
 
     fn function_of(&self, pc: Pc) -> Result<Option<pcmap_function>, pcmap_status> {
-        match self.function_containing(pc)? {
-            Some((at, t, index)) => Ok(Some(pcmap_function::new(
-                c_table(self.bytes, &at),
-                &t,
-                index,
-            )?)),
-            None => Ok(None),
-        }
+        c_function(self.bytes, self.function_containing(pc)?)
     }
 
     fn nth_function(&self, index: u32) -> Result<Option<pcmap_function>, pcmap_status> {
-        match self.function_at(index)? {
-            Some((at, t, index)) => Ok(Some(pcmap_function::new(
-                c_table(self.bytes, &at),
-                &t,
-                index,
-            )?)),
-            None => Ok(None),
-        }
+        c_function(self.bytes, self.function_at(index)?)
     }
 
     fn site_record(&self, site: &pcmap_site) -> Result<pcmap_record, pcmap_status> {
