@@ -104,19 +104,36 @@ pub fn write_uleb128(value: u64, out: &mut [u8; MAX_LEN]) -> usize {
 /// [`uleb128_len`] bytes (panics otherwise); returns the length. A writer
 /// encodes into a buffer of its own, several values in turn.
 #[inline]
-pub fn put_uleb128(mut value: u64, out: &mut [u8]) -> usize {
+pub fn put_uleb128(value: u64, out: &mut [u8]) -> usize {
     let mut n = 0;
-    loop {
-        let mut byte = (value & 0x7f) as u8;
-        value >>= 7;
-        if value != 0 {
-            byte |= 0x80;
-        }
+    uleb128_bytes(value, |byte| {
         out[n] = byte;
         n += 1;
+    });
+    n
+}
+
+/// Appends `value` as ULEB128 to `out`, byte by byte: a value is read back
+/// (hashed, compared) right after it is written, and bytes stored one at a
+/// time are read back at once where a buffer copied whole would stall the
+/// load behind the stores that filled it.
+#[cfg(feature = "alloc")]
+#[inline]
+pub fn push_uleb128(out: &mut alloc::vec::Vec<u8>, value: u64) {
+    uleb128_bytes(value, |byte| out.push(byte));
+}
+
+/// The ULEB128 bytes of `value`, in order: the one encoder.
+#[inline(always)]
+fn uleb128_bytes(mut value: u64, mut put: impl FnMut(u8)) {
+    loop {
+        let byte = (value & 0x7f) as u8;
+        value >>= 7;
         if value == 0 {
-            return n;
+            put(byte);
+            return;
         }
+        put(byte | 0x80);
     }
 }
 
@@ -129,17 +146,33 @@ pub fn write_sleb128(value: i64, out: &mut [u8; MAX_LEN]) -> usize {
 /// [`put_uleb128`] for SLEB128: `out` must hold the encoding (at most
 /// [`MAX_LEN`] bytes).
 #[inline]
-pub fn put_sleb128(mut value: i64, out: &mut [u8]) -> usize {
+pub fn put_sleb128(value: i64, out: &mut [u8]) -> usize {
     let mut n = 0;
+    sleb128_bytes(value, |byte| {
+        out[n] = byte;
+        n += 1;
+    });
+    n
+}
+
+/// [`push_uleb128`] for SLEB128.
+#[cfg(feature = "alloc")]
+#[inline]
+pub fn push_sleb128(out: &mut alloc::vec::Vec<u8>, value: i64) {
+    sleb128_bytes(value, |byte| out.push(byte));
+}
+
+/// The SLEB128 bytes of `value`, in order: the one encoder.
+#[inline(always)]
+fn sleb128_bytes(mut value: i64, mut put: impl FnMut(u8)) {
     loop {
         let byte = (value & 0x7f) as u8;
         value >>= 7;
-        let done = (value == 0 && byte & 0x40 == 0) || (value == -1 && byte & 0x40 != 0);
-        out[n] = if done { byte } else { byte | 0x80 };
-        n += 1;
-        if done {
-            return n;
+        if (value == 0 && byte & 0x40 == 0) || (value == -1 && byte & 0x40 != 0) {
+            put(byte);
+            return;
         }
+        put(byte | 0x80);
     }
 }
 
@@ -222,6 +255,28 @@ mod tests {
                 for s in [u as i64, (u as i64).wrapping_neg()] {
                     let n = write_sleb128(s, &mut buf);
                     assert_eq!(read_sleb128(&buf, 0), Ok((s, n)));
+                }
+            }
+        }
+    }
+
+    #[cfg(feature = "alloc")]
+    #[test]
+    fn pushed_bytes_are_the_written_ones() {
+        let mut buf = [0; MAX_LEN];
+        let mut pushed = alloc::vec![0xAA];
+        for shift in 0..64 {
+            for d in [-1i64, 0, 1] {
+                let u = (1u64 << shift).wrapping_add(d as u64);
+                pushed.truncate(1);
+                push_uleb128(&mut pushed, u);
+                let n = write_uleb128(u, &mut buf);
+                assert_eq!(pushed[1..], buf[..n], "uleb {u:#x}");
+                for s in [u as i64, (u as i64).wrapping_neg()] {
+                    pushed.truncate(1);
+                    push_sleb128(&mut pushed, s);
+                    let n = write_sleb128(s, &mut buf);
+                    assert_eq!(pushed[1..], buf[..n], "sleb {s:#x}");
                 }
             }
         }

@@ -12,7 +12,7 @@ use super::{
     RecordKind,
 };
 use crate::flat;
-use crate::leb128::{put_sleb128, put_uleb128, write_uleb128, MAX_LEN};
+use crate::leb128::{push_sleb128, push_uleb128, write_uleb128, MAX_LEN};
 use crate::{Endian, Error, LiveOut, Location, LocationKind, Result};
 
 /// A written flat table and where its function address fields are.
@@ -310,7 +310,7 @@ impl<E: Endian> FlatWriter<E> {
         let fs = frame_state.map(|fs| fs.0);
         let start = self.data.open();
         let s = &mut self.data.bytes;
-        uleb(s, r.id);
+        push_uleb128(s, r.id);
         let mut head = r.kind as u8;
         if r.patchable_size.is_some() {
             head |= site_head::PATCHABLE_SIZE_KNOWN;
@@ -323,14 +323,14 @@ impl<E: Endian> FlatWriter<E> {
         }
         s.push(head);
         if let Some(size) = r.patchable_size {
-            uleb(s, size.into());
+            push_uleb128(s, size.into());
         }
         if let Some(fs) = fs {
-            uleb(s, fs.into());
+            push_uleb128(s, fs.into());
         }
         let lists = counted(s, locations, "location count", location).and_then(|()| {
             counted(s, live_outs, "live-out count", |s, l: &LiveOut| {
-                uleb(s, l.dwarf_reg.into());
+                push_uleb128(s, l.dwarf_reg.into());
                 s.push(l.size);
             })
         });
@@ -431,17 +431,17 @@ impl<E: Endian> FlatWriter<E> {
         };
         s.push(flags);
         if let Some(cfa) = fs.cfa {
-            uleb(s, cfa.register.into());
-            sleb(s, i64::from(cfa.offset >> shift));
+            push_uleb128(s, cfa.register.into());
+            push_sleb128(s, i64::from(cfa.offset >> shift));
         }
         let Ok(n) = u16::try_from(saved.len()) else {
             s.truncate(start);
             return Err(Error::TooLarge("saved register count"));
         };
-        uleb(s, n.into());
+        push_uleb128(s, n.into());
         for r in saved {
-            uleb(s, r.dwarf_reg.into());
-            sleb(s, i64::from(r.offset >> shift));
+            push_uleb128(s, r.dwarf_reg.into());
+            push_sleb128(s, i64::from(r.offset >> shift));
         }
         let (offset, new) = self.data.close(start)?;
         self.frame_states += usize::from(new);
@@ -615,74 +615,33 @@ fn pc_map(functions: &[u64]) -> Result<(u8, Vec<u32>)> {
 }
 
 /// A location, canonically: a field only where it differs from its default.
-/// Its bytes (12 at most) are encoded into a buffer of [`CHUNK`] and
-/// appended at once, the part past them dropped again: one append per
-/// location, not one per field.
 #[inline]
 fn location(s: &mut Vec<u8>, l: &Location) {
-    let mut b = [0u8; CHUNK];
-    let mut n = 1;
+    let offset = match l.kind {
+        // An index: unsigned.
+        LocationKind::ConstantIndex => i64::from(l.offset as u32),
+        _ => l.offset.into(),
+    };
     let mut head = l.kind as u8;
     if l.size != location_head::DEFAULT_SIZE {
         head |= location_head::SIZE;
-        n += put_uleb(&mut b, n, l.size);
     }
     if l.dwarf_reg != 0 {
         head |= location_head::REG;
-        n += put_uleb(&mut b, n, l.dwarf_reg);
     }
-    if l.offset != 0 {
+    if offset != 0 {
         head |= location_head::OFFSET;
-        let v = match l.kind {
-            // An index: unsigned.
-            LocationKind::ConstantIndex => i64::from(l.offset as u32),
-            _ => l.offset.into(),
-        };
-        n += put_sleb(&mut b, n, v);
     }
-    b[0] = head;
-    append(s, &b, n);
-}
-
-/// ULEB128 of `v` (at most 3 bytes: a `u16`) at `at` of `b`; its length.
-#[inline(always)]
-fn put_uleb(b: &mut [u8; CHUNK], at: usize, v: u16) -> usize {
-    if v < 0x80 {
-        b[at & (CHUNK - 1)] = v as u8;
-        return 1;
+    s.push(head);
+    if l.size != location_head::DEFAULT_SIZE {
+        push_uleb128(s, l.size.into());
     }
-    put_uleb128(v.into(), &mut b[at..])
-}
-
-/// SLEB128 of `v` (at most 5 bytes: an `i32`, or a `u32` index) at `at`
-/// of `b`; its length.
-#[inline(always)]
-fn put_sleb(b: &mut [u8; CHUNK], at: usize, v: i64) -> usize {
-    if (-0x40..0x40).contains(&v) {
-        b[at & (CHUNK - 1)] = (v & 0x7f) as u8;
-        return 1;
+    if l.dwarf_reg != 0 {
+        push_uleb128(s, l.dwarf_reg.into());
     }
-    // Two bytes (most frame offsets), as `put_sleb128` writes them.
-    if (-0x2000..0x2000).contains(&v) {
-        b[at & (CHUNK - 1)] = (v & 0x7f) as u8 | 0x80;
-        b[(at + 1) & (CHUNK - 1)] = ((v >> 7) & 0x7f) as u8;
-        return 2;
+    if offset != 0 {
+        push_sleb128(s, offset);
     }
-    put_sleb128(v, &mut b[at..])
-}
-
-/// Bytes encoded at once by [`location`], [`uleb`] and [`sleb`]: more than
-/// any of them writes.
-const CHUNK: usize = 16;
-const _: () = assert!(CHUNK >= MAX_LEN && CHUNK >= 1 + 3 + 3 + 5 && CHUNK.is_power_of_two());
-
-/// Appends the first `n` bytes of `b`: the whole chunk (a fixed-size copy),
-/// then the length cut back.
-#[inline(always)]
-fn append(s: &mut Vec<u8>, b: &[u8; CHUNK], n: usize) {
-    let len = s.len();
-    s.extend_from_slice(b);
-    s.truncate(len + n);
 }
 
 /// Writes count `n` into the byte reserved at `at` (moving what follows if
@@ -728,29 +687,6 @@ fn set_long_count(s: &mut Vec<u8>, at: usize, n: u64, what: &'static str) -> Res
     let len = write_uleb128(n, &mut b);
     s.splice(at..at + 1, b[..len].iter().copied());
     Ok(())
-}
-
-#[inline(always)]
-fn uleb(s: &mut Vec<u8>, v: u64) {
-    // Most fields take one byte.
-    if v < 0x80 {
-        s.push(v as u8);
-        return;
-    }
-    let mut b = [0; CHUNK];
-    let n = put_uleb128(v, &mut b);
-    append(s, &b, n);
-}
-
-#[inline(always)]
-fn sleb(s: &mut Vec<u8>, v: i64) {
-    if (-0x40..0x40).contains(&v) {
-        s.push((v & 0x7f) as u8);
-        return;
-    }
-    let mut b = [0; CHUNK];
-    let n = put_sleb128(v, &mut b);
-    append(s, &b, n);
 }
 
 /// Puts `bytes` at byte `at` of `entry` (a field at its layout offset).
@@ -816,78 +752,4 @@ pub fn example_table() -> (Vec<u8>, u64) {
     t.place(crate::LittleEndian, table_address, &addresses)
         .expect("functions within reach");
     (t.bytes, table_address)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::leb128::write_sleb128;
-    use alloc::vec;
-    use proptest::prelude::*;
-
-    /// The chunked encoders' bytes at `at`, and the plain writers'.
-    fn check(u: u16, i: i64, big: u64, at: usize) {
-        let mut w = [0; MAX_LEN];
-        let mut b = [0xAA; CHUNK];
-        let n = put_uleb(&mut b, at, u);
-        let m = write_uleb128(u.into(), &mut w);
-        assert_eq!(b[at..at + n], w[..m], "uleb {u:#x}");
-        let mut b = [0xAA; CHUNK];
-        let n = put_sleb(&mut b, at, i);
-        let m = write_sleb128(i, &mut w);
-        assert_eq!(b[at..at + n], w[..m], "sleb {i:#x}");
-        let mut s = vec![1, 2];
-        uleb(&mut s, big);
-        let m = write_uleb128(big, &mut w);
-        assert_eq!(s[2..], w[..m], "uleb {big:#x}");
-        let mut s = vec![1, 2];
-        sleb(&mut s, big as i64);
-        let m = write_sleb128(big as i64, &mut w);
-        assert_eq!(s[2..], w[..m], "sleb {big:#x}");
-    }
-
-    #[test]
-    fn chunked_lebs_are_the_plain_writers_at_the_edges() {
-        let edges = [
-            0i64,
-            1,
-            -1,
-            0x3f,
-            0x40,
-            -0x40,
-            -0x41,
-            0x7f,
-            0x80,
-            0x1fff,
-            0x2000,
-            -0x2000,
-            -0x2001,
-            0x3fff,
-            0x4000,
-            i32::MIN.into(),
-            i32::MAX.into(),
-            u32::MAX.into(),
-        ];
-        for &v in &edges {
-            for at in [1, 4, 7] {
-                check(v as u16, v, v as u64, at);
-            }
-        }
-    }
-
-    proptest! {
-        #[test]
-        fn chunked_lebs_are_the_plain_writers(
-            u in any::<u16>(),
-            i in prop_oneof![
-                -0x3000i64..0x3000,
-                any::<i32>().prop_map(i64::from),
-                any::<u32>().prop_map(i64::from),
-            ],
-            big in any::<u64>(),
-            at in 1usize..8,
-        ) {
-            check(u, i, big, at);
-        }
-    }
 }
