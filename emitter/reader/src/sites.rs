@@ -81,12 +81,6 @@ impl SiteKind {
             SiteKind::StatePoint => "statepoint",
         }
     }
-
-    fn from_keyword(word: &[u8]) -> Option<SiteKind> {
-        SiteKind::ALL
-            .into_iter()
-            .find(|k| k.keyword().as_bytes() == word)
-    }
 }
 
 /// A `site` field, named in errors.
@@ -530,7 +524,7 @@ impl SiteIndex {
         let before = self.added.len();
         // A site a line: room for all at once (growing by doubling copies
         // megabytes, into fresh pages, several times).
-        let lines = count_byte(data, b'\n');
+        let lines = memchr::memchr_iter(b'\n', data).count();
         self.added.reserve(lines);
         // At most a new function a line: the table of functions never
         // grows while adding (each growth rehashes every name so far).
@@ -546,7 +540,7 @@ impl SiteIndex {
                 Ok(Some(Item::Site(s))) => {
                     let stored = s.function.0;
                     // Most names have no escape: their bytes are the symbol's.
-                    if find_byte(stored, b'%').is_none() {
+                    if memchr::memchr(b'%', stored).is_none() {
                         self.add(stored, s.id, s.kind, s.bytes);
                     } else {
                         name.clear();
@@ -813,7 +807,7 @@ impl<'a> Cursor<'a> {
             return Ok(None);
         }
         self.line += 1;
-        let Some(end) = find_byte(self.rest, b'\n') else {
+        let Some(end) = memchr::memchr(b'\n', self.rest) else {
             return Err(Error::Truncated { line: self.line });
         };
         let line = &self.rest[..end];
@@ -824,6 +818,25 @@ impl<'a> Cursor<'a> {
     /// The next site or `end`, past any header; `None` after the last record.
     fn next_item(&mut self) -> Result<Option<Item<'a>>> {
         loop {
+            if self.in_record {
+                if let Some(fields) = self.rest.strip_prefix(b"site ") {
+                    // Read field by field up to its `\n`, the line not
+                    // delimited first: sections hold hundreds of thousands.
+                    self.line += 1;
+                    let line = self.line;
+                    return match site(fields) {
+                        Ok((site, len)) => {
+                            self.rest = &fields[len..];
+                            Ok(Some(Item::Site(site)))
+                        }
+                        // A line without its `\n` is told as such first.
+                        Err(_) if memchr::memchr(b'\n', fields).is_none() => {
+                            Err(Error::Truncated { line })
+                        }
+                        Err(field) => Err(Error::BadField { line, field }),
+                    };
+                }
+            }
             let Some(line) = self.next_line()? else {
                 return match self.in_record {
                     true => Err(Error::Truncated { line: self.line }),
@@ -850,80 +863,65 @@ impl<'a> Cursor<'a> {
                 self.in_record = false;
                 return Ok(Some(Item::End));
             }
-            let fields = line
-                .strip_prefix(b"site ")
-                .ok_or(Error::UnknownLine { line: line_no })?;
-            return site(fields, line_no).map(|s| Some(Item::Site(s)));
+            return Err(Error::UnknownLine { line: line_no });
         }
     }
 }
 
-/// `KIND ID BYTES FUNCTION`.
-fn site(fields: &[u8], line: usize) -> Result<Site<'_>> {
-    let bad = |field| Error::BadField { line, field };
-    let (kind, rest) = split_word(fields).ok_or(bad(Field::Kind))?;
-    let kind = SiteKind::from_keyword(kind).ok_or(bad(Field::Kind))?;
-    let (id, rest) = split_word(rest).ok_or(bad(Field::Id))?;
-    let id = decimal(id).ok_or(bad(Field::Id))?;
-    let (bytes, function) = split_word(rest).ok_or(bad(Field::Bytes))?;
-    let bytes = decimal(bytes)
-        .and_then(|b| u32::try_from(b).ok())
-        .ok_or(bad(Field::Bytes))?;
-    if !well_escaped(function) {
-        return Err(bad(Field::Function));
-    }
-    Ok(Site {
+/// `KIND ID BYTES FUNCTION\n` (after `site `): the site and the length read,
+/// its `\n` included; else the first field that is bad (or not ended).
+fn site(fields: &[u8]) -> Result<(Site<'_>, usize), Field> {
+    let (kind, at) = SiteKind::ALL
+        .into_iter()
+        .find_map(|k| {
+            let word = k.keyword().as_bytes();
+            (fields.starts_with(word) && fields.get(word.len()) == Some(&b' '))
+                .then_some((k, word.len() + 1))
+        })
+        .ok_or(Field::Kind)?;
+    let (id, len) = decimal_field(&fields[at..]).ok_or(Field::Id)?;
+    let at = at + len;
+    let (bytes, len) = decimal_field(&fields[at..]).ok_or(Field::Bytes)?;
+    let bytes = u32::try_from(bytes).map_err(|_| Field::Bytes)?;
+    let at = at + len;
+    let len = function_field(&fields[at..]).ok_or(Field::Function)?;
+    let site = Site {
         kind,
         id,
         bytes,
-        function: FunctionName(function),
-    })
+        function: FunctionName(&fields[at..at + len]),
+    };
+    Ok((site, at + len + 1))
 }
 
-/// The text before the first space and the text after it.
-fn split_word(s: &[u8]) -> Option<(&[u8], &[u8])> {
-    let at = find_byte(s, b' ')?;
-    Some((&s[..at], &s[at + 1..]))
+/// A decimal field and the space after it: its value, and its length with
+/// the space.
+fn decimal_field(s: &[u8]) -> Option<(u64, usize)> {
+    let digits = s.iter().take_while(|c| c.is_ascii_digit()).count();
+    if s.get(digits) != Some(&b' ') {
+        return None;
+    }
+    Some((decimal(&s[..digits])?, digits + 1))
 }
 
-/// The first `b` in `s`: eight bytes at a time (a section of 200,000
-/// sites is megabytes of text).
-fn find_byte(s: &[u8], b: u8) -> Option<usize> {
-    const LOW: u64 = 0x0101_0101_0101_0101;
-    const HIGH: u64 = 0x8080_8080_8080_8080;
-    let pattern = LOW * u64::from(b);
-    let mut chunks = s.chunks_exact(8);
-    let mut at = 0;
-    for chunk in &mut chunks {
-        let word = u64::from_le_bytes(chunk.try_into().unwrap_or([0; 8])) ^ pattern;
-        // A zero byte of `word` is a match; the lowest one is the first.
-        let zero = word.wrapping_sub(LOW) & !word & HIGH;
-        if zero != 0 {
-            return Some(at + zero.trailing_zeros() as usize / 8);
+/// The length of a `FUNCTION` field up to the `\n` that ends it:
+/// printable ASCII, and every `%` followed by two upper-case hex digits.
+fn function_field(s: &[u8]) -> Option<usize> {
+    let mut i = 0;
+    loop {
+        match *s.get(i)? {
+            b'\n' => return Some(i),
+            b'%' => {
+                let hex = s.get(i + 1..i + 3)?;
+                if !hex.iter().all(|&c| hex_digit(c).is_some()) {
+                    return None;
+                }
+                i += 3;
+            }
+            b if is_plain(b) => i += 1,
+            _ => return None,
         }
-        at += 8;
     }
-    chunks
-        .remainder()
-        .iter()
-        .position(|&c| c == b)
-        .map(|i| at + i)
-}
-
-/// How many `b` there are in `s`, eight bytes at a time.
-#[cfg(feature = "alloc")]
-fn count_byte(s: &[u8], b: u8) -> usize {
-    const LOW: u64 = 0x0101_0101_0101_0101;
-    let pattern = LOW * u64::from(b);
-    let mut chunks = s.chunks_exact(8);
-    let mut n = 0;
-    for chunk in &mut chunks {
-        let word = u64::from_le_bytes(chunk.try_into().unwrap_or([0; 8])) ^ pattern;
-        // 0x80 in each byte of `word` that is zero (exact: no carries).
-        let zero = !(((word & !(LOW * 0x80)) + LOW * 0x7f) | word) & (LOW * 0x80);
-        n += zero.count_ones() as usize;
-    }
-    n + chunks.remainder().iter().filter(|&&c| c == b).count()
 }
 
 /// An unsigned decimal `u64` without sign or leading zeros.
@@ -948,25 +946,6 @@ fn hex_digit(c: u8) -> Option<u8> {
 /// A byte stored as it is in `FUNCTION`.
 fn is_plain(b: u8) -> bool {
     (0x20..=0x7e).contains(&b) && b != b'%'
-}
-
-/// Printable ASCII, and every `%` followed by two upper-case hex digits.
-fn well_escaped(s: &[u8]) -> bool {
-    let mut i = 0;
-    while let Some(&b) = s.get(i) {
-        if b == b'%' {
-            let hex = s.get(i + 1..i + 3);
-            if !hex.is_some_and(|h| h.iter().all(|&c| hex_digit(c).is_some())) {
-                return false;
-            }
-            i += 3;
-        } else if is_plain(b) {
-            i += 1;
-        } else {
-            return false;
-        }
-    }
-    true
 }
 
 /// Writes one record: the header on [`Writer::new`], a line per
@@ -1011,13 +990,6 @@ mod tests {
     use proptest::prelude::*;
     use std::string::String;
     use std::vec::Vec;
-
-    proptest! {
-        #[test]
-        fn count_byte_counts_every_byte(s in proptest::collection::vec(prop_oneof![0u8..3, any::<u8>()], 0..64), b in prop_oneof![0u8..3, any::<u8>()]) {
-            prop_assert_eq!(count_byte(&s, b), s.iter().filter(|&&c| c == b).count());
-        }
-    }
 
     fn record(sites: &[(SiteKind, u64, u32, &[u8])]) -> String {
         let mut w = Writer::new(String::new()).unwrap();
@@ -1299,30 +1271,6 @@ mod tests {
         assert_eq!(
             Sites::parse(&big).err(),
             Some(Error::Truncated { line: 200_003 })
-        );
-    }
-
-    #[test]
-    fn find_byte_finds_the_first() {
-        let text: Vec<u8> = (0..40u8).map(|i| b'a' + i % 7).collect();
-        for len in 0..text.len() {
-            for b in [b'a', b'c', b'g', b'z', b'\n'] {
-                let s = &text[..len];
-                assert_eq!(find_byte(s, b), s.iter().position(|&c| c == b), "{len} {b}");
-            }
-        }
-        // Bytes above 0x80 next to the one sought (the borrow of the SWAR
-        // test must not make a false match).
-        assert_eq!(
-            find_byte(b"\x80\x81\x0b\x0a\xff\x0a\x0a\x0a\x0a", b'\n'),
-            Some(3)
-        );
-        assert_eq!(
-            find_byte(
-                &[0x01, 0x0b, 0x8a, 0x0b, 0x0b, 0x0b, 0x0b, 0x0b, 0x0a],
-                b'\n'
-            ),
-            Some(8)
         );
     }
 
