@@ -144,9 +144,9 @@ pub use arch::{AArch64, Arch, PowerPc64ElfV1, PowerPc64ElfV2, X86_64};
 pub use cache::{Cache, Slot, MAX_CACHE_BITS};
 pub use cursor::Cursor;
 pub use iter::{FrameView, Frames};
+pub use memory::Memory;
 #[cfg(feature = "native")]
 pub use memory::NativeMemory;
-pub use memory::{Memory, SPAN_REACH};
 pub use plan::{slow_step, Checked, Log, Plan, Run, PLAN_ROOTS, PLAN_SAVED};
 pub use registers::{RegisterSet, Registers, REGISTER_SLOTS, WORDS};
 pub use roots::{
