@@ -360,10 +360,13 @@ fn finish(cfg: Config, origin: &str) -> Result<Config, ConfigError> {
     Ok(cfg)
 }
 
+/// The pipeline element name users write in `-passes=`.
+pub const PASS_NAME: &str = "pcmap";
+
 /// Splits `pcmap<a;b>` into `Some("a;b")`, `pcmap` into `None`; any other
 /// pipeline element is not ours.
 pub fn split_pipeline_name(element: &str) -> Option<Option<&str>> {
-    let rest = element.strip_prefix(crate::PASS_NAME)?;
+    let rest = element.strip_prefix(PASS_NAME)?;
     if rest.is_empty() {
         return Some(None);
     }

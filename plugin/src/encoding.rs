@@ -9,7 +9,7 @@
 //! * `Compact` is LLVM 19's pass: version 2, 64-bit masks and the `!C`
 //!   (ULEB128) option in `sanmd_covered2!C`/`sanmd_atomics2!C`.
 //!
-//! Which backend writes them is the plugin's release ([`crate::LLVM_MAJOR`]):
+//! Which backend writes them is the plugin's release ([`LLVM_MAJOR`]):
 //!
 //! * In LLVM 16, `Native` is final as the backend writes it. LLVM 16's
 //!   AsmPrinter ignores `!C`, so `pcmap emit` finishes `Compact` sections
@@ -29,6 +29,8 @@ use pcmap_reader::sanmd::{
     FEATURE_MASK_BYTES_NATIVE, VERSION_COMPACT, VERSION_NATIVE, VERSION_PTR_SIZE_REL,
 };
 
+use crate::release::LLVM_MAJOR;
+
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum Encoding {
     Native,
@@ -38,7 +40,7 @@ pub enum Encoding {
 
 /// Whether the backend of the plugin's release writes the compact encoding
 /// final: LLVM 19's does; LLVM 16's leaves it to `pcmap emit`.
-pub const BACKEND_WRITES_COMPACT: bool = crate::LLVM_MAJOR >= 19;
+pub const BACKEND_WRITES_COMPACT: bool = LLVM_MAJOR >= 19;
 
 impl Encoding {
     /// The encoding asked for, as the plugin's release writes it: in LLVM 19

@@ -21,7 +21,10 @@
 //! host calls any of its C++ (llvm.rs, the plugin entry).
 //!
 //! Only `llvm.rs` (and the C++ half, cpp/) calls LLVM; every `unsafe` block
-//! says why it is sound.
+//! says why it is sound. The plugin entry there calls what this file
+//! implements of [`llvm::PassPlugin`] for each PassBuilder callback, so
+//! modules import only lower ones: `release.rs` at the bottom, then
+//! `llvm.rs`, this file at the top.
 #![deny(clippy::undocumented_unsafe_blocks)]
 #![deny(unsafe_code)]
 
@@ -30,9 +33,6 @@
 extern crate llvm_sys_160 as llvm_sys;
 #[cfg(feature = "llvm19")]
 extern crate llvm_sys_191 as llvm_sys;
-
-// `LLVM_MAJOR`, written by build.rs from the feature.
-include!(concat!(env!("OUT_DIR"), "/llvm_major.rs"));
 
 mod analysis;
 pub mod config;
@@ -46,60 +46,17 @@ mod md;
 mod pass;
 pub mod record;
 mod registration;
+pub mod release;
 mod sites;
 pub mod stats;
 mod structors;
 
 use std::cell::Cell;
-use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use config::Config;
-
-/// The pipeline element name users write in `-passes=`.
-pub const PASS_NAME: &str = "pcmap";
-
-/// The plugin of LLVM release `major`, as scripts/setup names it.
-pub fn plugin_file_name(major: u32) -> String {
-    format!("libpcmap_plugin-llvm{major}.so")
-}
-
-/// Reports a fatal error the way every pcmap message looks and fails the
-/// compilation; used where LLVM offers the plugin no error channel. Files
-/// the host registered for removal (clang's temporary output) are removed
-/// first.
-pub(crate) fn fail(message: &str) -> ! {
-    eprintln!("pcmap: {message}");
-    llvm::exit_failure()
-}
-
-/// The refusal of a host of another LLVM release: `plugin` (the plugin's
-/// file as the host loaded it) is built for LLVM `built`, `program` runs
-/// LLVM `host` (major, minor, patch). Names the plugin to use when it is
-/// beside this one.
-pub fn wrong_llvm_message(
-    built: u32,
-    host: (u32, u32, u32),
-    plugin: Option<&Path>,
-    program: &str,
-) -> String {
-    let (major, minor, patch) = host;
-    let this = plugin.and_then(Path::file_name).map_or_else(
-        || "the pcmap plugin".into(),
-        |n| n.to_string_lossy().into_owned(),
-    );
-    let wanted = plugin_file_name(major);
-    let beside = plugin.map_or_else(
-        || Path::new(&wanted).to_path_buf(),
-        |p| p.with_file_name(&wanted),
-    );
-    let what = if beside.is_file() {
-        format!("use {} (pcmap cc picks it)", beside.display())
-    } else {
-        format!("pcmap has no plugin for LLVM {major} here (no {wanted} beside it)")
-    };
-    format!("{this} is built for LLVM {built}, {program} runs LLVM {major}.{minor}.{patch}: {what}")
-}
+use llvm::{Module, PassPlugin, Pcmap};
+use release::{plugin_file_name, LLVM_MAJOR};
 
 /// The state of one PassBuilder's registration: what its extension points
 /// saw.
@@ -119,30 +76,36 @@ pub(crate) enum Pass {
     RefuseLtoLink(&'static str),
 }
 
-/// `pcmap` or `pcmap<…>` in a pipeline text: its pass. `None` for another
-/// element, and for bad parameters (printed: opt then reports the element
-/// as unparsable and exits non-zero).
-pub(crate) fn parse_pipeline_element(element: &str) -> Option<Pass> {
-    let params = config::split_pipeline_name(element)?;
-    match config::parse_pipeline_params(params) {
-        Ok(cfg) => Some(Pass::Instrument(cfg)),
-        Err(e) => {
-            eprintln!("{e}");
-            None
+static LTO_LINK_REPORTED: AtomicBool = AtomicBool::new(false);
+
+/// What the plugin entry (llvm.rs) calls for each PassBuilder callback.
+impl PassPlugin for Pcmap {
+    type Registration = Registration;
+    type Pass = Pass;
+
+    /// `pcmap` or `pcmap<…>` in a pipeline text: its pass. `None` for
+    /// another element, and for bad parameters (printed: opt then reports
+    /// the element as unparsable and exits non-zero).
+    fn parse_pipeline_element(element: &str) -> Option<Pass> {
+        let params = config::split_pipeline_name(element)?;
+        match config::parse_pipeline_params(params) {
+            Ok(cfg) => Some(Pass::Instrument(cfg)),
+            Err(e) => {
+                eprintln!("{e}");
+                None
+            }
         }
     }
-}
 
-impl Registration {
-    pub(crate) fn pipeline_start(&self) {
-        self.compile_pipeline.set(true);
+    fn pipeline_start(registration: &Registration) {
+        registration.compile_pipeline.set(true);
     }
 
     /// The pass of the optimizer-last extension point: the instrumentation
     /// configured by the environment in a compile, a refusal in a ThinLTO
     /// backend.
-    pub(crate) fn optimizer_last(&self) -> Pass {
-        if !self.compile_pipeline.replace(false) {
+    fn optimizer_last(registration: &Registration) -> Pass {
+        if !registration.compile_pipeline.replace(false) {
             return Pass::RefuseLtoLink("ThinLTO backend");
         }
         match config::from_env(|k| std::env::var_os(k)) {
@@ -154,20 +117,16 @@ impl Registration {
             }
         }
     }
-}
 
-/// The pass of the full-LTO-early extension point, reached only by a full
-/// LTO link.
-pub(crate) fn full_lto_early() -> Pass {
-    Pass::RefuseLtoLink("full LTO")
-}
+    /// The pass of the full-LTO-early extension point, reached only by a
+    /// full LTO link.
+    fn full_lto_early() -> Pass {
+        Pass::RefuseLtoLink("full LTO")
+    }
 
-static LTO_LINK_REPORTED: AtomicBool = AtomicBool::new(false);
-
-impl Pass {
-    /// Runs on `m`; returns whether it changed.
-    pub(crate) fn run(&self, m: llvm::Module<'_>) -> bool {
-        match self {
+    /// Runs `pass` on `m`; returns whether it changed.
+    fn run(pass: &Pass, m: Module<'_>) -> bool {
+        match pass {
             Pass::Instrument(cfg) => pass::run(cfg, m),
             Pass::RefuseLtoLink(link) => {
                 // Link-time modules are merged (full LTO) or were compiled
@@ -186,33 +145,5 @@ impl Pass {
                 false
             }
         }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn wrong_llvm_names_both_releases_and_the_plugin_to_use() {
-        let dir = std::env::temp_dir().join(format!("pcmap-wrong-llvm-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let this = dir.join("libpcmap_plugin.so");
-        assert_eq!(
-            wrong_llvm_message(16, (19, 1, 7), Some(&this), "clang-19"),
-            "libpcmap_plugin.so is built for LLVM 16, clang-19 runs LLVM 19.1.7: pcmap has no plugin for LLVM 19 here (no libpcmap_plugin-llvm19.so beside it)"
-        );
-        let other = dir.join(plugin_file_name(19));
-        std::fs::write(&other, b"").unwrap();
-        assert_eq!(
-            wrong_llvm_message(16, (19, 1, 7), Some(&this), "clang-19"),
-            format!(
-                "libpcmap_plugin.so is built for LLVM 16, clang-19 runs LLVM 19.1.7: use {} (pcmap cc picks it)",
-                other.display()
-            )
-        );
-        assert!(wrong_llvm_message(19, (16, 0, 6), None, "opt")
-            .starts_with("the pcmap plugin is built for LLVM 19, opt runs LLVM 16.0.6: "));
-        std::fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -35,6 +35,8 @@ use llvm_sys::prelude::{
 use llvm_sys::{LLVMIntPredicate, LLVMTypeKind};
 use pcmap_reader::pctable::CodeModel;
 
+use crate::release::{wrong_llvm_message, LLVM_MAJOR};
+
 pub use llvm_sys::{LLVMLinkage as Linkage, LLVMOpcode as Opcode, LLVMVisibility as Visibility};
 
 mod ffi {
@@ -1116,10 +1118,39 @@ impl Drop for Builder<'_> {
 //
 // The host calls `llvmGetPassPluginInfo`, then the registrar it returns
 // (`pcmap_register_callbacks`, cpp/entry.cc), whose PassBuilder callbacks
-// call the functions below. States cross the boundary as boxes turned into
-// raw pointers: made by `Box::into_raw` here, used by the C++ objects that
-// own them, given back exactly once to the matching `_free`. No panic
-// unwinds into the host's frames ([`guarded`]).
+// call the functions below; each calls the plugin's [`PassPlugin`]. States
+// cross the boundary as boxes turned into raw pointers: made by
+// `Box::into_raw` here, used by the C++ objects that own them, given back
+// exactly once to the matching `_free`. No panic unwinds into the host's
+// frames ([`guarded`]).
+
+/// What the plugin does at each PassBuilder callback, as the entry calls
+/// it; the entry only carries its states across the C++ boundary. The
+/// plugin implements it for [`Pcmap`] (lib.rs): this file names none of
+/// the plugin's own types, so nothing here depends on the pass.
+pub(crate) trait PassPlugin {
+    /// One PassBuilder's state: what its extension points saw.
+    type Registration: Default;
+    /// A pass instance, owned by the host's pass manager.
+    type Pass;
+    /// The pass of a `-passes=` element, `None` if it is not the plugin's
+    /// or is not valid.
+    fn parse_pipeline_element(element: &str) -> Option<Self::Pass>;
+    /// The pipeline-start extension point was reached.
+    fn pipeline_start(registration: &Self::Registration);
+    /// The pass of the optimizer-last extension point.
+    fn optimizer_last(registration: &Self::Registration) -> Self::Pass;
+    /// The pass of the full-LTO-early extension point.
+    fn full_lto_early() -> Self::Pass;
+    /// Runs `pass` on `m`; whether it changed `m`.
+    fn run(pass: &Self::Pass, m: Module<'_>) -> bool;
+}
+
+/// The pcmap plugin, whose [`PassPlugin`] the entry calls.
+pub(crate) struct Pcmap;
+
+type Registration = <Pcmap as PassPlugin>::Registration;
+type Pass = <Pcmap as PassPlugin>::Pass;
 
 /// `llvm::PassPluginLibraryInfo` (PassPlugin.h), the same in every release.
 #[repr(C)]
@@ -1146,7 +1177,7 @@ pub extern "C" fn llvmGetPassPluginInfo() -> PassPluginLibraryInfo {
     let (mut major, mut minor, mut patch) = (0, 0, 0);
     // SAFETY: C API of every release since 16; it writes the three numbers.
     unsafe { LLVMGetVersion(&mut major, &mut minor, &mut patch) };
-    if major != crate::LLVM_MAJOR {
+    if major != LLVM_MAJOR {
         // SAFETY: the shim returns dladdr's path of the plugin, a
         // NUL-terminated string the loader keeps while the plugin is
         // loaded, or null.
@@ -1166,8 +1197,8 @@ pub extern "C" fn llvmGetPassPluginInfo() -> PassPluginLibraryInfo {
                     .map(|n| n.to_string_lossy().into_owned())
             })
             .unwrap_or_else(|| "this program".into());
-        crate::fail(&crate::wrong_llvm_message(
-            crate::LLVM_MAJOR,
+        fail(&wrong_llvm_message(
+            LLVM_MAJOR,
             (major, minor, patch),
             plugin,
             &program,
@@ -1186,7 +1217,14 @@ pub extern "C" fn llvmGetPassPluginInfo() -> PassPluginLibraryInfo {
 /// into the host's C++ frames.
 fn guarded<T>(what: &str, f: impl FnOnce() -> T) -> T {
     std::panic::catch_unwind(std::panic::AssertUnwindSafe(f))
-        .unwrap_or_else(|_| crate::fail(&format!("internal error while {what}")))
+        .unwrap_or_else(|_| fail(&format!("internal error while {what}")))
+}
+
+/// Reports a fatal error the way every pcmap message looks and fails the
+/// compilation; for where LLVM offers the plugin no error channel.
+fn fail(message: &str) -> ! {
+    eprintln!("pcmap: {message}");
+    exit_failure()
 }
 
 /// Removes the files the host registered for removal (clang's temporary
@@ -1206,20 +1244,20 @@ fn into_raw<T>(value: Option<T>) -> *mut c_void {
 
 #[no_mangle]
 extern "C" fn pcmap_builder_new() -> *mut c_void {
-    into_raw(Some(crate::Registration::default()))
+    into_raw(Some(Registration::default()))
 }
 
 #[no_mangle]
 extern "C" fn pcmap_builder_free(builder: *mut c_void) {
     // SAFETY: made by `pcmap_builder_new`, given back once by its owner.
-    drop(unsafe { Box::from_raw(builder.cast::<crate::Registration>()) });
+    drop(unsafe { Box::from_raw(builder.cast::<Registration>()) });
 }
 
 /// # Safety
 /// `builder` comes from `pcmap_builder_new` and is not freed yet.
-unsafe fn registration<'a>(builder: *mut c_void) -> &'a crate::Registration {
+unsafe fn registration<'a>(builder: *mut c_void) -> &'a Registration {
     // SAFETY: the caller's guarantee; only shared references are made.
-    unsafe { &*builder.cast::<crate::Registration>() }
+    unsafe { &*builder.cast::<Registration>() }
 }
 
 #[no_mangle]
@@ -1230,7 +1268,7 @@ extern "C" fn pcmap_parse_pipeline_element(name: *const c_char, len: usize) -> *
         into_raw(
             std::str::from_utf8(&name)
                 .ok()
-                .and_then(crate::parse_pipeline_element),
+                .and_then(Pcmap::parse_pipeline_element),
         )
     })
 }
@@ -1238,7 +1276,7 @@ extern "C" fn pcmap_parse_pipeline_element(name: *const c_char, len: usize) -> *
 #[no_mangle]
 extern "C" fn pcmap_pipeline_start(builder: *mut c_void) {
     // SAFETY: the callback owns the builder state (cpp/entry.cc).
-    unsafe { registration(builder) }.pipeline_start();
+    Pcmap::pipeline_start(unsafe { registration(builder) });
 }
 
 #[no_mangle]
@@ -1246,31 +1284,31 @@ extern "C" fn pcmap_optimizer_last(builder: *mut c_void) -> *mut c_void {
     // SAFETY: the callback owns the builder state (cpp/entry.cc).
     let registration = unsafe { registration(builder) };
     guarded("reading the PCMAP_* environment", || {
-        into_raw(Some(registration.optimizer_last()))
+        into_raw(Some(Pcmap::optimizer_last(registration)))
     })
 }
 
 #[no_mangle]
 extern "C" fn pcmap_full_lto_early() -> *mut c_void {
-    into_raw(Some(crate::full_lto_early()))
+    into_raw(Some(Pcmap::full_lto_early()))
 }
 
 #[no_mangle]
 extern "C" fn pcmap_run_pass(pass: *mut c_void, module: LLVMModuleRef) -> bool {
     // SAFETY: made by one of the functions above and owned by the C++ pass
     // object calling; only shared references are made.
-    let pass = unsafe { &*pass.cast::<crate::Pass>() };
+    let pass = unsafe { &*pass.cast::<Pass>() };
     // The module invariant: the host's module, for this call.
     let m = Module {
         raw: module,
         _module: PhantomData,
     };
-    guarded("instrumenting the module", || pass.run(m))
+    guarded("instrumenting the module", || Pcmap::run(pass, m))
 }
 
 #[no_mangle]
 extern "C" fn pcmap_pass_free(pass: *mut c_void) {
     // SAFETY: made by one of the functions above, given back once by the
     // C++ pass object that owned it.
-    drop(unsafe { Box::from_raw(pass.cast::<crate::Pass>()) });
+    drop(unsafe { Box::from_raw(pass.cast::<Pass>()) });
 }

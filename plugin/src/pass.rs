@@ -15,6 +15,7 @@ use crate::layout;
 use crate::llvm::{AtomicScope, Function, Instruction, Linkage, Metadata, Module, Opcode, Value};
 use crate::md::{self, PcSection};
 use crate::registration;
+use crate::release::LLVM_MAJOR;
 use crate::sites;
 use pcmap_reader::stats::Stats;
 
@@ -130,7 +131,7 @@ fn check_module(config: &Config, m: Module<'_>) -> Result<Checked, String> {
         return Err(format!(
             "cannot instrument for target '{}': LLVM {} writes PC sections only into ELF objects, and this target's are {format}",
             m.target_triple(),
-            crate::LLVM_MAJOR
+            LLVM_MAJOR
         ));
     }
     // A second run would cover the structors of the first and register each

@@ -33,6 +33,7 @@ use pcmap_reader::sites::{SiteKind, Writer, GLOBAL_NAME, SECTION};
 
 use crate::description;
 use crate::llvm::{self, Callee, Function, Instruction, Linkage, Module, Opcode};
+use crate::release::LLVM_MAJOR;
 
 /// One site, in IR order.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -152,7 +153,7 @@ fn deopt_statepoint(inst: Instruction<'_>) -> Option<(SiteKind, u64, u32)> {
 /// The ID the plugin's release writes for a statepoint whose IR ID is `id`:
 /// LLVM 16 keeps its low 32 bits, LLVM 19 all 64.
 fn statepoint_id(id: u64) -> u64 {
-    if crate::LLVM_MAJOR >= 19 {
+    if LLVM_MAJOR >= 19 {
         id
     } else {
         id & u64::from(u32::MAX)
@@ -183,7 +184,7 @@ mod tests {
 
     #[test]
     fn statepoint_ids_per_release() {
-        let (max, high) = match crate::LLVM_MAJOR {
+        let (max, high) = match LLVM_MAJOR {
             16 => (4_294_967_295, 0),
             _ => (u64::MAX, 1 << 32),
         };

@@ -16,8 +16,9 @@
 //! * [`Arch`]: one type per architecture ([`X86_64`], [`AArch64`],
 //!   [`PowerPc64ElfV2`], [`PowerPc64ElfV1`]; [`Host`]), chosen at compile
 //!   time.
-//! * [`Registers`]: a frame's register set; [`Memory`]: the stack's words
-//!   (`NativeMemory`, feature `native`: the running program's own).
+//! * [`Registers`]: a frame's registers, by the slots each architecture's
+//!   [`RegisterSet`] gives its DWARF registers; [`Memory`]: the stack's
+//!   words (`NativeMemory`, feature `native`: the running program's own).
 //! * [`UnwindTables`]: what a walk reads of the tables.
 //! * [`Plan`]: one record compiled (the step, the roots); [`Run`]: the
 //!   registers plans step.
@@ -143,11 +144,11 @@ pub use arch::{AArch64, Arch, PowerPc64ElfV1, PowerPc64ElfV2, X86_64};
 pub use cache::{Cache, Slot, MAX_CACHE_BITS};
 pub use cursor::Cursor;
 pub use iter::{FrameView, Frames};
+pub use memory::Memory;
 #[cfg(feature = "native")]
 pub use memory::NativeMemory;
-pub use memory::{Memory, SPAN_REACH};
 pub use plan::{slow_step, Checked, Log, Plan, Run, PLAN_ROOTS, PLAN_SAVED};
-pub use registers::{Registers, REGISTER_SLOTS, WORDS};
+pub use registers::{RegisterSet, Registers, REGISTER_SLOTS, WORDS};
 pub use roots::{
     decode, roots, roots_in_batches, slots_of, try_roots, DecodeError, Root, RootLayout, RootSlot,
     RootValue, RootsError, Value, ROOTS_AT_ONCE, STATEPOINT_HEADER,

@@ -47,7 +47,7 @@ use super::arch::ra_bit;
 use super::registers::{ADDRESS_WORD, VALUE_WORD, WORDS};
 use super::{
     Arch, Memory, Registers, Root, RootLayout, RootSlot, RootValue, RootsError, State, Stop,
-    UnwindTables, Value, SPAN_REACH,
+    UnwindTables, Value,
 };
 use crate::LocationKind;
 
@@ -71,7 +71,7 @@ mod flags {
     /// a `Register` one whose save slot `slots_need` checks).
     pub const SLOTS: u8 = 1 << 3;
     /// Every read of the step is an aligned word in `[CFA + low, CFA +
-    /// high)`, within [`SPAN_REACH`](super::SPAN_REACH) of the CFA.
+    /// high)` (`low`, `high` each an `i16`).
     pub const SPAN: u8 = 1 << 4;
     /// The step is the common one `check_fast` takes: a CFA off the stack
     /// pointer or the frame pointer (whose values a run keeps at hand),
@@ -98,7 +98,7 @@ pub struct Plan {
     cfa_slot: u8,
     num_saved: u8,
     num_roots: u8,
-    /// See `flags::SPAN`: bytes from the CFA (at most `SPAN_REACH`).
+    /// See `flags::SPAN`: bytes from the CFA.
     low: i16,
     /// See `flags::SPAN`.
     high: i16,
@@ -244,12 +244,11 @@ impl Plan {
             }
             (false, None) => p.flags |= flags::NO_RA,
         }
-        let reach = SPAN_REACH as i64;
         if low > high {
             // No read at all.
             p.flags |= flags::SPAN;
-        } else if aligned && low >= -reach && high <= reach {
-            // Within the reach: i16.
+        } else if aligned && low >= i16::MIN.into() && high <= i16::MAX.into() {
+            // The plan keeps the span's ends as i16.
             (p.low, p.high) = (low as i16, high as i16);
             p.flags |= flags::SPAN;
         }
@@ -595,12 +594,10 @@ impl<'f, A: Arch, M: Memory> Run<'f, A, M> {
             return None;
         }
         let memory = self.memory;
-        if !(cfa & 7 == 0 && memory.can_read_near(cfa)
-            || memory.can_read(
-                cfa.wrapping_add(plan.low as i64 as u64),
-                cfa.wrapping_add(plan.high as i64 as u64),
-            ))
-        {
+        if !memory.can_read(
+            cfa.wrapping_add(plan.low as i64 as u64),
+            cfa.wrapping_add(plan.high as i64 as u64),
+        ) {
             return None;
         }
         // SAFETY: a read of the step, in the span allowed above.
@@ -806,11 +803,10 @@ fn check_exact<A: Arch, M: Memory>(
         return Err(Stop::BadStack);
     }
     let at_once = plan.flags & flags::SPAN != 0
-        && (cfa & 7 == 0 && memory.can_read_near(cfa)
-            || memory.can_read(
-                cfa.wrapping_add(plan.low as i64 as u64),
-                cfa.wrapping_add(plan.high as i64 as u64),
-            ));
+        && memory.can_read(
+            cfa.wrapping_add(plan.low as i64 as u64),
+            cfa.wrapping_add(plan.high as i64 as u64),
+        );
     if !at_once {
         // Every read of the step, checked one by one.
         let read = |offset: i64| {

@@ -2,24 +2,27 @@
 //! address is x30, which a frame state must say where it saved; the frame
 //! pointer chain's record {caller's x29, x30} at x29, SP unknown after it.
 
-use super::{frame_record_step, Arch, Memory, Registers, Stop};
+use super::{frame_record_step, Arch, Memory, RegisterSet, Registers, Stop};
 
 /// AArch64 (AAPCS64).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
 pub struct AArch64;
 
-impl Arch for AArch64 {
-    const NAME: &'static str = "AArch64";
+impl RegisterSet for AArch64 {
     const SP: u16 = 31;
     const FP: u16 = 29;
     const RA: u16 = 30;
-    const CALLEE_SAVED: u64 = 0x7ff << 19;
-    const RA_FROM_CFA: Option<i32> = None;
 
     #[inline(always)]
     fn slot(dwarf: u16) -> Option<usize> {
         (dwarf <= 31).then_some(dwarf as usize)
     }
+}
+
+impl Arch for AArch64 {
+    const NAME: &'static str = "AArch64";
+    const CALLEE_SAVED: u64 = 0x7ff << 19;
+    const RA_FROM_CFA: Option<i32> = None;
 
     #[inline]
     fn chain_step<M: Memory>(regs: &Registers, memory: &M) -> Result<Registers, Stop> {

@@ -10,24 +10,16 @@
 //! | frame pointer chain | caller's RBP at [RBP], return address at [RBP + 8], SP = RBP + 16 | caller's x29 at [x29], return address at [x29 + 8], SP unknown | caller's r1 at [r1], return address at [caller's r1 + 16] |
 //! | after a call, before a record | | | a TOC restore: `nop`, ELFv2 `ld r2, 24(r1)`, ELFv1 `ld r2, 40(r1)` |
 
-use super::{Memory, Registers, Stop, REGISTER_SLOTS};
+use super::memory::Memory;
+use super::registers::{RegisterSet, Registers, REGISTER_SLOTS};
+use super::Stop;
 
-/// An architecture's unwinding conventions: its register set (DWARF numbers
-/// and the slots of a [`Registers`]), the return address rule and the
-/// frame pointer chain's step.
-///
-/// Slots are DWARF numbers 0..=31; PowerPC64's link register (DWARF 65) is
-/// slot 32. The stack pointer's and the frame pointer's slots are their
-/// DWARF numbers.
-pub trait Arch: Copy + Default + core::fmt::Debug + Send + Sync + 'static {
+/// An architecture's unwinding conventions: its register set
+/// ([`RegisterSet`]), the registers a callee preserves, the return address
+/// rule and the frame pointer chain's step.
+pub trait Arch: RegisterSet + Copy + Default + core::fmt::Debug + Send + Sync + 'static {
     /// Its name, for messages.
     const NAME: &'static str;
-    /// DWARF number (and slot) of the stack pointer.
-    const SP: u16;
-    /// DWARF number (and slot) of the frame pointer.
-    const FP: u16;
-    /// DWARF number of the return address column.
-    const RA: u16;
     /// Slots of the general registers a callee preserves (the stack pointer
     /// apart): their values in a caller are the callee's unless the
     /// callee's frame state says it saved them.
@@ -40,15 +32,6 @@ pub trait Arch: Copy + Default + core::fmt::Debug + Send + Sync + 'static {
     /// (PowerPC64's TOC restores): with no record at a return address, a
     /// record after one of these is the frame's ([`lookup`](super::lookup)).
     const TOC_RESTORES: &'static [u32] = &[];
-
-    /// The slot of DWARF register `dwarf` in [`Registers`], if it is one
-    /// the walker tracks.
-    fn slot(dwarf: u16) -> Option<usize>;
-
-    /// The DWARF number of slot `slot`.
-    fn dwarf(slot: usize) -> u16 {
-        slot as u16
-    }
 
     /// The caller's registers by the frame pointer chain, from a frame
     /// without a table entry whose registers are `regs` (the caller

@@ -4,7 +4,7 @@
 //! (caller's r1 at [r1]); after a call, a TOC restore may precede the
 //! record (each ABI's own `ld r2`).
 
-use super::{read, Arch, Memory, Registers, Stop, REGISTER_SLOTS};
+use super::{read, Arch, Memory, RegisterSet, Registers, Stop, REGISTER_SLOTS};
 
 /// PowerPC64 ELFv2 (little-endian Linux): the TOC restore after a call is
 /// `ld r2, 24(r1)`.
@@ -43,18 +43,10 @@ const _: () = assert!(LR_SLOT < REGISTER_SLOTS);
 /// The two PowerPC64 ABIs' conventions, but for the TOC restore.
 macro_rules! powerpc64 {
     ($name:ident, $label:literal, $toc_restore:literal) => {
-        impl Arch for $name {
-            const NAME: &'static str = $label;
+        impl RegisterSet for $name {
             const SP: u16 = 1;
             const FP: u16 = 31;
             const RA: u16 = 65;
-            const CALLEE_SAVED: u64 = 0x3ffff << 14;
-            // The LR save doubleword of the caller's frame, where every
-            // non-leaf function saves it.
-            const RA_FROM_CFA: Option<i32> = Some(16);
-            // `nop` (the linker found no TOC change) or the TOC pointer
-            // reload from the TOC save doubleword.
-            const TOC_RESTORES: &'static [u32] = &[0x6000_0000, $toc_restore];
 
             #[inline(always)]
             fn slot(dwarf: u16) -> Option<usize> {
@@ -73,6 +65,17 @@ macro_rules! powerpc64 {
                     slot as u16
                 }
             }
+        }
+
+        impl Arch for $name {
+            const NAME: &'static str = $label;
+            const CALLEE_SAVED: u64 = 0x3ffff << 14;
+            // The LR save doubleword of the caller's frame, where every
+            // non-leaf function saves it.
+            const RA_FROM_CFA: Option<i32> = Some(16);
+            // `nop` (the linker found no TOC change) or the TOC pointer
+            // reload from the TOC save doubleword.
+            const TOC_RESTORES: &'static [u32] = &[0x6000_0000, $toc_restore];
 
             #[inline]
             fn chain_step<M: Memory>(regs: &Registers, memory: &M) -> Result<Registers, Stop> {
