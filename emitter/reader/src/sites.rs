@@ -524,7 +524,7 @@ impl SiteIndex {
         let before = self.added.len();
         // A site a line: room for all at once (growing by doubling copies
         // megabytes, into fresh pages, several times).
-        let lines = memchr::memchr_iter(b'\n', data).count();
+        let lines = data.iter().filter(|&&b| b == b'\n').count();
         self.added.reserve(lines);
         // At most a new function a line: the table of functions never
         // grows while adding (each growth rehashes every name so far).
@@ -540,7 +540,7 @@ impl SiteIndex {
                 Ok(Some(Item::Site(s))) => {
                     let stored = s.function.0;
                     // Most names have no escape: their bytes are the symbol's.
-                    if memchr::memchr(b'%', stored).is_none() {
+                    if !stored.contains(&b'%') {
                         self.add(stored, s.id, s.kind, s.bytes);
                     } else {
                         name.clear();
@@ -807,7 +807,7 @@ impl<'a> Cursor<'a> {
             return Ok(None);
         }
         self.line += 1;
-        let Some(end) = memchr::memchr(b'\n', self.rest) else {
+        let Some(end) = self.rest.iter().position(|&b| b == b'\n') else {
             return Err(Error::Truncated { line: self.line });
         };
         let line = &self.rest[..end];
@@ -830,7 +830,7 @@ impl<'a> Cursor<'a> {
                             Ok(Some(Item::Site(site)))
                         }
                         // A line without its `\n` is told as such first.
-                        Err(_) if memchr::memchr(b'\n', fields).is_none() => {
+                        Err(_) if !fields.contains(&b'\n') => {
                             Err(Error::Truncated { line })
                         }
                         Err(field) => Err(Error::BadField { line, field }),
