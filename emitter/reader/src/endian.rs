@@ -1,6 +1,8 @@
 //! Byte order, chosen at compile time ([`LittleEndian`], [`BigEndian`]) or at
 //! run time ([`RunTimeEndian`]), as in `gimli` and `object`.
 
+use crate::error::{Error, Result};
+
 /// A byte order. Tables are always in their object file's byte order.
 pub trait Endian: Copy + core::fmt::Debug {
     /// Whether multi-byte values are stored most significant byte first.
@@ -99,40 +101,36 @@ impl<'a, E: Endian> Bytes<'a, E> {
     pub fn new(data: &'a [u8], endian: E) -> Self {
         Bytes { data, endian }
     }
-    pub fn array<const N: usize>(&self, offset: usize) -> crate::Result<[u8; N]> {
-        let end = offset
-            .checked_add(N)
-            .ok_or(crate::Error::Truncated { offset })?;
+    pub fn array<const N: usize>(&self, offset: usize) -> Result<[u8; N]> {
+        let end = offset.checked_add(N).ok_or(Error::Truncated { offset })?;
         let s = self
             .data
             .get(offset..end)
-            .ok_or(crate::Error::Truncated { offset })?;
+            .ok_or(Error::Truncated { offset })?;
         let mut out = [0; N];
         out.copy_from_slice(s);
         Ok(out)
     }
-    pub fn u8(&self, offset: usize) -> crate::Result<u8> {
+    pub fn u8(&self, offset: usize) -> Result<u8> {
         Ok(self.array::<1>(offset)?[0])
     }
-    pub fn u16(&self, offset: usize) -> crate::Result<u16> {
+    pub fn u16(&self, offset: usize) -> Result<u16> {
         Ok(self.endian.u16_from(self.array(offset)?))
     }
-    pub fn u32(&self, offset: usize) -> crate::Result<u32> {
+    pub fn u32(&self, offset: usize) -> Result<u32> {
         Ok(self.endian.u32_from(self.array(offset)?))
     }
-    pub fn i32(&self, offset: usize) -> crate::Result<i32> {
+    pub fn i32(&self, offset: usize) -> Result<i32> {
         Ok(self.u32(offset)? as i32)
     }
-    pub fn u64(&self, offset: usize) -> crate::Result<u64> {
+    pub fn u64(&self, offset: usize) -> Result<u64> {
         Ok(self.endian.u64_from(self.array(offset)?))
     }
     /// The `len` bytes at `offset`.
-    pub fn slice(&self, offset: usize, len: usize) -> crate::Result<&'a [u8]> {
-        let end = offset
-            .checked_add(len)
-            .ok_or(crate::Error::Truncated { offset })?;
+    pub fn slice(&self, offset: usize, len: usize) -> Result<&'a [u8]> {
+        let end = offset.checked_add(len).ok_or(Error::Truncated { offset })?;
         self.data
             .get(offset..end)
-            .ok_or(crate::Error::Truncated { offset })
+            .ok_or(Error::Truncated { offset })
     }
 }

@@ -2,11 +2,11 @@
 //! map or a binary search of the frame records, each answer checked
 //! against the frame records themselves.
 
-use super::table::{check_range, Fields, FlatStackMap, FrameRecord, Function, KeptHeader, Record};
-use super::{
+use super::layout::{
     frame_record, record, ABSOLUTE_ADDRESSES, ADDRESSES, ADDRESS_SIZE, FRAME_RECORDS,
     FRAME_RECORD_SIZE, MAP_ARRAY, NUM_BOUNDS, PC_MAP_ENTRY_SIZE, RECORDS, RECORD_SIZE,
 };
+use super::table::{check_range, Fields, FlatStackMap, FrameRecord, Function, KeptHeader, Record};
 use crate::{Endian, Error, Result};
 
 /// Candidates a lookup compares one by one; more are binary searched first.

@@ -20,9 +20,10 @@
 
 use core::marker::PhantomData;
 
+use super::layout::{BIG_ENDIAN, NUM_BOUNDS};
 use super::lookup::{Hit, Match, Pc};
-use super::table::{FlatStackMap, KeptHeader};
-use super::{section_endian, BIG_ENDIAN, NUM_BOUNDS};
+use super::site::SiteData;
+use super::table::{section_endian, FlatStackMap, KeptHeader};
 use crate::{BigEndian, Endian, Error, LittleEndian, Result, RunTimeEndian};
 
 /// Table headers an [`OpenedSection`] keeps: a single object's section has
@@ -490,14 +491,14 @@ impl<'a> Section<'a> {
 
     /// The Data area of the table at `offset`: from its kept header, else
     /// parsed.
-    pub fn data_at(&self, offset: usize) -> Result<super::SiteData<'a>> {
+    pub fn data_at(&self, offset: usize) -> Result<SiteData<'a>> {
         let table = self
             .bytes
             .get(offset..)
             .ok_or(Error::Truncated { offset })?;
         Ok(
             match self.kept.iter().find(|h| h.offset as usize == offset) {
-                Some(h) => super::SiteData::of_kept(table, h.kept()),
+                Some(h) => SiteData::of_kept(table, h.kept()),
                 None => FlatStackMap::parse(table, section_endian(self.bytes))?.data(),
             },
         )

@@ -6,7 +6,7 @@
 //! Offsets given to and returned by this module are from the start of the
 //! Data area; errors name offsets from the start of the table.
 
-use super::{frame_state_flags, location_head, site_head, RecordKind, MAX_COUNT};
+use super::layout::{frame_state_flags, location_head, site_head, RecordKind, MAX_COUNT};
 use crate::leb128::{self, LebError};
 use crate::{Error, LiveOut, Location, LocationKind, Result};
 

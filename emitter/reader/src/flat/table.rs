@@ -1,13 +1,14 @@
 //! One flat table: its header, parsed and checked, and bounds-checked
 //! access to every entry; the tables of a section.
 
-use super::site::{LiveOuts, Locations, SavedRegisters, SiteData};
-use super::{
-    frame_record, header, record, FrameState, Site, SiteWithLiveOuts, ABSOLUTE_ADDRESSES,
-    ADDRESSES, ADDRESS_SIZE, BIG_ENDIAN, CONSTANTS, CONSTANT_SIZE, DATA, END, FRAME_RECORDS,
-    FRAME_RECORD_SIZE, HEADER_FLAGS, HEADER_SIZE, MAGIC, MAP_ARRAY, NUM_BOUNDS, PC_MAP,
-    PC_MAP_ENTRY_SIZE, PC_MAP_HEADER_SIZE, PC_MAP_MAX_SHIFT, RECORDS, RECORD_SIZE,
-    TABLE_SIZE_MULTIPLE, VARIABLE_STACK_SIZE, VERSION,
+use super::layout::{
+    frame_record, header, record, ABSOLUTE_ADDRESSES, ADDRESSES, ADDRESS_SIZE, BIG_ENDIAN,
+    CONSTANTS, CONSTANT_SIZE, DATA, END, FRAME_RECORDS, FRAME_RECORD_SIZE, HEADER_FLAGS,
+    HEADER_SIZE, MAGIC, MAP_ARRAY, NUM_BOUNDS, PC_MAP, PC_MAP_ENTRY_SIZE, PC_MAP_HEADER_SIZE,
+    PC_MAP_MAX_SHIFT, RECORDS, RECORD_SIZE, TABLE_SIZE_MULTIPLE, VARIABLE_STACK_SIZE, VERSION,
+};
+use super::site::{
+    FrameState, LiveOuts, Locations, SavedRegisters, Site, SiteData, SiteWithLiveOuts,
 };
 use crate::endian::Bytes;
 use crate::{Endian, Error, Result, RunTimeEndian};

@@ -7,11 +7,10 @@ use core::hash::BuildHasher;
 
 use hashbrown::{DefaultHashBuilder, HashTable};
 
-use super::{
-    frame_record, frame_state_flags, header, location_head, record, site_head, Cfa, FrameRegister,
-    RecordKind,
+use super::layout::{
+    self, frame_record, frame_state_flags, header, location_head, record, site_head, RecordKind,
 };
-use crate::flat;
+use super::site::{Cfa, FrameRegister};
 use crate::leb128::{push_sleb128, push_uleb128, write_uleb128, MAX_LEN};
 use crate::{Endian, Error, LiveOut, Location, LocationKind, Result};
 
@@ -226,21 +225,22 @@ impl<E: Endian> FlatWriter<E> {
     /// Whether to write a PC map (header flag `PC_MAP`): written if every
     /// function gave its code position ([`FrameHead::code`]) in one
     /// section, in ascending order. Off by default; `pcmap emit` turns it on
-    /// from [`flat::PC_MAP_MIN_FUNCTIONS`] functions.
+    /// from [`flat::PC_MAP_MIN_FUNCTIONS`](layout::PC_MAP_MIN_FUNCTIONS)
+    /// functions.
     pub fn pc_map(&mut self, on: bool) {
         self.pc_map = on;
     }
 
     /// Announces how many functions and records the table will have.
     pub fn reserve(&mut self, functions: usize, records: usize) {
-        self.frames.reserve(functions * flat::FRAME_RECORD_SIZE);
+        self.frames.reserve(functions * layout::FRAME_RECORD_SIZE);
         if self.absolute {
-            self.addresses.reserve(functions * flat::ADDRESS_SIZE);
+            self.addresses.reserve(functions * layout::ADDRESS_SIZE);
         }
         if let Some((_, offsets)) = &mut self.code {
             offsets.reserve(functions);
         }
-        self.records.reserve(records * flat::RECORD_SIZE);
+        self.records.reserve(records * layout::RECORD_SIZE);
         // A Site per record at most, and as many FrameStates; their bytes
         // (growing the Data area by doubling copied it again and again).
         self.data.reserve(records);
@@ -340,7 +340,7 @@ impl<E: Endian> FlatWriter<E> {
         }
         let (site, new) = self.data.close(start)?;
         self.sites += usize::from(new);
-        let mut entry = [0u8; flat::RECORD_SIZE];
+        let mut entry = [0u8; layout::RECORD_SIZE];
         let e = self.endian;
         put(
             &mut entry,
@@ -361,7 +361,7 @@ impl<E: Endian> FlatWriter<E> {
     fn check_order(&mut self, offset: u32) -> Result<()> {
         if self.last_offset.is_some_and(|last| offset < last) {
             return Err(Error::NotSorted {
-                function: (self.frames.len() / flat::FRAME_RECORD_SIZE) as u32,
+                function: (self.frames.len() / layout::FRAME_RECORD_SIZE) as u32,
                 record: self.nrecords,
             });
         }
@@ -455,14 +455,14 @@ impl<E: Endian> FlatWriter<E> {
     pub fn function(&mut self, f: &FrameHead) -> Result<usize> {
         let e = self.endian;
         let stack_size = if f.stack_size == u64::MAX {
-            flat::VARIABLE_STACK_SIZE
+            layout::VARIABLE_STACK_SIZE
         } else {
             u32::try_from(f.stack_size)
                 .ok()
-                .filter(|&s| s != flat::VARIABLE_STACK_SIZE)
+                .filter(|&s| s != layout::VARIABLE_STACK_SIZE)
                 .ok_or(Error::TooLarge("stack size"))?
         };
-        let mut entry = [0u8; flat::FRAME_RECORD_SIZE];
+        let mut entry = [0u8; layout::FRAME_RECORD_SIZE];
         let field = if self.absolute {
             let at = self.addresses.len();
             self.addresses.extend_from_slice(&e.u64_bytes(f.address));
@@ -507,14 +507,14 @@ impl<E: Endian> FlatWriter<E> {
             return Err(Error::Inconsistent("records without a function"));
         }
         let e = self.endian;
-        let functions = self.frames.len() / flat::FRAME_RECORD_SIZE;
+        let functions = self.frames.len() / layout::FRAME_RECORD_SIZE;
         let pc_map = match &self.code {
             Some((_, offsets)) if self.pc_map && !offsets.is_empty() => Some(pc_map(offsets)?),
             _ => None,
         };
         let header_size = match pc_map {
-            Some(_) => flat::PC_MAP_HEADER_SIZE,
-            None => flat::HEADER_SIZE,
+            Some(_) => layout::PC_MAP_HEADER_SIZE,
+            None => layout::HEADER_SIZE,
         };
         let frames_at = header_size;
         let records_at = frames_at + self.frames.len();
@@ -523,27 +523,27 @@ impl<E: Endian> FlatWriter<E> {
         let unpadded = addresses_at
             + self.addresses.len()
             + self.constants.len()
-            + map_len * flat::PC_MAP_ENTRY_SIZE
+            + map_len * layout::PC_MAP_ENTRY_SIZE
             + self.data.bytes.len();
-        let total = unpadded.next_multiple_of(flat::TABLE_SIZE_MULTIPLE);
+        let total = unpadded.next_multiple_of(layout::TABLE_SIZE_MULTIPLE);
         let too_large = |_| Error::TooLarge("table");
         let total32 = u32::try_from(total).map_err(too_large)?;
         let count = |n: usize| u32::try_from(n).map_err(|_| Error::TooLarge("count"));
 
         let mut hflags = 0;
         if self.absolute {
-            hflags |= flat::ABSOLUTE_ADDRESSES;
+            hflags |= layout::ABSOLUTE_ADDRESSES;
         }
         if e.is_big_endian() {
-            hflags |= flat::BIG_ENDIAN;
+            hflags |= layout::BIG_ENDIAN;
         }
         if pc_map.is_some() {
-            hflags |= flat::PC_MAP;
+            hflags |= layout::PC_MAP;
         }
         let mut out = Vec::with_capacity(total);
-        let mut h = [0u8; flat::PC_MAP_HEADER_SIZE];
-        put(&mut h, header::MAGIC, flat::MAGIC);
-        h[header::VERSION] = flat::VERSION;
+        let mut h = [0u8; layout::PC_MAP_HEADER_SIZE];
+        put(&mut h, header::MAGIC, layout::MAGIC);
+        h[header::VERSION] = layout::VERSION;
         h[header::FLAGS] = hflags;
         put(&mut h, header::SIZE, e.u16_bytes(header_size as u16));
         put(&mut h, header::TABLE_SIZE, e.u32_bytes(total32));
@@ -553,7 +553,7 @@ impl<E: Endian> FlatWriter<E> {
             e.u32_bytes(count(functions)?),
         );
         put(&mut h, header::NUM_RECORDS, e.u32_bytes(self.nrecords));
-        let nconst = count(self.constants.len() / flat::CONSTANT_SIZE)?;
+        let nconst = count(self.constants.len() / layout::CONSTANT_SIZE)?;
         put(&mut h, header::NUM_CONSTANTS, e.u32_bytes(nconst));
         if let Some((shift, map)) = &pc_map {
             put(
@@ -576,8 +576,8 @@ impl<E: Endian> FlatWriter<E> {
         out.resize(total, 0);
         let address_offsets = (0..functions)
             .map(|i| match self.absolute {
-                true => addresses_at + i * flat::ADDRESS_SIZE,
-                false => frames_at + i * flat::FRAME_RECORD_SIZE + frame_record::ADDRESS,
+                true => addresses_at + i * layout::ADDRESS_SIZE,
+                false => frames_at + i * layout::FRAME_RECORD_SIZE + frame_record::ADDRESS,
             })
             .collect();
         Ok(FlatTable {
@@ -592,15 +592,16 @@ impl<E: Endian> FlatWriter<E> {
 
 /// The PC map of functions at `functions` (ascending, in one section): its
 /// shift, the smallest giving at most one bucket per
-/// [`flat::PC_MAP_FUNCTIONS_PER_BUCKET`] functions, and for each bucket the
-/// last function starting at or before the bucket's start.
+/// [`flat::PC_MAP_FUNCTIONS_PER_BUCKET`](layout::PC_MAP_FUNCTIONS_PER_BUCKET)
+/// functions, and for each bucket the last function starting at or before
+/// the bucket's start.
 fn pc_map(functions: &[u64]) -> Result<(u8, Vec<u32>)> {
     let first = functions[0];
     let span = functions.last().copied().unwrap_or(first) - first;
-    let target = (functions.len() / flat::PC_MAP_FUNCTIONS_PER_BUCKET).max(1) as u64;
-    let shift = (0..=flat::PC_MAP_MAX_SHIFT)
+    let target = (functions.len() / layout::PC_MAP_FUNCTIONS_PER_BUCKET).max(1) as u64;
+    let shift = (0..=layout::PC_MAP_MAX_SHIFT)
         .find(|&s| (span >> s) < target)
-        .unwrap_or(flat::PC_MAP_MAX_SHIFT);
+        .unwrap_or(layout::PC_MAP_MAX_SHIFT);
     let buckets = (span >> shift) + 1;
     let mut map = Vec::with_capacity(buckets as usize);
     let mut f = 0;
@@ -647,8 +648,9 @@ fn location(s: &mut Vec<u8>, l: &Location) {
 /// Writes count `n` into the byte reserved at `at` (moving what follows if
 /// it needs more than one).
 /// Writes `items` as a counted list: the count (ULEB128, `what` in the
-/// error when over [`flat::MAX_COUNT`]) precedes the entries; its byte is
-/// reserved and fixed after, as the count is known only then.
+/// error when over [`flat::MAX_COUNT`](layout::MAX_COUNT)) precedes the
+/// entries; its byte is reserved and fixed after, as the count is known
+/// only then.
 fn counted<T>(
     s: &mut Vec<u8>,
     items: impl IntoIterator<Item = Result<T>>,
@@ -668,7 +670,7 @@ fn counted<T>(
 #[inline]
 fn set_count(s: &mut Vec<u8>, at: usize, n: u64, what: &'static str) -> Result<()> {
     // Most counts fit the byte reserved (all under 0x80 are allowed).
-    const _: () = assert!(flat::MAX_COUNT >= 0x80);
+    const _: () = assert!(layout::MAX_COUNT >= 0x80);
     if n < 0x80 {
         s[at] = n as u8;
         return Ok(());
@@ -680,7 +682,7 @@ fn set_count(s: &mut Vec<u8>, at: usize, n: u64, what: &'static str) -> Result<(
 /// common case stays small enough to inline.
 #[inline(never)]
 fn set_long_count(s: &mut Vec<u8>, at: usize, n: u64, what: &'static str) -> Result<()> {
-    if n > flat::MAX_COUNT {
+    if n > layout::MAX_COUNT {
         return Err(Error::TooLarge(what));
     }
     let mut b = [0; MAX_LEN];

@@ -24,7 +24,8 @@
 use core::marker::PhantomData;
 use core::mem::MaybeUninit;
 
-use super::{CacheKey, Plan};
+use super::plan::Plan;
+use super::tables::CacheKey;
 
 /// One entry of a [`Cache`].
 #[repr(C)]

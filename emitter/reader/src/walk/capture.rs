@@ -44,7 +44,7 @@
 //! compiler, as `emitter/capi/build-lib.sh` does; the assembly has no
 //! operands, so it is text for the assembler as a `.S` file would be).
 
-use super::{Registers, REGISTER_SLOTS};
+use super::registers::{Registers, REGISTER_SLOTS};
 
 /// Byte offsets of [`Registers`]' fields, which the assembly writes.
 mod layout {

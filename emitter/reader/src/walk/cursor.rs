@@ -1,10 +1,14 @@
 //! A cursor for a Rust runtime: a [`Frame`] with its [`Walker`] and
 //! cache, moved one frame at a time.
 
-use super::{
-    Arch, CacheOf, FrameAt, FrameOf, Memory, Options, Registers, RootValue, RootsError, Stop,
-    UnwindTables, Walker,
-};
+use super::arch::Arch;
+use super::memory::Memory;
+use super::options::Options;
+use super::registers::Registers;
+use super::roots::{RootValue, RootsError};
+use super::stop::Stop;
+use super::tables::{FrameAt, UnwindTables};
+use super::walker::{CacheOf, FrameOf, Walker};
 
 /// An unwind cursor: the current frame's registers and what the tables
 /// say about its PC, moved to its caller by [`Cursor::step`]; with a cache

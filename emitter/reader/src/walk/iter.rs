@@ -4,10 +4,14 @@
 
 use core::mem::MaybeUninit;
 
-use super::{
-    roots_in_batches, Arch, CacheOf, Cursor, End, FrameAt, FrameOf, Memory, Registers, RootSlot,
-    RootValue, RootsError, Sink, Stop, UnwindTables, Walker,
-};
+use super::arch::Arch;
+use super::cursor::Cursor;
+use super::memory::Memory;
+use super::registers::Registers;
+use super::roots::{roots_in_batches, RootSlot, RootValue, RootsError};
+use super::stop::Stop;
+use super::tables::{FrameAt, UnwindTables};
+use super::walker::{CacheOf, End, FrameOf, Sink, Walker};
 
 /// One frame of a walk, as [`Frames`] gives it.
 #[derive(Debug, Clone, Copy)]

@@ -8,7 +8,7 @@
 //!    | roots to the sink: decoded, or their slots               (walker.rs)
 //!    | CFA = value(CFA register) + CFA offset
 //!    | callee-saved registers: value = [CFA + slot offset], address = the slot
-//!    | return address: the saved column, else the ABI's place   (arch.rs)
+//!    | return address: the saved column, else the ABI's place   (arch/)
 //!    v SP = CFA, pc = return address, caller-saved registers unknown
 //!  frame 1  ...
 //! ```
@@ -127,10 +127,12 @@ pub mod capture;
 mod cursor;
 mod iter;
 mod memory;
+mod options;
 mod plan;
 mod registers;
 mod roots;
 mod sections;
+mod stop;
 mod tables;
 mod walker;
 
@@ -147,6 +149,7 @@ pub use iter::{FrameView, Frames};
 pub use memory::Memory;
 #[cfg(feature = "native")]
 pub use memory::NativeMemory;
+pub use options::Options;
 pub use plan::{slow_step, Checked, Log, Plan, Run, PLAN_ROOTS, PLAN_SAVED};
 pub use registers::{RegisterSet, Registers, REGISTER_SLOTS, WORDS};
 pub use roots::{
@@ -154,106 +157,10 @@ pub use roots::{
     RootValue, RootsError, Value, ROOTS_AT_ONCE, STATEPOINT_HEADER,
 };
 pub use sections::{SectionRecord, SectionTables};
+pub use stop::Stop;
 pub use tables::{
     lookup, lookup_in, toc_restore_at, CacheKey, CfaRule, FrameAt, State, UnwindTables,
 };
 pub use walker::{
     CacheOf, End, Frame, FrameOf, Sink, Steps, Walker, AT_NO_RECORD, AT_RECORD, AT_UNMANAGED,
 };
-
-/// Why a walk stopped at a frame: the frame is the walk's current one.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Stop {
-    /// The PC is in no function of the tables: the end of the managed
-    /// stack (the runtime's own C frames, `main`).
-    Unmanaged,
-    /// The PC is in a managed function, but no record is at it, so no
-    /// frame state is known there.
-    NoRecord,
-    /// The record has no frame state (no CFI covered it).
-    NoFrameState,
-    /// The record's CFA is not register + offset.
-    NoCfaRule,
-    /// The rule needs this DWARF register, whose value is not known (a
-    /// caller-saved register, or one a frame pointer step could not
-    /// restore).
-    RegisterUnknown(u16),
-    /// AArch64: the frame state does not say where x30 was saved.
-    ReturnAddressNotSaved,
-    /// The return address is 0, or the frame pointer chain ended (0).
-    EndOfStack,
-    /// The CFA is not above the stack pointer, a read `Memory` refused, a
-    /// frame pointer chain that does not go up, or the frame limit was
-    /// reached: the stack or the table is not what the walk expects.
-    BadStack,
-    /// The PC is in no image the tables hold, and the registry refused an
-    /// image's tables: the frame may be managed, by that image
-    /// ([`UnwindTables::frame_at`] of the registry).
-    ImageRefused,
-    /// The table could not be read.
-    Table(crate::Error),
-}
-
-impl From<crate::Error> for Stop {
-    fn from(e: crate::Error) -> Self {
-        Stop::Table(e)
-    }
-}
-
-impl core::fmt::Display for Stop {
-    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        match self {
-            Stop::Unmanaged => {
-                f.write_str("frame outside the tables' functions (end of the managed stack)")
-            }
-            Stop::NoRecord => f.write_str("no record at the frame's PC"),
-            Stop::NoFrameState => f.write_str("the record has no frame state"),
-            Stop::NoCfaRule => f.write_str("the frame's CFA is not register + offset"),
-            Stop::RegisterUnknown(r) => {
-                write!(f, "the CFA register ({r}) is not known in this frame")
-            }
-            Stop::ReturnAddressNotSaved => f.write_str("the return address was not saved"),
-            Stop::EndOfStack => f.write_str("end of the stack"),
-            Stop::BadStack => {
-                f.write_str("CFA not above SP, a read outside the stack, or too many frames")
-            }
-            Stop::ImageRefused => f.write_str(
-                "PC in no registered image, and the registry refused an image's tables: \
-                 the frame may be managed",
-            ),
-            Stop::Table(e) => write!(f, "{e}"),
-        }
-    }
-}
-
-#[cfg(feature = "std")]
-impl std::error::Error for Stop {}
-
-/// How a walk goes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Options {
-    /// Continue through a frame without a table entry (unmanaged, or no
-    /// record at its PC) by the frame pointer chain ([`Arch::chain_step`]),
-    /// which the caller asserts every such frame keeps: the walker cannot
-    /// check. It does check that the chain goes up the stack, so that a
-    /// chain that loops stops with [`Stop::BadStack`].
-    pub frame_pointer_chain: bool,
-    /// Steps after which a walk stops with [`Stop::BadStack`].
-    pub max_frames: u32,
-    /// The first frame's PC is the address of an instruction not yet run
-    /// (an interrupted context: a signal handler's, a profiler's sample),
-    /// not a return address ([`Pc`](crate::flat::Pc)). A frame captured by
-    /// a call (`capture_call`) has a return address, as every frame a walk
-    /// steps to does.
-    pub interrupted: bool,
-}
-
-impl Default for Options {
-    fn default() -> Self {
-        Options {
-            frame_pointer_chain: false,
-            max_frames: 1 << 20,
-            interrupted: false,
-        }
-    }
-}

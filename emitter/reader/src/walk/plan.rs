@@ -43,12 +43,12 @@
 
 use core::mem::MaybeUninit;
 
-use super::arch::ra_bit;
-use super::registers::{ADDRESS_WORD, VALUE_WORD, WORDS};
-use super::{
-    Arch, Memory, Registers, Root, RootLayout, RootSlot, RootValue, RootsError, State, Stop,
-    UnwindTables, Value,
-};
+use super::arch::{ra_bit, Arch};
+use super::memory::Memory;
+use super::registers::{Registers, ADDRESS_WORD, REGISTER_SLOTS, VALUE_WORD, WORDS};
+use super::roots::{try_roots, Root, RootLayout, RootSlot, RootValue, RootsError, Value};
+use super::stop::Stop;
+use super::tables::{State, UnwindTables};
 use crate::LocationKind;
 
 /// Saved registers a [`Plan`] holds: every callee-saved general register
@@ -305,7 +305,7 @@ impl Plan {
             };
             Some(location(offset, l.kind, slot, word))
         };
-        let listed = super::try_roots(
+        let listed = try_roots(
             layout,
             tables.locations(record),
             |i| tables.constant(record, i),
@@ -557,7 +557,7 @@ impl<'f, A: Arch, M: Memory> Run<'f, A, M> {
         if self.pending >> (s & 63) & 1 != 0 {
             self.resolve();
         }
-        self.file.value[s.min(super::REGISTER_SLOTS - 1)]
+        self.file.value[s.min(REGISTER_SLOTS - 1)]
     }
 
     /// The step of `plan`'s frame, changing nothing: its CFA and return
@@ -846,7 +846,7 @@ fn decode_kept<'o>(
     if plan.flags & flags::ONE_BASE != 0 && !roots.is_empty() {
         // Every location `Indirect` off one register: its value plus each
         // offset, the rest of each value constant.
-        let s = ((roots[0][0] >> 8) as u8 as usize).min(super::REGISTER_SLOTS - 1);
+        let s = ((roots[0][0] >> 8) as u8 as usize).min(REGISTER_SLOTS - 1);
         let base = regs.value[s];
         let slot = |l: u64| Value {
             address: base.wrapping_add((l as i64 >> 32) as u64),
@@ -880,7 +880,7 @@ fn decode_kept<'o>(
 /// A kept location decoded with known registers `regs`.
 #[inline(always)]
 fn value_of(l: u64, regs: &Registers) -> Value {
-    let s = ((l >> 8) as u8 as usize).min(super::REGISTER_SLOTS - 1);
+    let s = ((l >> 8) as u8 as usize).min(REGISTER_SLOTS - 1);
     let offset = (l as i64 >> 32) as u64;
     let r = regs.value[s];
     let at = r.wrapping_add(offset);

@@ -4,7 +4,9 @@
 
 use core::mem::MaybeUninit;
 
-use super::{Arch, Registers, UnwindTables};
+use super::arch::Arch;
+use super::registers::Registers;
+use super::tables::UnwindTables;
 use crate::{Location, LocationKind};
 
 /// A location decoded for a frame: its value, where it is stored, or both

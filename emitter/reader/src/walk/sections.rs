@@ -1,7 +1,8 @@
 //! [`UnwindTables`] over opened sections ([`OpenedSection`]): a Rust
 //! runtime's own program, and each library it loaded with its tables.
 
-use super::{CacheKey, CfaRule, FrameAt, State, Stop, UnwindTables};
+use super::stop::Stop;
+use super::tables::{CacheKey, CfaRule, FrameAt, State, UnwindTables};
 use crate::flat::{
     frame_state_flags, FrameState, Function, Hit, Match, OpenedSection, Output, Pc, Site, SiteData,
     TableAt, BIG_ENDIAN,

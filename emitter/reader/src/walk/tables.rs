@@ -4,7 +4,9 @@
 
 use core::mem::MaybeUninit;
 
-use super::{Arch, Memory, Stop};
+use super::arch::Arch;
+use super::memory::Memory;
+use super::stop::Stop;
 use crate::flat::Pc;
 use crate::Location;
 

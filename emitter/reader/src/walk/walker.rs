@@ -9,12 +9,15 @@
 use core::marker::PhantomData;
 use core::mem::MaybeUninit;
 
-use super::cache::Slot;
-use super::plan::{slow_step, Log, Run};
-use super::{
-    lookup_in, roots_in_batches, Arch, Cache, FrameAt, Memory, Options, Plan, Registers, RootSlot,
-    RootValue, RootsError, State, Stop, UnwindTables, PLAN_ROOTS,
-};
+use super::arch::Arch;
+use super::cache::{Cache, Slot};
+use super::memory::Memory;
+use super::options::Options;
+use super::plan::{slow_step, Log, Plan, Run, PLAN_ROOTS};
+use super::registers::Registers;
+use super::roots::{roots_in_batches, RootSlot, RootValue, RootsError};
+use super::stop::Stop;
+use super::tables::{lookup_in, FrameAt, State, UnwindTables};
 use crate::flat::Pc;
 
 /// [`Frame::at`]: the PC is in no function of the tables.

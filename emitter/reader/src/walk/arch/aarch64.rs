@@ -2,7 +2,10 @@
 //! address is x30, which a frame state must say where it saved; the frame
 //! pointer chain's record {caller's x29, x30} at x29, SP unknown after it.
 
-use super::{frame_record_step, Arch, Memory, RegisterSet, Registers, Stop};
+use super::conventions::{frame_record_step, Arch};
+use crate::walk::memory::Memory;
+use crate::walk::registers::{RegisterSet, Registers};
+use crate::walk::stop::Stop;
 
 /// AArch64 (AAPCS64).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]

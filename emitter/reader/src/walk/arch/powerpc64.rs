@@ -4,7 +4,10 @@
 //! (caller's r1 at [r1]); after a call, a TOC restore may precede the
 //! record (each ABI's own `ld r2`).
 
-use super::{read, Arch, Memory, RegisterSet, Registers, Stop, REGISTER_SLOTS};
+use super::conventions::{read, Arch};
+use crate::walk::memory::Memory;
+use crate::walk::registers::{RegisterSet, Registers, REGISTER_SLOTS};
+use crate::walk::stop::Stop;
 
 /// PowerPC64 ELFv2 (little-endian Linux): the TOC restore after a call is
 /// `ld r2, 24(r1)`.

@@ -2,7 +2,10 @@
 //! R12-R15; the return address at CFA − 8 (the call pushed it); the frame
 //! pointer chain's record {caller's RBP, return address} at RBP.
 
-use super::{frame_record_step, Arch, Memory, RegisterSet, Registers, Stop};
+use super::conventions::{frame_record_step, Arch};
+use crate::walk::memory::Memory;
+use crate::walk::registers::{RegisterSet, Registers};
+use crate::walk::stop::Stop;
 
 /// x86-64 (System V).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
