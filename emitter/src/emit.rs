@@ -14,6 +14,7 @@ use object::{Object, ObjectSection};
 
 use crate::error::{Error, Result};
 use crate::object::rewrite::Rewrite;
+pub use crate::object::rewrite::Scratch;
 use crate::object::{is_named_contents, ObjectFile};
 use crate::pctable::emit::{self as pc_emit, PcReport};
 use crate::stackmap::emit::{self as sm_emit, EmitOptions, Report};
@@ -82,6 +83,18 @@ pub fn emit_object(
     opts: &Options,
     out: &mut dyn object::write::WritableBuffer,
 ) -> Result<Emitted> {
+    emit_object_with(o, opts, out, Scratch::Buffer(Vec::new()))
+}
+
+/// [`emit_object`], with `scratch` for the patched copy of the input
+/// the rewrite may need ([`Scratch::Copy`]: a copy-on-write mapping of
+/// the input file spares copying the whole object).
+pub fn emit_object_with(
+    o: &ObjectFile<'_>,
+    opts: &Options,
+    out: &mut dyn object::write::WritableBuffer,
+    mut scratch: Scratch<'_>,
+) -> Result<Emitted> {
     if !o.relocatable {
         return Err(Error::NotRelocatable);
     }
@@ -113,7 +126,6 @@ pub fn emit_object(
         });
     }
 
-    let mut scratch = Vec::new();
     let mut rw = Rewrite::read(o.data, &o.file, &mut scratch)?;
     // After every check of the object itself: a corrupt object is told as
     // such first.

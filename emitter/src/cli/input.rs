@@ -27,6 +27,19 @@ pub fn read_file(path: &Path) -> Result<memmap2::Mmap> {
     unsafe { memmap2::Mmap::map(&file) }.with_context(cannot)
 }
 
+/// A private, writable mapping of `path` (copy-on-write: writing a page
+/// copies that page only), if it can be made and is `len` bytes long (the
+/// file as [`read_file`] mapped it); `None` otherwise (the caller copies).
+// Kept: copying the whole input costs emit about 9 % on the jit and gc shapes, over 1.1x the step before (docs/benchmarks.md).
+pub fn copy_on_write(path: &Path, len: usize) -> Option<memmap2::MmapMut> {
+    let file = std::fs::File::open(path).ok()?;
+    // SAFETY: a private mapping: our writes go to private copies of the
+    // pages, never to the file; pcmap writes into this file only after the
+    // mapping is dropped (emit --in-place's copy path), as for `read_file`.
+    let map = unsafe { memmap2::MmapOptions::new().map_copy(&file) }.ok()?;
+    (map.len() == len).then_some(map)
+}
+
 /// Parses `data` as an ELF object; the error names `path` and the problem.
 pub fn parse<'d>(path: &Path, data: &'d [u8]) -> Result<ObjectFile<'d>> {
     let file = object::File::parse(data)

@@ -385,7 +385,14 @@ fn emit_file(
         no_walk,
     };
     let mut out = output::Output::new(output, input, temp);
-    let emitted = pcmap::emit::emit_object(&object, &opts, &mut out);
+    // A private mapping of the input: where the rewrite patches a copy of
+    // the input, only the pages it writes are copied.
+    let mut copy = input::copy_on_write(input, data.len());
+    let scratch = match copy.as_deref_mut() {
+        Some(copy) => pcmap::emit::Scratch::Copy(copy),
+        None => pcmap::emit::Scratch::Buffer(Vec::new()),
+    };
+    let emitted = pcmap::emit::emit_object_with(&object, &opts, &mut out, scratch);
     // An IR that cannot be read is the error, whether or not it was needed.
     if let Some(ir) = &opts.ir {
         ir.sites()?;
@@ -410,6 +417,7 @@ fn emit_file(
     // In place, the output may be copied into the input's inode: no reading
     // through the mapping after this.
     drop(object);
+    drop(copy);
     drop(data);
     written.commit()?;
     if stats {

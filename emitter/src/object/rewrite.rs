@@ -111,6 +111,18 @@ struct Restored {
     carry: Carry,
 }
 
+/// Where [`Rewrite::read`] puts a patched copy of the input when the
+/// builder must see some section as data.
+pub enum Scratch<'s> {
+    /// Copy the input into this buffer (tens of megabytes of fresh pages
+    /// for a big object).
+    Buffer(Vec<u8>),
+    /// A writable copy of the input made already: a private
+    /// (copy-on-write) mapping of the input file, in which patching the
+    /// section headers copies one page, not the object.
+    Copy(&'s mut [u8]),
+}
+
 /// An object being rewritten: the builder, and what maps the input's
 /// section and symbol indices to the builder's ids.
 pub struct Rewrite<'d> {
@@ -129,13 +141,14 @@ impl<'d> Rewrite<'d> {
     /// `file` and its headers checked by `check::section_headers`):
     /// a type whose indices we cannot renumber and an alignment that is not
     /// a power of two or that would pad the output beyond any real object
-    /// are errors that name the section. `scratch` holds a patched copy of
-    /// the input when some section must be presented to the builder as
-    /// data.
+    /// are errors that name the section. `scratch` holds a patched copy of the input when
+    /// some section must be presented to the builder as data (a
+    /// [`Scratch::Copy`] must hold the same bytes as `data`: its length
+    /// and headers are checked).
     pub fn read(
         data: &'d [u8],
         file: &object::File<'_>,
-        scratch: &'d mut Vec<u8>,
+        scratch: &'d mut Scratch<'_>,
     ) -> Result<Rewrite<'d>> {
         let elf = match file {
             object::File::Elf64(elf) => elf,
@@ -185,9 +198,29 @@ impl<'d> Rewrite<'d> {
             data
         } else {
             // A copy whose headers give those sections type PROGBITS.
-            scratch.clear();
-            scratch.extend_from_slice(data);
-            let scratch: &'d mut [u8] = scratch;
+            let scratch: &'d mut [u8] = match scratch {
+                Scratch::Buffer(v) => {
+                    v.clear();
+                    v.extend_from_slice(data);
+                    v
+                }
+                Scratch::Copy(copy) => {
+                    let headers = |b: &[u8]| {
+                        let at = usize::try_from(header.e_shoff(endian)).ok()?;
+                        let len = table
+                            .len()
+                            .checked_mul(size_of::<elf::SectionHeader64<Endianness>>())?;
+                        Some((
+                            b.get(..64)?.to_owned(),
+                            b.get(at..at.checked_add(len)?)?.to_owned(),
+                        ))
+                    };
+                    if copy.len() != data.len() || headers(copy) != headers(data) {
+                        return Err(Error::Internal("the copy of the input differs from it"));
+                    }
+                    copy
+                }
+            };
             let headers = usize::try_from(header.e_shoff(endian))
                 .ok()
                 .and_then(|at| scratch.get_mut(at..))
