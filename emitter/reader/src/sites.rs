@@ -830,9 +830,7 @@ impl<'a> Cursor<'a> {
                             Ok(Some(Item::Site(site)))
                         }
                         // A line without its `\n` is told as such first.
-                        Err(_) if !fields.contains(&b'\n') => {
-                            Err(Error::Truncated { line })
-                        }
+                        Err(_) if !fields.contains(&b'\n') => Err(Error::Truncated { line }),
                         Err(field) => Err(Error::BadField { line, field }),
                     };
                 }

@@ -12,7 +12,8 @@ use gimli::{
 };
 use object::{Object, ObjectSection};
 
-use super::{CodeLoc, ObjectFile};
+use super::file::ObjectFile;
+use super::section::CodeLoc;
 use crate::error::{Error, Result};
 
 /// What the CFI says about a function at one of its instructions: the row

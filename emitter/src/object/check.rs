@@ -5,8 +5,8 @@ use object::elf;
 use object::read::elf::{FileHeader, Rel as _, Rela as _, SectionHeader};
 use object::Endianness;
 
-use super::printable;
-use super::rewrite::SHT_LLVM_ADDRSIG;
+pub use super::section::section_label;
+use super::section::SHT_LLVM_ADDRSIG;
 use crate::error::{Error, Result};
 
 /// Every section header of `file` (the ELF64 object in `data`): contents
@@ -364,15 +364,6 @@ fn label_at(
         .ok()
         .and_then(|sh| table.section_name(endian, sh).ok());
     section_label(name, index)
-}
-
-/// Section `index` in a message: its name ([`printable`]), or `section N`
-/// when it has none or an unreadable one.
-pub fn section_label(name: Option<&[u8]>, index: usize) -> String {
-    match name {
-        Some(n) if !n.is_empty() => printable(n),
-        _ => format!("section {index}"),
-    }
 }
 
 /// [`written`] on the contents of `file`, read back from the start.

@@ -7,9 +7,7 @@
 use std::borrow::Cow;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use object::{Object, ObjectSymbol, SymbolKind};
-
-use super::{CodeLoc, ObjectFile};
+use super::section::CodeLoc;
 
 /// One function's code.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -41,28 +39,13 @@ pub struct Functions<'d> {
     hint: AtomicUsize,
 }
 
+/// A function symbol where the object's parse found its code: (offset in
+/// the code section, symbol table position, size, name).
+pub(super) type Symbol<'d> = (u64, usize, u64, Cow<'d, str>);
+
 impl<'d> Functions<'d> {
-    pub(super) fn new(o: &ObjectFile<'d>) -> Functions<'d> {
-        // (place, symbol table position, size, name)
-        // By section index: (offset, symbol table position, size, name).
-        type Symbol<'d> = (u64, usize, u64, Cow<'d, str>);
-        let mut all: Vec<Vec<Symbol<'d>>> = Vec::new();
-        for (n, sym) in o.file.symbols().enumerate() {
-            let (Some(section), SymbolKind::Text) = (sym.section_index(), sym.kind()) else {
-                continue;
-            };
-            let Ok(name) = sym.name_bytes() else { continue };
-            let mut loc = Some(o.loc_in(section, sym.address()));
-            if o.is_opd(section) {
-                loc = loc.and_then(|l| o.resolve_opd(l));
-            }
-            if let Some(l) = loc {
-                if all.len() <= l.section.0 {
-                    all.resize_with(l.section.0 + 1, Vec::new);
-                }
-                all[l.section.0].push((l.offset, n, sym.size(), String::from_utf8_lossy(name)));
-            }
-        }
+    /// `all`: the function symbols of each section, by section index.
+    pub(super) fn new(all: Vec<Vec<Symbol<'d>>>) -> Functions<'d> {
         let mut symbols = Vec::new();
         let by_section = all
             .into_iter()

@@ -6,7 +6,8 @@ use iced_x86::{
     Code, Decoder, DecoderOptions, FlowControl, Instruction, Mnemonic, OpKind, Register,
 };
 
-use super::{x86_length, Target};
+use super::target::Target;
+use super::x86_length;
 
 /// Size of the call instruction of `code` (a function's bytes) that ends at
 /// `end`, if the instruction there is a call. x86-64 decodes linearly from

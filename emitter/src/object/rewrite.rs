@@ -33,11 +33,10 @@ use object::read::elf::{FileHeader, SectionHeader};
 use object::Endianness;
 use pcmap_reader::pctable::{read_uleb128, write_uleb128, MAX_ULEB128_LEN};
 
-use super::{printable, section_name};
+pub use super::section::SHT_LLVM_ADDRSIG;
+use super::section::{printable, section_name};
 use crate::error::{Error, Result};
 
-/// LLVM's address-significance table: ULEB128 symbol indices.
-pub const SHT_LLVM_ADDRSIG: u32 = 0x6fff_4c03;
 /// LLVM section types whose contents hold no section or symbol index
 /// (their symbol references, if any, are relocations): kept verbatim.
 const LLVM_OPAQUE_TYPES: [(u32, &str); 9] = [

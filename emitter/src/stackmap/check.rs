@@ -5,10 +5,11 @@
 use object::{Object, ObjectSection};
 use pcmap_reader::LocationKind;
 
-use super::{Format, StackMapSection, LLVM_STACKMAPS};
+use super::read::{Format, StackMapSection};
 use crate::error::Result;
 use crate::object::{CodeLoc, ObjectFile, Target};
 use pcmap_reader::flat::{RecordKind, SECTION_NAME as FLAT_SECTION};
+use pcmap_reader::llvm::SECTION_NAME as LLVM_STACKMAPS;
 
 /// Checks what a record says against its function's code and the target:
 /// the problem, if any, in words.

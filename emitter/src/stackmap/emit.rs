@@ -11,14 +11,14 @@ use pcmap_reader::flat::{
     self, Cfa, FlatTable, FlatWriter, FrameHead, FrameRegister, FrameStateRef, RecordHead,
     RecordKind, StoredFrameState,
 };
-use pcmap_reader::llvm::{LlvmRecord, LlvmStackMap};
+use pcmap_reader::llvm::{LlvmRecord, LlvmStackMap, SECTION_NAME as LLVM_STACKMAPS};
 use pcmap_reader::RunTimeEndian;
 
 use super::check::check_record;
 use pcmap_reader::sites::{self, Match, SiteIndex, SiteKind};
 
+use super::function::{function_place, AddressField};
 use super::ir::IrInput;
-use super::{function_place, AddressField, LLVM_STACKMAPS};
 use crate::error::UnknownKinds;
 use crate::error::{Error, Result};
 use crate::object::cfi::{Cfi, FrameId, FrameInfo};

@@ -16,13 +16,12 @@
 //! ```
 
 use pcmap_reader::flat;
-use pcmap_reader::llvm::LlvmStackMap;
+use pcmap_reader::llvm::{LlvmStackMap, SECTION_NAME as LLVM_STACKMAPS};
 use pcmap_reader::sites::{self, SiteIndex, Sites};
 use pcmap_reader::RunTimeEndian;
 
 pub use super::emit::MemoryFunction;
 use super::emit::{Place, Source, TableInput};
-use super::LLVM_STACKMAPS;
 use crate::error::{Error, Result};
 use crate::object::cfi::Cfi;
 use crate::object::Target;

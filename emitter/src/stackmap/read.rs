@@ -7,9 +7,21 @@ use pcmap_reader::flat::{self, FlatStackMap};
 use pcmap_reader::llvm::LlvmStackMap;
 use pcmap_reader::stackmap::Table;
 
-use super::{function_ref, AddressField, Format, FunctionRef, LLVM_STACKMAPS};
+use pcmap_reader::llvm::SECTION_NAME as LLVM_STACKMAPS;
+
+use super::function::{function_ref, AddressField, FunctionRef};
 use crate::error::{Error, Result};
 use crate::object::{is_contents, ObjectFile};
+
+/// A stack map table's layout.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Format {
+    V1,
+    V2,
+    V3,
+    Flat,
+}
 
 /// One table of a stack map section.
 #[derive(Debug, Clone)]

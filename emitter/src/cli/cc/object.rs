@@ -116,7 +116,7 @@ pub fn finish_in_place(object: &Path) -> Result<()> {
 /// described the sites), LLVM's section dropped, no statistics, never
 /// `--no-walk`.
 fn emit(input: &Path, output: &Path) -> Result<()> {
-    crate::emit(
+    crate::emit::emit(
         input,
         output,
         None,
