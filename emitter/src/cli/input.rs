@@ -30,7 +30,7 @@ pub fn read_file(path: &Path) -> Result<memmap2::Mmap> {
 /// A private, writable mapping of `path` (copy-on-write: writing a page
 /// copies that page only), if it can be made and is `len` bytes long (the
 /// file as [`read_file`] mapped it); `None` otherwise (the caller copies).
-// Kept: copying the whole input costs emit about 9 % on the jit and gc shapes, over 1.1x the step before (docs/benchmarks.md).
+// Kept: copying the whole input instead costs emit 11-14 % of its time on SQLite's object (docs/benchmarks.md).
 pub fn copy_on_write(path: &Path, len: usize) -> Option<memmap2::MmapMut> {
     let file = std::fs::File::open(path).ok()?;
     // SAFETY: a private mapping: our writes go to private copies of the
