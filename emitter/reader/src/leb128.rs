@@ -113,10 +113,9 @@ pub fn put_uleb128(value: u64, out: &mut [u8]) -> usize {
     n
 }
 
-/// Appends `value` as ULEB128 to `out`, byte by byte: a value is read back
-/// (hashed, compared) right after it is written, and bytes stored one at a
-/// time are read back at once where a buffer copied whole would stall the
-/// load behind the stores that filled it.
+/// Appends `value` as ULEB128 to `out`, one byte at a time: the flat
+/// writer encodes straight onto its Data area, as a stack buffer copied
+/// whole made the copy's wide load wait for the byte stores that filled it.
 #[cfg(feature = "alloc")]
 #[inline]
 pub fn push_uleb128(out: &mut alloc::vec::Vec<u8>, value: u64) {

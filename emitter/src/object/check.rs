@@ -5,8 +5,7 @@ use object::elf;
 use object::read::elf::{FileHeader, Rel as _, Rela as _, SectionHeader};
 use object::Endianness;
 
-pub use super::section::section_label;
-use super::section::SHT_LLVM_ADDRSIG;
+use super::section::{section_label, SHT_LLVM_ADDRSIG};
 use crate::error::{Error, Result};
 
 /// Every section header of `file` (the ELF64 object in `data`): contents

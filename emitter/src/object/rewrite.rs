@@ -33,8 +33,7 @@ use object::read::elf::{FileHeader, SectionHeader};
 use object::Endianness;
 use pcmap_reader::pctable::{read_uleb128, write_uleb128, MAX_ULEB128_LEN};
 
-pub use super::section::SHT_LLVM_ADDRSIG;
-use super::section::{printable, section_name};
+use super::section::{printable, section_name, SHT_LLVM_ADDRSIG};
 use crate::error::{Error, Result};
 
 /// LLVM section types whose contents hold no section or symbol index

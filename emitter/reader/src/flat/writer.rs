@@ -645,8 +645,6 @@ fn location(s: &mut Vec<u8>, l: &Location) {
     }
 }
 
-/// Writes count `n` into the byte reserved at `at` (moving what follows if
-/// it needs more than one).
 /// Writes `items` as a counted list: the count (ULEB128, `what` in the
 /// error when over [`flat::MAX_COUNT`](layout::MAX_COUNT)) precedes the
 /// entries; its byte is reserved and fixed after, as the count is known
@@ -667,6 +665,8 @@ fn counted<T>(
     set_count(s, count_at, n, what)
 }
 
+/// Writes count `n` into the byte reserved at `at` (moving what follows if
+/// it needs more than one).
 #[inline]
 fn set_count(s: &mut Vec<u8>, at: usize, n: u64, what: &'static str) -> Result<()> {
     // Most counts fit the byte reserved (all under 0x80 are allowed).
