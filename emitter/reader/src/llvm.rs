@@ -77,6 +77,19 @@ pub struct LlvmStackMap<'a, E: Endian> {
     num_constants: u32,
     num_records: u32,
     size: usize,
+    lists: ListFacts,
+}
+
+/// What the parse saw of every record's locations and live-outs, so that
+/// a consumer checking them against a target needs no pass of its own
+/// when they hold for the whole table ([`LlvmStackMap::lists`]).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct ListFacts {
+    /// The largest DWARF register a register, direct or indirect location
+    /// or a live-out names (0 if none does).
+    pub max_dwarf_register: u16,
+    /// Some location or live-out has size 0.
+    pub zero_size: bool,
 }
 
 /// A function entry (LLVM's `StkSizeRecord`).
@@ -133,6 +146,7 @@ impl<'a, E: Endian> LlvmStackMap<'a, E> {
             num_constants: b.u32(8)?,
             num_records: b.u32(12)?,
             size: 0,
+            lists: ListFacts::default(),
         };
         let mut offset = map.records_offset()?;
         // Bound the arrays before walking them, so huge counts fail fast.
@@ -163,6 +177,12 @@ impl<'a, E: Endian> LlvmStackMap<'a, E> {
             endian,
             done: false,
         }
+    }
+
+    /// The largest register and whether any size is 0 over all the
+    /// table's locations and live-outs.
+    pub fn lists(&self) -> ListFacts {
+        self.lists
     }
 
     /// The section's version (1, 2 or 3).
@@ -273,30 +293,49 @@ impl<'a, E: Endian> LlvmStackMap<'a, E> {
 
     /// Checks the record at `offset` as `parse` does (it fits, with its
     /// padding; its location kinds and constant indices are valid), straight
-    /// from the bytes (a big table has millions of locations); returns its
-    /// end.
-    fn check_record(&self, offset: usize) -> Result<usize> {
+    /// from the bytes (a big table has millions of locations), and adds
+    /// its lists to `self.lists`; returns its end.
+    fn check_record(&mut self, offset: usize) -> Result<usize> {
         let span = self.record_span(offset)?;
         let e = self.bytes.endian;
+        let v3 = self.version >= 3;
         let size = location_size(self.version);
         let locations = &self.bytes.data[span.locations.clone()];
+        let mut facts = self.lists;
         for (i, raw) in locations.chunks_exact(size).enumerate() {
-            if raw[0] == LocationKind::ConstantIndex as u8 {
-                let index = e.u32_from(raw[size - 4..].try_into().unwrap());
-                if index >= self.num_constants {
-                    return Err(Error::IndexOutOfRange {
-                        what: "constant",
-                        index: index.into(),
-                        count: self.num_constants.into(),
-                    });
+            let (bytes, reg) = match v3 {
+                true => (e.u16_from([raw[2], raw[3]]), e.u16_from([raw[4], raw[5]])),
+                false => (raw[1].into(), e.u16_from([raw[2], raw[3]])),
+            };
+            facts.zero_size |= bytes == 0;
+            match LocationKind::from_u8(raw[0]) {
+                Some(LocationKind::ConstantIndex) => {
+                    let index = e.u32_from(raw[size - 4..].try_into().unwrap());
+                    if index >= self.num_constants {
+                        return Err(Error::IndexOutOfRange {
+                            what: "constant",
+                            index: index.into(),
+                            count: self.num_constants.into(),
+                        });
+                    }
                 }
-            } else if LocationKind::from_u8(raw[0]).is_none() {
-                return Err(Error::BadLocationKind {
-                    offset: span.locations.start + i * size,
-                    kind: raw[0],
-                });
+                Some(LocationKind::Register | LocationKind::Direct | LocationKind::Indirect) => {
+                    facts.max_dwarf_register = facts.max_dwarf_register.max(reg);
+                }
+                Some(LocationKind::Constant) => {}
+                None => {
+                    return Err(Error::BadLocationKind {
+                        offset: span.locations.start + i * size,
+                        kind: raw[0],
+                    })
+                }
             }
         }
+        for raw in self.bytes.data[span.live_outs.clone()].chunks_exact(LIVE_OUT_SIZE) {
+            facts.max_dwarf_register = facts.max_dwarf_register.max(e.u16_from([raw[0], raw[1]]));
+            facts.zero_size |= raw[3] == 0;
+        }
+        self.lists = facts;
         Ok(span.end)
     }
 
@@ -510,7 +549,10 @@ mod tests {
         fn parse_follows_the_layout(
             version in 1u8..=3,
             records in proptest::collection::vec(
-                (proptest::collection::vec((0u8..7, 0u32..4), 0..5), 0u16..3),
+                (
+                    proptest::collection::vec((0u8..7, 0u32..4, 0u8..3, 0u16..40), 0..5),
+                    proptest::collection::vec((0u16..40, 0u8..3), 0..3),
+                ),
                 1..6,
             ),
             constants in 0u32..3,
@@ -518,7 +560,7 @@ mod tests {
             cut in proptest::option::of(proptest::prelude::any::<proptest::sample::Index>()),
         ) {
             let built = lax_table(version, constants, &records);
-            let valid = records.iter().flat_map(|(l, _)| l).all(|&(kind, offset)| {
+            let valid = records.iter().flat_map(|(l, _)| l).all(|&(kind, offset, ..)| {
                 (1..=4).contains(&kind) || (kind == 5 && offset < constants)
             });
             let map = LlvmStackMap::parse(&built, LittleEndian);
@@ -529,9 +571,9 @@ mod tests {
                 proptest::prop_assert_eq!(read.len(), records.len());
                 for (r, (locations, live_outs)) in read.iter().zip(&records) {
                     let kinds: Vec<u8> = r.locations().map(|l| l.unwrap().kind as u8).collect();
-                    let built: Vec<u8> = locations.iter().map(|&(k, _)| k).collect();
+                    let built: Vec<u8> = locations.iter().map(|&(k, ..)| k).collect();
                     proptest::prop_assert_eq!(kinds, built);
-                    proptest::prop_assert_eq!(r.num_live_outs(), *live_outs);
+                    proptest::prop_assert_eq!(usize::from(r.num_live_outs()), live_outs.len());
                 }
             }
             let mut t = built.clone();
@@ -546,20 +588,36 @@ mod tests {
             }
             if let Ok(map) = LlvmStackMap::parse(&t, LittleEndian) {
                 let mut end = map.records_offset().unwrap();
+                // What `lists` says, from the records as they decode.
+                let mut lists = ListFacts::default();
                 for r in map.records() {
                     let r = r.unwrap();
                     proptest::prop_assert_eq!(r.table_offset, end);
                     end = map.record_span(end).unwrap().end;
+                    for l in r.locations().map(|l| l.unwrap()) {
+                        lists.zero_size |= l.size == 0;
+                        if matches!(l.kind, LocationKind::Register | LocationKind::Direct | LocationKind::Indirect) {
+                            lists.max_dwarf_register = lists.max_dwarf_register.max(l.dwarf_reg);
+                        }
+                    }
+                    for l in r.live_outs().map(|l| l.unwrap()) {
+                        lists.zero_size |= l.size == 0;
+                        lists.max_dwarf_register = lists.max_dwarf_register.max(l.dwarf_reg);
+                    }
                 }
                 proptest::prop_assert_eq!(end, map.size());
+                proptest::prop_assert_eq!(map.lists(), lists);
             }
         }
     }
 
+    /// A record's locations (any kind byte, offset field, size, register)
+    /// and live-outs (register, size), for [`lax_table`].
+    type LaxRecord = (Vec<(u8, u32, u8, u16)>, Vec<(u16, u8)>);
+
     /// A little-endian table of `version` with one function holding
-    /// `records` (locations of any kind byte and offset field; a live-out
-    /// count) and `constants` constants.
-    fn lax_table(version: u8, constants: u32, records: &[(Vec<(u8, u32)>, u16)]) -> Vec<u8> {
+    /// `records` and `constants` constants.
+    fn lax_table(version: u8, constants: u32, records: &[LaxRecord]) -> Vec<u8> {
         let mut t = vec![version, 0, 0, 0];
         for n in [1u32, constants, records.len() as u32] {
             t.extend(n.to_le_bytes());
@@ -576,10 +634,11 @@ mod tests {
             t.extend(7u64.to_le_bytes());
             t.extend([0; 6]);
             t.extend((locations.len() as u16).to_le_bytes());
-            for &(kind, offset) in locations {
+            for &(kind, offset, size, reg) in locations {
+                let [r0, r1] = reg.to_le_bytes();
                 match version {
-                    3 => t.extend([kind, 0, 8, 0, 0, 0, 0, 0]),
-                    _ => t.extend([kind, 8, 0, 0]),
+                    3 => t.extend([kind, 0, size, 0, r0, r1, 0, 0]),
+                    _ => t.extend([kind, size, r0, r1]),
                 }
                 t.extend(offset.to_le_bytes());
             }
@@ -587,9 +646,10 @@ mod tests {
                 t.resize(t.len().next_multiple_of(8), 0);
             }
             t.extend([0, 0]);
-            t.extend(live_outs.to_le_bytes());
-            for _ in 0..*live_outs {
-                t.extend([3, 0, 0, 8]);
+            t.extend((live_outs.len() as u16).to_le_bytes());
+            for &(reg, size) in live_outs {
+                t.extend(reg.to_le_bytes());
+                t.extend([0, size]);
             }
             t.resize(t.len().next_multiple_of(8), 0);
         }

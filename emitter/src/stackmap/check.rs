@@ -3,6 +3,7 @@
 //! has. `emit` refuses a table that breaks these; `verify` reports it.
 
 use object::{Object, ObjectSection};
+use pcmap_reader::llvm::ListFacts;
 use pcmap_reader::LocationKind;
 
 use super::read::{Format, StackMapSection};
@@ -20,11 +21,35 @@ pub fn check_record(
     live_outs: impl Iterator<Item = pcmap_reader::Result<pcmap_reader::LiveOut>>,
     code_size: u64,
 ) -> std::result::Result<(), String> {
+    check_offset(instruction_offset, code_size)?;
+    check_lists(target, locations, live_outs)
+}
+
+/// Whether every location and live-out of a table whose parse saw `lists`
+/// passes [`check_lists`] on `target`: then only each record's offset is
+/// left to check ([`check_offset`]).
+pub fn lists_hold(target: Target, lists: ListFacts) -> bool {
+    lists.max_dwarf_register <= target.max_dwarf_register() && !lists.zero_size
+}
+
+/// The part of [`check_record`] that needs the function: the record's
+/// offset inside its code.
+pub fn check_offset(instruction_offset: u32, code_size: u64) -> std::result::Result<(), String> {
     if u64::from(instruction_offset) > code_size {
         return Err(format!(
             "instruction offset {instruction_offset:#x} is past the end of its function ({code_size:#x} bytes)"
         ));
     }
+    Ok(())
+}
+
+/// The part of [`check_record`] that needs the target: sizes that are not
+/// 0, registers the target has.
+fn check_lists(
+    target: Target,
+    locations: impl Iterator<Item = pcmap_reader::Result<pcmap_reader::Location>>,
+    live_outs: impl Iterator<Item = pcmap_reader::Result<pcmap_reader::LiveOut>>,
+) -> std::result::Result<(), String> {
     let max = target.max_dwarf_register();
     // The message is formatted only for a bad register.
     let register = |what: &str, k: usize, reg: u16| {

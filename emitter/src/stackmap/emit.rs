@@ -14,7 +14,7 @@ use pcmap_reader::flat::{
 use pcmap_reader::llvm::{LlvmRecord, LlvmStackMap, SECTION_NAME as LLVM_STACKMAPS};
 use pcmap_reader::RunTimeEndian;
 
-use super::check::check_record;
+use super::check::{check_offset, check_record, lists_hold};
 use pcmap_reader::sites::{self, Match, SiteIndex, SiteKind};
 
 use super::function::{function_place, AddressField};
@@ -414,6 +414,9 @@ impl<'a> TableInput<'a, '_, '_> {
                 "version 1 has no per-function record counts; cannot assign records of {nfun} functions"
             )));
         }
+        // The parse saw every list: where they all hold for the target, a
+        // record's own check is its offset (a pass over the lists less).
+        let lists_hold = lists_hold(target, map.lists());
         let mut w = FlatWriter::new(self.endian, self.absolute);
         // A PC map speeds lookups of tables of many functions up when they
         // share one code section (no -ffunction-sections); linkers keep a
@@ -462,13 +465,17 @@ impl<'a> TableInput<'a, '_, '_> {
             }
 
             for r in &batch {
-                check_record(
-                    target,
-                    r.instruction_offset,
-                    r.locations(),
-                    r.live_outs(),
-                    code.len() as u64,
-                )
+                let code_size = code.len() as u64;
+                match lists_hold {
+                    true => check_offset(r.instruction_offset, code_size),
+                    false => check_record(
+                        target,
+                        r.instruction_offset,
+                        r.locations(),
+                        r.live_outs(),
+                        code_size,
+                    ),
+                }
                 .map_err(|problem| {
                     self.err(format!(
                         "function {name}, record ID {} at offset {:#x}: {problem}",
