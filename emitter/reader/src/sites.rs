@@ -51,6 +51,9 @@ pub const GLOBAL_NAME: &str = "__pcmap_sites";
 pub const FORMAT_VERSION: u32 = 1;
 /// First word of a record's header line.
 pub const HEADER: &str = "pcmap-sites";
+/// The shortest `site` line: a section holds at most one site per
+/// `SHORTEST_SITE.len()` bytes.
+const SHORTEST_SITE: &str = "site stackmap 0 0 \n";
 /// Prefix LLVM's Mangler gives functions without an IR name.
 pub const UNNAMED_PREFIX: &str = "__unnamed_";
 
@@ -285,7 +288,7 @@ impl<'a> Sites<'a> {
         let (mut sites, mut records) = (0, 0);
         while let Some(item) = cursor.next_item()? {
             match item {
-                Item::Site(_) => sites += 1,
+                Item::Site(..) => sites += 1,
                 Item::End => records += 1,
             }
         }
@@ -522,34 +525,42 @@ impl SiteIndex {
     /// the text twice). On an error nothing is added.
     pub fn add_section(&mut self, data: &[u8]) -> Result<()> {
         let before = self.added.len();
-        // A site a line: room for all at once (growing by doubling copies
-        // megabytes, into fresh pages, several times).
-        let lines = data.iter().filter(|&&b| b == b'\n').count();
-        self.added.reserve(lines);
-        // At most a new function a line: the table of functions never
+        // At most a site per shortest line: room for all at once (growing
+        // by doubling copies megabytes, into fresh pages, several times)
+        // without reading the section once more to count its lines. Pages
+        // never written cost nothing.
+        let most = data.len() / SHORTEST_SITE.len();
+        self.added.reserve(most);
+        // At most a new function a site: the table of functions never
         // grows while adding (each growth rehashes every name so far).
         let hasher = &self.hasher;
         let names = &self.names;
-        self.functions.reserve(lines, |&f| {
-            hasher.hash_one(names.get(f).unwrap_or_default())
-        });
+        self.functions
+            .reserve(most, |&f| hasher.hash_one(names.get(f).unwrap_or_default()));
         let mut cursor = Cursor::new(data);
-        let mut name = alloc::vec::Vec::new();
+        let mut unescaped = alloc::vec::Vec::new();
+        // The last site's `FUNCTION` as stored, and its function: sites
+        // come function by function, so most need no lookup of their name.
+        let mut last: Option<(&[u8], u32)> = None;
         loop {
             match cursor.next_item() {
-                Ok(Some(Item::Site(s))) => {
-                    let stored = s.function.0;
-                    // Most names have no escape: their bytes are the symbol's.
-                    if !stored.contains(&b'%') {
-                        self.add(stored, s.id, s.kind, s.bytes);
-                    } else {
-                        name.clear();
-                        name.extend(s.function.bytes());
-                        self.add(&name, s.id, s.kind, s.bytes);
-                    }
+                Ok(Some(Item::Site(s, escaped))) => {
+                    let f = match last {
+                        Some((stored, f)) if stored == s.function.0 => f,
+                        // Most names have no escape: their bytes are the symbol's.
+                        _ if !escaped => self.number(s.function.0),
+                        _ => {
+                            unescaped.clear();
+                            unescaped.extend(s.function.bytes());
+                            self.number(&unescaped)
+                        }
+                    };
+                    last = Some((s.function.0, f));
+                    self.added
+                        .push((f, s.id, Match::Missing.with(s.kind, s.bytes)));
                 }
                 Ok(Some(Item::End)) => {}
-                Ok(None) => return Ok(()),
+                Ok(None) => break,
                 Err(e) => {
                     // Functions named stay named: harmless without sites.
                     self.added.truncate(before);
@@ -558,6 +569,8 @@ impl SiteIndex {
                 }
             }
         }
+        self.sorted = core::cell::OnceCell::new();
+        Ok(())
     }
 
     /// One more site, of the function whose symbol is `function` (empty:
@@ -771,7 +784,7 @@ impl<'a> Iterator for Iter<'a> {
         loop {
             // Checked by `Sites::parse`: never an error here.
             match self.0.next_item().ok()?? {
-                Item::Site(s) => return Some(s),
+                Item::Site(s, _) => return Some(s),
                 Item::End => {}
             }
         }
@@ -779,7 +792,8 @@ impl<'a> Iterator for Iter<'a> {
 }
 
 enum Item<'a> {
-    Site(Site<'a>),
+    /// A site, and whether its `FUNCTION` holds an escape (`%`).
+    Site(Site<'a>, bool),
     End,
 }
 
@@ -825,9 +839,9 @@ impl<'a> Cursor<'a> {
                     self.line += 1;
                     let line = self.line;
                     return match site(fields) {
-                        Ok((site, len)) => {
+                        Ok((site, len, escaped)) => {
                             self.rest = &fields[len..];
-                            Ok(Some(Item::Site(site)))
+                            Ok(Some(Item::Site(site, escaped)))
                         }
                         // A line without its `\n` is told as such first.
                         Err(_) if !fields.contains(&b'\n') => Err(Error::Truncated { line }),
@@ -866,71 +880,104 @@ impl<'a> Cursor<'a> {
     }
 }
 
-/// `KIND ID BYTES FUNCTION\n` (after `site `): the site and the length read,
-/// its `\n` included; else the first field that is bad (or not ended).
-fn site(fields: &[u8]) -> Result<(Site<'_>, usize), Field> {
-    let (kind, at) = SiteKind::ALL
-        .into_iter()
-        .find_map(|k| {
-            let word = k.keyword().as_bytes();
-            (fields.starts_with(word) && fields.get(word.len()) == Some(&b' '))
-                .then_some((k, word.len() + 1))
-        })
-        .ok_or(Field::Kind)?;
-    let (id, len) = decimal_field(&fields[at..]).ok_or(Field::Id)?;
-    let at = at + len;
-    let (bytes, len) = decimal_field(&fields[at..]).ok_or(Field::Bytes)?;
+/// `KIND ID BYTES FUNCTION\n` (after `site `): the site, the length read
+/// (its `\n` included) and whether `FUNCTION` holds an escape; else the
+/// first field that is bad (or not ended). Each field is read from where
+/// the one before it ended, to the space (or `\n`) that ends it.
+fn site(s: &[u8]) -> Result<(Site<'_>, usize, bool), Field> {
+    let (kind, at) = kind_field(s).ok_or(Field::Kind)?;
+    let (id, at) = decimal_field(s, at).ok_or(Field::Id)?;
+    let (bytes, at) = decimal_field(s, at).ok_or(Field::Bytes)?;
     let bytes = u32::try_from(bytes).map_err(|_| Field::Bytes)?;
-    let at = at + len;
-    let len = function_field(&fields[at..]).ok_or(Field::Function)?;
+    let (end, escaped) = function_field(s, at).ok_or(Field::Function)?;
     let site = Site {
         kind,
         id,
         bytes,
-        function: FunctionName(&fields[at..at + len]),
+        function: FunctionName(&s[at..end]),
     };
-    Ok((site, at + len + 1))
+    Ok((site, end + 1, escaped))
 }
 
-/// A decimal field and the space after it: its value, and its length with
-/// the space.
-fn decimal_field(s: &[u8]) -> Option<(u64, usize)> {
-    let digits = s.iter().take_while(|c| c.is_ascii_digit()).count();
-    if s.get(digits) != Some(&b' ') {
-        return None;
+/// The `KIND` field that starts `s`: the kind, and where the field after
+/// it starts. The first byte (and the fourth, `stackmap` or `statepoint`)
+/// tells the one keyword the field can be, which is then compared whole.
+fn kind_field(s: &[u8]) -> Option<(SiteKind, usize)> {
+    // Each keyword compared where it is named: a compare of known length.
+    fn word(s: &[u8], kind: SiteKind, word: &[u8]) -> Option<(SiteKind, usize)> {
+        s.starts_with(word).then_some((kind, word.len()))
     }
-    Some((decimal(&s[..digits])?, digits + 1))
+    match (s.first()?, s.get(3)) {
+        (b'p', _) => word(s, SiteKind::PatchPoint, b"patchpoint "),
+        (b's', Some(b'c')) => word(s, SiteKind::StackMap, b"stackmap "),
+        (b's', _) => word(s, SiteKind::StatePoint, b"statepoint "),
+        _ => None,
+    }
 }
 
-/// The length of a `FUNCTION` field up to the `\n` that ends it:
-/// printable ASCII, and every `%` followed by two upper-case hex digits.
-fn function_field(s: &[u8]) -> Option<usize> {
-    let mut i = 0;
+/// The decimal field at `s[at..]`: its value, and where the field after
+/// its space starts.
+fn decimal_field(s: &[u8], at: usize) -> Option<(u64, usize)> {
+    let (n, digits) = decimal_prefix(s.get(at..)?)?;
+    let end = at + digits;
+    (s.get(end) == Some(&b' ')).then_some((n, end + 1))
+}
+
+/// The `FUNCTION` field at `s[at..]`: where the `\n` that ends it is, and
+/// whether it holds a `%`. Printable ASCII, and every `%` followed by two
+/// upper-case hex digits.
+fn function_field(s: &[u8], at: usize) -> Option<(usize, bool)> {
+    let (mut i, mut escaped) = (at, false);
     loop {
-        match *s.get(i)? {
-            b'\n' => return Some(i),
+        i += s.get(i..)?.iter().position(|&b| !is_plain(b))?;
+        match s[i] {
+            b'\n' => return Some((i, escaped)),
             b'%' => {
                 let hex = s.get(i + 1..i + 3)?;
                 if !hex.iter().all(|&c| hex_digit(c).is_some()) {
                     return None;
                 }
-                i += 3;
+                (i, escaped) = (i + 3, true);
             }
-            b if is_plain(b) => i += 1,
             _ => return None,
         }
     }
 }
 
-/// An unsigned decimal `u64` without sign or leading zeros.
+/// An unsigned decimal `u64` without sign or leading zeros, the whole of `s`.
 fn decimal(s: &[u8]) -> Option<u64> {
-    if s.is_empty() || s.len() > 20 || (s.len() > 1 && s[0] == b'0') {
-        return None;
+    decimal_prefix(s).and_then(|(n, digits)| (digits == s.len()).then_some(n))
+}
+
+/// The number the digits `s` starts with, and how many there are: none,
+/// a leading zero, or a value over `u64::MAX` (so more than 20 digits) is
+/// no number. Stops at the first byte that shows it is none.
+fn decimal_prefix(s: &[u8]) -> Option<(u64, usize)> {
+    let digit = |c: &u8| c.wrapping_sub(b'0');
+    let (mut n, mut len) = (0u64, 0);
+    // Up to 19 digits: under 10^19, no overflow to check.
+    for d in s.iter().take(19).map(digit) {
+        if d > 9 {
+            break;
+        }
+        (n, len) = (n * 10 + u64::from(d), len + 1);
     }
-    s.iter().try_fold(0u64, |n, &c| {
-        let d = c.checked_sub(b'0').filter(|d| *d < 10)?;
-        n.checked_mul(10)?.checked_add(u64::from(d))
-    })
+    match len {
+        0 => return None,
+        _ if len > 1 && s[0] == b'0' => return None,
+        19 => {
+            // A 20th digit may still fit; a 21st never does.
+            if let Some(d) = s.get(19).map(digit).filter(|&d| d <= 9) {
+                n = n.checked_mul(10)?.checked_add(u64::from(d))?;
+                len = 20;
+                if s.get(20).is_some_and(u8::is_ascii_digit) {
+                    return None;
+                }
+            }
+        }
+        _ => {}
+    }
+    Some((n, len))
 }
 
 fn hex_digit(c: u8) -> Option<u8> {
