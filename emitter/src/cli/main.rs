@@ -17,7 +17,7 @@ mod output;
 mod plugin;
 mod signals;
 
-// A fast path kept for its figure: on the system allocator emit takes 1.09-1.17x the CPU time on the mixed-kind shape (docs/benchmarks.md).
+// A fast path kept for its figure: on the system allocator emit takes 1.10x the time on the mixed-kind shape (docs/benchmarks.md).
 #[global_allocator]
 static ALLOCATOR: alloc::HugeBlocks = alloc::HugeBlocks;
 
