@@ -53,6 +53,7 @@ pub const FORMAT_VERSION: u32 = 1;
 pub const HEADER: &str = "pcmap-sites";
 /// The shortest `site` line: a section holds at most one site per
 /// `SHORTEST_SITE.len()` bytes.
+#[cfg(feature = "alloc")]
 const SHORTEST_SITE: &str = "site stackmap 0 0 \n";
 /// Prefix LLVM's Mangler gives functions without an IR name.
 pub const UNNAMED_PREFIX: &str = "__unnamed_";
@@ -792,8 +793,12 @@ impl<'a> Iterator for Iter<'a> {
 }
 
 enum Item<'a> {
-    /// A site, and whether its `FUNCTION` holds an escape (`%`).
-    Site(Site<'a>, bool),
+    /// A site, and whether its `FUNCTION` holds an escape (`%`): only
+    /// the index (`alloc`) asks.
+    Site(
+        Site<'a>,
+        #[cfg_attr(not(feature = "alloc"), allow(dead_code))] bool,
+    ),
     End,
 }
 
