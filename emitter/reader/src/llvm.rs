@@ -50,6 +50,19 @@ fn location_size(version: u8) -> usize {
     }
 }
 
+/// The size, DWARF register and offset fields of `raw`, a location of
+/// `version` (its kind is its first byte): the one reading of the
+/// location layouts drawn above.
+#[inline(always)]
+fn location_fields<E: Endian>(e: E, version: u8, raw: &[u8]) -> (u16, u16, i32) {
+    let u16_at = |i: usize| e.u16_from([raw[i], raw[i + 1]]);
+    let i32_at = |i: usize| e.u32_from([raw[i], raw[i + 1], raw[i + 2], raw[i + 3]]) as i32;
+    match version >= 3 {
+        true => (u16_at(2), u16_at(4), i32_at(8)),
+        false => (raw[1].into(), u16_at(2), i32_at(4)),
+    }
+}
+
 /// `n` rounded up to a multiple of 8: a record's parts end within a few
 /// MB of its table's start, which is far from overflow.
 #[inline(always)]
@@ -298,19 +311,16 @@ impl<'a, E: Endian> LlvmStackMap<'a, E> {
     fn check_record(&mut self, offset: usize) -> Result<usize> {
         let span = self.record_span(offset)?;
         let e = self.bytes.endian;
-        let v3 = self.version >= 3;
         let size = location_size(self.version);
         let locations = &self.bytes.data[span.locations.clone()];
         let mut facts = self.lists;
         for (i, raw) in locations.chunks_exact(size).enumerate() {
-            let (bytes, reg) = match v3 {
-                true => (e.u16_from([raw[2], raw[3]]), e.u16_from([raw[4], raw[5]])),
-                false => (raw[1].into(), e.u16_from([raw[2], raw[3]])),
-            };
+            let (bytes, reg, offset) = location_fields(e, self.version, raw);
             facts.zero_size |= bytes == 0;
             match LocationKind::from_u8(raw[0]) {
                 Some(LocationKind::ConstantIndex) => {
-                    let index = e.u32_from(raw[size - 4..].try_into().unwrap());
+                    // The offset field holds the index, unsigned.
+                    let index = offset as u32;
                     if index >= self.num_constants {
                         return Err(Error::IndexOutOfRange {
                             what: "constant",
@@ -407,27 +417,16 @@ impl<'a, E: Endian> LlvmRecord<'a, E> {
             .data
             .get(at..at + size)
             .ok_or(Error::Truncated { offset: at })?;
-        let e = self.locations.endian;
         let kind = LocationKind::from_u8(raw[0]).ok_or(Error::BadLocationKind {
             offset: self.table_offset + RECORD_HEADER_SIZE + at,
             kind: raw[0],
         })?;
-        let u16_at = |i: usize| e.u16_from([raw[i], raw[i + 1]]);
-        let i32_at = |i: usize| e.u32_from([raw[i], raw[i + 1], raw[i + 2], raw[i + 3]]) as i32;
-        Ok(if self.version >= 3 {
-            Location {
-                kind,
-                size: u16_at(2),
-                dwarf_reg: u16_at(4),
-                offset: i32_at(8),
-            }
-        } else {
-            Location {
-                kind,
-                size: raw[1].into(),
-                dwarf_reg: u16_at(2),
-                offset: i32_at(4),
-            }
+        let (size, dwarf_reg, offset) = location_fields(self.locations.endian, self.version, raw);
+        Ok(Location {
+            kind,
+            size,
+            dwarf_reg,
+            offset,
         })
     }
     /// Every location of the record, in order.
