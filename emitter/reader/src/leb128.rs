@@ -97,14 +97,6 @@ pub fn read_sleb128(data: &[u8], offset: usize) -> Result<(i64, usize), LebError
 /// Writes `value` as ULEB128 into `out`; returns the length.
 #[inline]
 pub fn write_uleb128(value: u64, out: &mut [u8; MAX_LEN]) -> usize {
-    put_uleb128(value, out)
-}
-
-/// Writes `value` as ULEB128 at the start of `out`, which must hold
-/// [`uleb128_len`] bytes (panics otherwise); returns the length. A writer
-/// encodes into a buffer of its own, several values in turn.
-#[inline]
-pub fn put_uleb128(value: u64, out: &mut [u8]) -> usize {
     let mut n = 0;
     uleb128_bytes(value, |byte| {
         out[n] = byte;
@@ -139,13 +131,6 @@ fn uleb128_bytes(mut value: u64, mut put: impl FnMut(u8)) {
 /// Writes `value` as SLEB128 into `out`; returns the length.
 #[inline]
 pub fn write_sleb128(value: i64, out: &mut [u8; MAX_LEN]) -> usize {
-    put_sleb128(value, out)
-}
-
-/// [`put_uleb128`] for SLEB128: `out` must hold the encoding (at most
-/// [`MAX_LEN`] bytes).
-#[inline]
-pub fn put_sleb128(value: i64, out: &mut [u8]) -> usize {
     let mut n = 0;
     sleb128_bytes(value, |byte| {
         out[n] = byte;
