@@ -15,8 +15,16 @@ fn repo() -> PathBuf {
 fn cxx_object(triple: &str) -> Vec<u8> {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("comdat.o");
-    let plugin = repo().join("target/release/libpcmap_plugin.so");
-    assert!(plugin.exists(), "{} not built", plugin.display());
+    // Built beside this test (`target/<profile>`, wherever
+    // CARGO_TARGET_DIR puts it) by `cargo test --workspace`.
+    let exe = std::env::current_exe().unwrap();
+    let profile = exe.parent().and_then(Path::parent).unwrap();
+    let plugin = profile.join("libpcmap_plugin.so");
+    assert!(
+        plugin.exists(),
+        "{} not built (cargo build --workspace)",
+        plugin.display()
+    );
     let status = Command::new("clang-16")
         .arg(format!("--target={triple}"))
         .args(["-std=c++17", "-O2", "-c", "-w"])
