@@ -546,14 +546,16 @@ impl SiteIndex {
         loop {
             match cursor.next_item() {
                 Ok(Some(Item::Site(s, escaped))) => {
+                    // A text other than the last site's: another function
+                    // (or the same one escaped otherwise), looked up.
                     let f = match last {
                         Some((stored, f)) if stored == s.function.0 => f,
                         // Most names have no escape: their bytes are the symbol's.
-                        _ if !escaped => self.number(s.function.0),
+                        _ if !escaped => self.number_other(s.function.0),
                         _ => {
                             unescaped.clear();
                             unescaped.extend(s.function.bytes());
-                            self.number(&unescaped)
+                            self.number_other(&unescaped)
                         }
                     };
                     last = Some((s.function.0, f));
@@ -611,26 +613,30 @@ impl SiteIndex {
     fn number(&mut self, function: &[u8]) -> u32 {
         match self.last {
             Some(f) if self.names.get(f) == Some(function) => f,
-            _ => {
-                let next = self.functions.len() as u32;
-                let (names, hasher) = (&mut self.names, &self.hasher);
-                let hash = hasher.hash_one(function);
-                let f = *self
-                    .functions
-                    .entry(
-                        hash,
-                        |&f| names.get(f) == Some(function),
-                        |&f| hasher.hash_one(names.get(f).unwrap_or_default()),
-                    )
-                    .or_insert_with(|| {
-                        names.push(function);
-                        next
-                    })
-                    .get();
-                self.last = Some(f);
-                f
-            }
+            _ => self.number_other(function),
         }
+    }
+
+    /// [`number`](Self::number) for a function other than the last one
+    /// numbered (`add_section` knows it is: it compared the text first).
+    fn number_other(&mut self, function: &[u8]) -> u32 {
+        let next = self.functions.len() as u32;
+        let (names, hasher) = (&mut self.names, &self.hasher);
+        let hash = hasher.hash_one(function);
+        let f = *self
+            .functions
+            .entry(
+                hash,
+                |&f| names.get(f) == Some(function),
+                |&f| hasher.hash_one(names.get(f).unwrap_or_default()),
+            )
+            .or_insert_with(|| {
+                names.push(function);
+                next
+            })
+            .get();
+        self.last = Some(f);
+        f
     }
 
     /// `added` ordered by function, then ID, merged into `Sorted`. Sites
@@ -835,53 +841,73 @@ impl<'a> Cursor<'a> {
     }
 
     /// The next site or `end`, past any header; `None` after the last record.
+    /// Inlined: a `site` line (almost every line) is read in the caller's
+    /// loop, its result not passed back through memory; every other line
+    /// and every error is read out of line.
+    #[inline(always)]
     fn next_item(&mut self) -> Result<Option<Item<'a>>> {
-        loop {
-            if self.in_record {
-                if let Some(fields) = self.rest.strip_prefix(b"site ") {
-                    // Read field by field up to its `\n`, the line not
-                    // delimited first: sections hold hundreds of thousands.
-                    self.line += 1;
-                    let line = self.line;
-                    return match site(fields) {
-                        Ok((site, len, escaped)) => {
-                            self.rest = &fields[len..];
-                            Ok(Some(Item::Site(site, escaped)))
-                        }
-                        // A line without its `\n` is told as such first.
-                        Err(_) if !fields.contains(&b'\n') => Err(Error::Truncated { line }),
-                        Err(field) => Err(Error::BadField { line, field }),
-                    };
-                }
-            }
-            let Some(line) = self.next_line()? else {
-                return match self.in_record {
-                    true => Err(Error::Truncated { line: self.line }),
-                    false => Ok(None),
+        if self.in_record {
+            if let Some(fields) = self.rest.strip_prefix(b"site ") {
+                // Read field by field up to its `\n`, the line not
+                // delimited first: sections hold hundreds of thousands.
+                self.line += 1;
+                return match site(fields) {
+                    Ok((site, len, escaped)) => {
+                        self.rest = &fields[len..];
+                        Ok(Some(Item::Site(site, escaped)))
+                    }
+                    Err(field) => Err(self.bad_site(fields, field)),
                 };
-            };
-            let line_no = self.line;
-            if !self.in_record {
-                let version = line
-                    .strip_prefix(HEADER.as_bytes())
-                    .and_then(|v| v.strip_prefix(b" "))
-                    .and_then(decimal)
-                    .ok_or(Error::NotARecord { line: line_no })?;
-                if version != u64::from(FORMAT_VERSION) {
-                    return Err(Error::UnsupportedVersion {
-                        line: line_no,
-                        version,
-                    });
-                }
-                self.in_record = true;
-                continue;
             }
-            if line == b"end" {
-                self.in_record = false;
-                return Ok(Some(Item::End));
-            }
-            return Err(Error::UnknownLine { line: line_no });
         }
+        self.next_other()
+    }
+
+    /// The error of the `site` line `fields` (after `site `), of which
+    /// `field` is the first bad field.
+    #[cold]
+    #[inline(never)]
+    fn bad_site(&self, fields: &[u8], field: Field) -> Error {
+        let line = self.line;
+        match fields.contains(&b'\n') {
+            // A line without its `\n` is told as such first.
+            false => Error::Truncated { line },
+            true => Error::BadField { line, field },
+        }
+    }
+
+    /// [`next_item`](Self::next_item) at a line other than `site …`.
+    #[inline(never)]
+    fn next_other(&mut self) -> Result<Option<Item<'a>>> {
+        let Some(line) = self.next_line()? else {
+            return match self.in_record {
+                true => Err(Error::Truncated { line: self.line }),
+                false => Ok(None),
+            };
+        };
+        let line_no = self.line;
+        if !self.in_record {
+            let version = line
+                .strip_prefix(HEADER.as_bytes())
+                .and_then(|v| v.strip_prefix(b" "))
+                .and_then(decimal)
+                .ok_or(Error::NotARecord { line: line_no })?;
+            if version != u64::from(FORMAT_VERSION) {
+                return Err(Error::UnsupportedVersion {
+                    line: line_no,
+                    version,
+                });
+            }
+            self.in_record = true;
+            // The record's first line: a site, `end` or an error (a
+            // header here is an unknown line: no deeper recursion).
+            return self.next_item();
+        }
+        if line == b"end" {
+            self.in_record = false;
+            return Ok(Some(Item::End));
+        }
+        Err(Error::UnknownLine { line: line_no })
     }
 }
 
@@ -889,6 +915,7 @@ impl<'a> Cursor<'a> {
 /// (its `\n` included) and whether `FUNCTION` holds an escape; else the
 /// first field that is bad (or not ended). Each field is read from where
 /// the one before it ended, to the space (or `\n`) that ends it.
+#[inline(always)]
 fn site(s: &[u8]) -> Result<(Site<'_>, usize, bool), Field> {
     let (kind, at) = kind_field(s).ok_or(Field::Kind)?;
     let (id, at) = decimal_field(s, at).ok_or(Field::Id)?;
@@ -922,6 +949,7 @@ fn kind_field(s: &[u8]) -> Option<(SiteKind, usize)> {
 
 /// The decimal field at `s[at..]`: its value, and where the field after
 /// its space starts.
+#[inline(always)]
 fn decimal_field(s: &[u8], at: usize) -> Option<(u64, usize)> {
     let (n, digits) = decimal_prefix(s.get(at..)?)?;
     let end = at + digits;
@@ -931,6 +959,7 @@ fn decimal_field(s: &[u8], at: usize) -> Option<(u64, usize)> {
 /// The `FUNCTION` field at `s[at..]`: where the `\n` that ends it is, and
 /// whether it holds a `%`. Printable ASCII, and every `%` followed by two
 /// upper-case hex digits.
+#[inline(always)]
 fn function_field(s: &[u8], at: usize) -> Option<(usize, bool)> {
     let (mut i, mut escaped) = (at, false);
     loop {
@@ -956,7 +985,9 @@ fn decimal(s: &[u8]) -> Option<u64> {
 
 /// The number the digits `s` starts with, and how many there are: none,
 /// a leading zero, or a value over `u64::MAX` (so more than 20 digits) is
-/// no number. Stops at the first byte that shows it is none.
+/// no number. Stops at the first byte that shows it is none. Inlined:
+/// each `site` line reads two.
+#[inline(always)]
 fn decimal_prefix(s: &[u8]) -> Option<(u64, usize)> {
     let digit = |c: &u8| c.wrapping_sub(b'0');
     let (mut n, mut len) = (0u64, 0);
@@ -1130,9 +1161,23 @@ mod tests {
 
     #[test]
     fn errors_name_the_line_and_field() {
-        let cases: [(&str, Error); 20] = [
+        let cases: [(&str, Error); 23] = [
             (
                 "pcmap-sites 1\nsite stackmap 1 2 f\n",
+                Error::Truncated { line: 2 },
+            ),
+            // A `site` line without its `\n`: truncated, whatever its
+            // fields hold (a bad field is told only on an ended line).
+            (
+                "pcmap-sites 1\nsite stackmap 1 2 f",
+                Error::Truncated { line: 2 },
+            ),
+            (
+                "pcmap-sites 1\nsite stackmap x 2 f",
+                Error::Truncated { line: 2 },
+            ),
+            (
+                "pcmap-sites 1\nsite stackmap 1 2 f%4",
                 Error::Truncated { line: 2 },
             ),
             ("pcmap-sites 1\nend", Error::Truncated { line: 2 }),
