@@ -352,6 +352,16 @@ impl Match {
         }
     }
 
+    /// What the candidates of `self` and of `other` say together.
+    #[cfg(feature = "alloc")]
+    fn merge(self, other: Match) -> Match {
+        match other {
+            Match::Agree { kind, bytes } => self.with(kind, bytes),
+            Match::Disagree => Match::Disagree,
+            Match::Missing => self,
+        }
+    }
+
     /// The matching rule: the sites of `function` (`named`), or for a
     /// function without a symbol or with LLVM's `__unnamed_` one and no
     /// sites of its own, the sites listed without a name (`unnamed`).
@@ -412,24 +422,53 @@ struct Sorted {
 
 #[cfg(feature = "alloc")]
 impl Sorted {
-    /// Appends one function's sites (`run`: all of its sites, in ID
-    /// order), one entry per ID.
-    fn merge_run(&mut self, run: &[(u32, u64, Match)]) {
-        let Some(&(f, ..)) = run.first() else { return };
-        let start = self.entries.len() as u32;
-        for &(_, id, m) in run {
-            let merged = self.entries.len() as u32 > start;
-            match self.entries.last_mut() {
-                Some(last) if merged && last.0 == id => {
-                    last.1 = match m {
-                        Match::Agree { kind, bytes } => last.1.with(kind, bytes),
-                        _ => Match::Disagree,
-                    };
+    /// Appends the sites of `all` (grouped by function: each function's
+    /// sites together), one entry per function and ID, in ID order. Each
+    /// function's sites are copied as they come, a site merged into the
+    /// one before it when their IDs are equal; sorted and merged in place
+    /// only if an ID comes down. One loop, no call per function: there
+    /// are tens of thousands, of a few sites each.
+    fn add_grouped(&mut self, all: &[(u32, u64, Match)]) {
+        let mut sites = all.iter().peekable();
+        while let Some(&(f, id, m)) = sites.next() {
+            let start = self.entries.len();
+            self.entries.push((id, m));
+            // The ID of the last entry.
+            let (mut last, mut ascending) = (id, true);
+            while let Some(&(_, id, m)) = sites.next_if(|s| s.0 == f) {
+                if id == last {
+                    if let Some(e) = self.entries.last_mut() {
+                        e.1 = e.1.merge(m);
+                    }
+                    continue;
                 }
-                _ => self.entries.push((id, m)),
+                ascending &= id > last;
+                last = id;
+                self.entries.push((id, m));
+            }
+            if !ascending {
+                self.sort_and_merge(start);
+            }
+            self.ranges[f as usize] = (start as u32, self.entries.len() as u32);
+        }
+    }
+
+    /// Sorts the entries from `start` on by ID and merges equal IDs into
+    /// the first of them.
+    fn sort_and_merge(&mut self, start: usize) {
+        let tail = &mut self.entries[start..];
+        tail.sort_unstable_by_key(|e| e.0);
+        let mut kept = 0;
+        for i in 1..tail.len() {
+            match tail[i].0 == tail[kept].0 {
+                true => tail[kept].1 = tail[kept].1.merge(tail[i].1),
+                false => {
+                    kept += 1;
+                    tail[kept] = tail[i];
+                }
             }
         }
-        self.ranges[f as usize] = (start, self.entries.len() as u32);
+        self.entries.truncate(start + kept + 1);
     }
 }
 
@@ -641,8 +680,8 @@ impl SiteIndex {
 
     /// `added` ordered by function, then ID, merged into `Sorted`. Sites
     /// come grouped by function (one run each, IDs mostly ascending): the
-    /// runs are merged straight from `added`, only a run out of ID order
-    /// copied and sorted. Otherwise (sites of one function in several runs:
+    /// runs are copied straight from `added`, only a run whose IDs do not
+    /// strictly ascend then sorted and merged where it was copied. Otherwise (sites of one function in several runs:
     /// the IR's deopt bundles after its intrinsics) they are grouped by
     /// function in one counting pass first. Equal keys merge in any order
     /// (`with` is commutative).
@@ -652,21 +691,8 @@ impl SiteIndex {
                 entries: alloc::vec::Vec::with_capacity(self.added.len()),
                 ranges: alloc::vec![(0, 0); self.functions.len()],
             };
-            let mut run_buf = alloc::vec::Vec::new();
-            let mut merge = |run: &[(u32, u64, Match)]| {
-                let run = match run.is_sorted_by_key(|e| e.1) {
-                    true => run,
-                    false => {
-                        run_buf.clear();
-                        run_buf.extend_from_slice(run);
-                        run_buf.sort_unstable_by_key(|e| e.1);
-                        &run_buf[..]
-                    }
-                };
-                sorted.merge_run(run);
-            };
             if self.added.is_sorted_by_key(|e| e.0) {
-                self.added.chunk_by(|a, b| a.0 == b.0).for_each(&mut merge);
+                sorted.add_grouped(&self.added);
             } else {
                 let mut starts = alloc::vec![0usize; self.functions.len() + 1];
                 for e in &self.added {
@@ -681,7 +707,7 @@ impl SiteIndex {
                     all[*at] = e;
                     *at += 1;
                 }
-                all.chunk_by(|a, b| a.0 == b.0).for_each(&mut merge);
+                sorted.add_grouped(&all);
             }
             sorted
         })
