@@ -352,13 +352,13 @@ impl Match {
         }
     }
 
-    /// What the candidates of `self` and of `other` say together.
+    /// What the candidates of `self` and of `other` say together (an
+    /// entry that is not one candidate's answer makes them disagree).
     #[cfg(feature = "alloc")]
     fn merge(self, other: Match) -> Match {
         match other {
             Match::Agree { kind, bytes } => self.with(kind, bytes),
-            Match::Disagree => Match::Disagree,
-            Match::Missing => self,
+            _ => Match::Disagree,
         }
     }
 
