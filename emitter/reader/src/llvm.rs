@@ -410,29 +410,28 @@ impl<'a, E: Endian> LlvmRecord<'a, E> {
     pub fn location(&self, index: u16) -> Result<Location> {
         let size = location_size(self.version);
         let at = index as usize * size;
-        // One bounds check for the whole location: this runs once per
-        // location of every record converted.
+        // One bounds check for the whole location.
         let raw = self
             .locations
             .data
             .get(at..at + size)
             .ok_or(Error::Truncated { offset: at })?;
-        let kind = LocationKind::from_u8(raw[0]).ok_or(Error::BadLocationKind {
-            offset: self.table_offset + RECORD_HEADER_SIZE + at,
-            kind: raw[0],
-        })?;
-        let (size, dwarf_reg, offset) = location_fields(self.locations.endian, self.version, raw);
-        Ok(Location {
-            kind,
-            size,
-            dwarf_reg,
-            offset,
-        })
+        let e = self.locations.endian;
+        decode_location(e, self.version, raw, self.locations_offset() + at)
     }
     /// Every location of the record, in order.
     #[inline]
-    pub fn locations(&self) -> impl Iterator<Item = Result<Location>> + '_ {
-        (0..self.num_locations()).map(|i| self.location(i))
+    pub fn locations(&self) -> Locations<'a, E> {
+        Locations {
+            rest: self.locations.data,
+            version: self.version,
+            endian: self.locations.endian,
+            end: self.locations_offset() + self.locations.data.len(),
+        }
+    }
+    /// Offset of the record's first location in its table.
+    fn locations_offset(&self) -> usize {
+        self.table_offset + RECORD_HEADER_SIZE
     }
     /// Live-out `index` of the record.
     pub fn live_out(&self, index: u16) -> Result<LiveOut> {
@@ -447,6 +446,61 @@ impl<'a, E: Endian> LlvmRecord<'a, E> {
         (0..self.num_live_outs()).map(|i| self.live_out(i))
     }
 }
+
+/// A location of `version` stored at `at` in its table (`raw`, its bytes):
+/// decoded, or the error for a kind LLVM does not define.
+#[inline(always)]
+fn decode_location<E: Endian>(e: E, version: u8, raw: &[u8], at: usize) -> Result<Location> {
+    let kind = LocationKind::from_u8(raw[0]).ok_or(Error::BadLocationKind {
+        offset: at,
+        kind: raw[0],
+    })?;
+    let (size, dwarf_reg, offset) = location_fields(e, version, raw);
+    Ok(Location {
+        kind,
+        size,
+        dwarf_reg,
+        offset,
+    })
+}
+
+/// Iterator over a record's locations ([`LlvmRecord::locations`]): the
+/// record's location bytes taken a location at a time, with no bounds
+/// check of its own per location (a big table has millions).
+#[derive(Debug, Clone)]
+pub struct Locations<'a, E: Endian> {
+    rest: &'a [u8],
+    version: u8,
+    endian: E,
+    /// Offset in the table of the end of the locations: where the next
+    /// one is, for errors, without a count kept up per location.
+    end: usize,
+}
+
+impl<E: Endian> Iterator for Locations<'_, E> {
+    type Item = Result<Location>;
+    #[inline]
+    fn next(&mut self) -> Option<Self::Item> {
+        let at = self.end - self.rest.len();
+        // Each layout's fixed size, so that its fields need no check.
+        Some(if self.version >= 3 {
+            let (raw, rest) = self.rest.split_first_chunk::<12>()?;
+            self.rest = rest;
+            decode_location(self.endian, self.version, raw, at)
+        } else {
+            let (raw, rest) = self.rest.split_first_chunk::<8>()?;
+            self.rest = rest;
+            decode_location(self.endian, self.version, raw, at)
+        })
+    }
+    #[inline]
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        let n = self.rest.len() / location_size(self.version);
+        (n, Some(n))
+    }
+}
+
+impl<E: Endian> ExactSizeIterator for Locations<'_, E> {}
 
 /// Iterator over a table's records.
 #[derive(Debug, Clone)]
