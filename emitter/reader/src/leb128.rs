@@ -98,25 +98,19 @@ pub fn read_sleb128(data: &[u8], offset: usize) -> Result<(i64, usize), LebError
 #[inline]
 pub fn write_uleb128(value: u64, out: &mut [u8; MAX_LEN]) -> usize {
     let mut n = 0;
-    uleb128_bytes(value, |byte| {
+    encode_uleb128(value, |byte| {
         out[n] = byte;
         n += 1;
     });
     n
 }
 
-/// Appends `value` as ULEB128 to `out`, one byte at a time: the flat
-/// writer encodes straight onto its Data area, as a stack buffer copied
-/// whole made the copy's wide load wait for the byte stores that filled it.
-#[cfg(feature = "alloc")]
-#[inline]
-pub fn push_uleb128(out: &mut alloc::vec::Vec<u8>, value: u64) {
-    uleb128_bytes(value, |byte| out.push(byte));
-}
-
-/// The ULEB128 bytes of `value`, in order: the one encoder.
+/// The ULEB128 bytes of `value`, in order, one call of `put` each: the one
+/// encoder. The flat writer puts them straight onto its Data area, as a
+/// stack buffer copied whole made the copy's wide load wait for the byte
+/// stores that filled it.
 #[inline(always)]
-fn uleb128_bytes(mut value: u64, mut put: impl FnMut(u8)) {
+pub fn encode_uleb128(mut value: u64, mut put: impl FnMut(u8)) {
     loop {
         let byte = (value & 0x7f) as u8;
         value >>= 7;
@@ -132,23 +126,16 @@ fn uleb128_bytes(mut value: u64, mut put: impl FnMut(u8)) {
 #[inline]
 pub fn write_sleb128(value: i64, out: &mut [u8; MAX_LEN]) -> usize {
     let mut n = 0;
-    sleb128_bytes(value, |byte| {
+    encode_sleb128(value, |byte| {
         out[n] = byte;
         n += 1;
     });
     n
 }
 
-/// [`push_uleb128`] for SLEB128.
-#[cfg(feature = "alloc")]
-#[inline]
-pub fn push_sleb128(out: &mut alloc::vec::Vec<u8>, value: i64) {
-    sleb128_bytes(value, |byte| out.push(byte));
-}
-
-/// The SLEB128 bytes of `value`, in order: the one encoder.
+/// [`encode_uleb128`] for SLEB128.
 #[inline(always)]
-fn sleb128_bytes(mut value: i64, mut put: impl FnMut(u8)) {
+pub fn encode_sleb128(mut value: i64, mut put: impl FnMut(u8)) {
     loop {
         let byte = (value & 0x7f) as u8;
         value >>= 7;
@@ -239,28 +226,6 @@ mod tests {
                 for s in [u as i64, (u as i64).wrapping_neg()] {
                     let n = write_sleb128(s, &mut buf);
                     assert_eq!(read_sleb128(&buf, 0), Ok((s, n)));
-                }
-            }
-        }
-    }
-
-    #[cfg(feature = "alloc")]
-    #[test]
-    fn pushed_bytes_are_the_written_ones() {
-        let mut buf = [0; MAX_LEN];
-        let mut pushed = alloc::vec![0xAA];
-        for shift in 0..64 {
-            for d in [-1i64, 0, 1] {
-                let u = (1u64 << shift).wrapping_add(d as u64);
-                pushed.truncate(1);
-                push_uleb128(&mut pushed, u);
-                let n = write_uleb128(u, &mut buf);
-                assert_eq!(pushed[1..], buf[..n], "uleb {u:#x}");
-                for s in [u as i64, (u as i64).wrapping_neg()] {
-                    pushed.truncate(1);
-                    push_sleb128(&mut pushed, s);
-                    let n = write_sleb128(s, &mut buf);
-                    assert_eq!(pushed[1..], buf[..n], "sleb {s:#x}");
                 }
             }
         }

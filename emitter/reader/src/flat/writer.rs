@@ -11,7 +11,7 @@ use super::layout::{
     self, frame_record, frame_state_flags, header, location_head, record, site_head, RecordKind,
 };
 use super::site::{Cfa, FrameRegister};
-use crate::leb128::{push_sleb128, push_uleb128, write_uleb128, MAX_LEN};
+use crate::leb128::{encode_sleb128, encode_uleb128, write_uleb128, MAX_LEN};
 use crate::{Endian, Error, LiveOut, Location, LocationKind, Result};
 
 /// A written flat table and where its function address fields are.
@@ -60,6 +60,63 @@ impl FlatTable {
     }
 }
 
+/// Bytes written at the end of a buffer with room made ahead: `buf[..len]`
+/// are written, what follows is room (zeros, or bytes dropped). A byte
+/// costs a store and one test, where `Vec::push` also loaded the capacity
+/// and stored the length at every byte (a Site is mostly single bytes).
+#[derive(Default)]
+struct Bytes {
+    buf: Vec<u8>,
+    len: usize,
+}
+
+impl Bytes {
+    /// The bytes written.
+    fn written(&self) -> &[u8] {
+        &self.buf[..self.len]
+    }
+
+    /// Appends `b`.
+    #[inline(always)]
+    fn put(&mut self, b: u8) {
+        match self.buf.get_mut(self.len) {
+            Some(at) => *at = b,
+            None => self.grow_put(b),
+        }
+        self.len += 1;
+    }
+
+    /// [`put`](Self::put) when there is no room: room for [`ROOM`](Self::ROOM)
+    /// bytes more (zeroed, in the capacity `Vec` grows as it does).
+    #[cold]
+    #[inline(never)]
+    fn grow_put(&mut self, b: u8) {
+        self.buf.resize(self.buf.len() + Self::ROOM, 0);
+        self.buf[self.len] = b;
+    }
+
+    /// Bytes of room made at a time: enough for thousands of Sites, little
+    /// to zero beyond the end.
+    const ROOM: usize = 1 << 16;
+
+    /// Appends `value` as ULEB128.
+    #[inline(always)]
+    fn uleb128(&mut self, value: u64) {
+        encode_uleb128(value, |b| self.put(b));
+    }
+
+    /// Appends `value` as SLEB128.
+    #[inline(always)]
+    fn sleb128(&mut self, value: i64) {
+        encode_sleb128(value, |b| self.put(b));
+    }
+
+    /// Drops the bytes written from `at` on.
+    fn truncate(&mut self, at: usize) {
+        self.len = self.len.min(at);
+    }
+}
+
 /// The Data area being written: byte strings, each distinct one stored
 /// once (the uniquing rule), in first-use order. The table holds each
 /// one's place in `bytes`, hashed by its bytes, so no string is allocated
@@ -67,7 +124,7 @@ impl FlatTable {
 /// ([`Uniquer::open`] .. [`Uniquer::close`]) and dropped again if it was
 /// there already: its bytes are written once, never copied.
 struct Uniquer {
-    bytes: Vec<u8>,
+    bytes: Bytes,
     /// (start, length) in `bytes` of each distinct string.
     strings: HashTable<(u32, u32)>,
     hasher: DefaultHashBuilder,
@@ -76,7 +133,7 @@ struct Uniquer {
 impl Uniquer {
     fn new() -> Self {
         Uniquer {
-            bytes: Vec::new(),
+            bytes: Bytes::default(),
             strings: HashTable::new(),
             hasher: DefaultHashBuilder::default(),
         }
@@ -84,7 +141,7 @@ impl Uniquer {
 
     /// Room for `n` more strings.
     fn reserve(&mut self, n: usize) {
-        let (bytes, hasher) = (&self.bytes, &self.hasher);
+        let (bytes, hasher) = (self.bytes.written(), &self.hasher);
         self.strings.reserve(n, |&(start, len)| {
             hasher.hash_one(&bytes[start as usize..(start + len) as usize])
         });
@@ -93,14 +150,14 @@ impl Uniquer {
     /// Where the next string starts: encode it onto `bytes`, then
     /// [`close`](Self::close) it.
     fn open(&self) -> usize {
-        self.bytes.len()
+        self.bytes.len
     }
 
     /// The offset of the string encoded since `start` in the Data area
     /// (added if new, else removed again); whether it was new.
     fn close(&mut self, start: usize) -> Result<(u32, bool)> {
-        let (bytes, hasher) = (&self.bytes, &self.hasher);
-        let s = &bytes[start..];
+        let (bytes, hasher) = (&self.bytes.buf, &self.hasher);
+        let s = &bytes[start..self.bytes.len];
         let stored = |&(start, len): &(u32, u32)| &bytes[start as usize..(start + len) as usize];
         let hash = hasher.hash_one(s);
         if let Some(&(at, _)) = self.strings.find(hash, |l| stored(l) == s) {
@@ -244,7 +301,7 @@ impl<E: Endian> FlatWriter<E> {
         // A Site per record at most, and as many FrameStates; their bytes
         // (growing the Data area by doubling copied it again and again).
         self.data.reserve(records);
-        self.data.bytes.reserve(records * 24);
+        self.data.bytes.buf.reserve(records * 24);
     }
 
     /// Appends a large constant (LLVM's order, so constant indices hold).
@@ -310,7 +367,7 @@ impl<E: Endian> FlatWriter<E> {
         let fs = frame_state.map(|fs| fs.0);
         let start = self.data.open();
         let s = &mut self.data.bytes;
-        push_uleb128(s, r.id);
+        s.uleb128(r.id);
         let mut head = r.kind as u8;
         if r.patchable_size.is_some() {
             head |= site_head::PATCHABLE_SIZE_KNOWN;
@@ -321,17 +378,17 @@ impl<E: Endian> FlatWriter<E> {
         if fs.is_some() {
             head |= site_head::HAS_FRAME_STATE;
         }
-        s.push(head);
+        s.put(head);
         if let Some(size) = r.patchable_size {
-            push_uleb128(s, size.into());
+            s.uleb128(size.into());
         }
         if let Some(fs) = fs {
-            push_uleb128(s, fs.into());
+            s.uleb128(fs.into());
         }
         let lists = counted(s, locations, "location count", location).and_then(|()| {
             counted(s, live_outs, "live-out count", |s, l: &LiveOut| {
-                push_uleb128(s, l.dwarf_reg.into());
-                s.push(l.size);
+                s.uleb128(l.dwarf_reg.into());
+                s.put(l.size);
             })
         });
         if let Err(e) = lists {
@@ -429,19 +486,19 @@ impl<E: Endian> FlatWriter<E> {
         } else {
             0
         };
-        s.push(flags);
+        s.put(flags);
         if let Some(cfa) = fs.cfa {
-            push_uleb128(s, cfa.register.into());
-            push_sleb128(s, i64::from(cfa.offset >> shift));
+            s.uleb128(cfa.register.into());
+            s.sleb128(i64::from(cfa.offset >> shift));
         }
         let Ok(n) = u16::try_from(saved.len()) else {
             s.truncate(start);
             return Err(Error::TooLarge("saved register count"));
         };
-        push_uleb128(s, n.into());
+        s.uleb128(n.into());
         for r in saved {
-            push_uleb128(s, r.dwarf_reg.into());
-            push_sleb128(s, i64::from(r.offset >> shift));
+            s.uleb128(r.dwarf_reg.into());
+            s.sleb128(i64::from(r.offset >> shift));
         }
         let (offset, new) = self.data.close(start)?;
         self.frame_states += usize::from(new);
@@ -524,7 +581,7 @@ impl<E: Endian> FlatWriter<E> {
             + self.addresses.len()
             + self.constants.len()
             + map_len * layout::PC_MAP_ENTRY_SIZE
-            + self.data.bytes.len();
+            + self.data.bytes.len;
         let total = unpadded.next_multiple_of(layout::TABLE_SIZE_MULTIPLE);
         let too_large = |_| Error::TooLarge("table");
         let total32 = u32::try_from(total).map_err(too_large)?;
@@ -572,7 +629,7 @@ impl<E: Endian> FlatWriter<E> {
         for &f in pc_map.iter().flat_map(|(_, m)| m) {
             out.extend_from_slice(&e.u32_bytes(f));
         }
-        out.extend_from_slice(&self.data.bytes);
+        out.extend_from_slice(self.data.bytes.written());
         out.resize(total, 0);
         let address_offsets = (0..functions)
             .map(|i| match self.absolute {
@@ -617,7 +674,7 @@ fn pc_map(functions: &[u64]) -> Result<(u8, Vec<u32>)> {
 
 /// A location, canonically: a field only where it differs from its default.
 #[inline]
-fn location(s: &mut Vec<u8>, l: &Location) {
+fn location(s: &mut Bytes, l: &Location) {
     let offset = match l.kind {
         // An index: unsigned.
         LocationKind::ConstantIndex => i64::from(l.offset as u32),
@@ -633,15 +690,15 @@ fn location(s: &mut Vec<u8>, l: &Location) {
     if offset != 0 {
         head |= location_head::OFFSET;
     }
-    s.push(head);
+    s.put(head);
     if l.size != location_head::DEFAULT_SIZE {
-        push_uleb128(s, l.size.into());
+        s.uleb128(l.size.into());
     }
     if l.dwarf_reg != 0 {
-        push_uleb128(s, l.dwarf_reg.into());
+        s.uleb128(l.dwarf_reg.into());
     }
     if offset != 0 {
-        push_sleb128(s, offset);
+        s.sleb128(offset);
     }
 }
 
@@ -650,13 +707,13 @@ fn location(s: &mut Vec<u8>, l: &Location) {
 /// entries; its byte is reserved and fixed after, as the count is known
 /// only then.
 fn counted<T>(
-    s: &mut Vec<u8>,
+    s: &mut Bytes,
     items: impl IntoIterator<Item = Result<T>>,
     what: &'static str,
-    mut put: impl FnMut(&mut Vec<u8>, &T),
+    mut put: impl FnMut(&mut Bytes, &T),
 ) -> Result<()> {
-    let count_at = s.len();
-    s.push(0);
+    let count_at = s.len;
+    s.put(0);
     let mut n = 0u64;
     for item in items {
         put(s, &item?);
@@ -668,11 +725,11 @@ fn counted<T>(
 /// Writes count `n` into the byte reserved at `at` (moving what follows if
 /// it needs more than one).
 #[inline]
-fn set_count(s: &mut Vec<u8>, at: usize, n: u64, what: &'static str) -> Result<()> {
+fn set_count(s: &mut Bytes, at: usize, n: u64, what: &'static str) -> Result<()> {
     // Most counts fit the byte reserved (all under 0x80 are allowed).
     const _: () = assert!(layout::MAX_COUNT >= 0x80);
     if n < 0x80 {
-        s[at] = n as u8;
+        s.buf[at] = n as u8;
         return Ok(());
     }
     set_long_count(s, at, n, what)
@@ -681,13 +738,19 @@ fn set_count(s: &mut Vec<u8>, at: usize, n: u64, what: &'static str) -> Result<(
 /// [`set_count`] of a count over one byte (or over the limit), apart: the
 /// common case stays small enough to inline.
 #[inline(never)]
-fn set_long_count(s: &mut Vec<u8>, at: usize, n: u64, what: &'static str) -> Result<()> {
+fn set_long_count(s: &mut Bytes, at: usize, n: u64, what: &'static str) -> Result<()> {
     if n > layout::MAX_COUNT {
         return Err(Error::TooLarge(what));
     }
     let mut b = [0; MAX_LEN];
     let len = write_uleb128(n, &mut b);
-    s.splice(at..at + 1, b[..len].iter().copied());
+    // The bytes after the count move up by the count's extra bytes.
+    let end = s.len;
+    for _ in 1..len {
+        s.put(0);
+    }
+    s.buf.copy_within(at + 1..end, at + len);
+    s.buf[at..at + len].copy_from_slice(&b[..len]);
     Ok(())
 }
 
@@ -754,4 +817,48 @@ pub fn example_table() -> (Vec<u8>, u64) {
     t.place(crate::LittleEndian, table_address, &addresses)
         .expect("functions within reach");
     (t.bytes, table_address)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::leb128::write_sleb128;
+
+    /// What [`Bytes`] puts, across its growth, is what a plain `Vec` holds:
+    /// each value's LEB128 bytes as `write_*` gives them, and a count
+    /// grown to two bytes at the end of the room moves what follows.
+    #[test]
+    fn bytes_put_across_growth_are_a_vecs() {
+        let mut b = Bytes::default();
+        let mut want = Vec::new();
+        let mut buf = [0; MAX_LEN];
+        let mut i = 0u64;
+        while want.len() < 3 * Bytes::ROOM {
+            let u = i.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> (i % 64);
+            b.uleb128(u);
+            let n = write_uleb128(u, &mut buf);
+            want.extend_from_slice(&buf[..n]);
+            b.sleb128(u as i64);
+            let n = write_sleb128(u as i64, &mut buf);
+            want.extend_from_slice(&buf[..n]);
+            b.put(i as u8);
+            want.push(i as u8);
+            i += 1;
+        }
+        assert_eq!(b.written(), &want[..]);
+        // The room's last two bytes: a count and an entry.
+        let mut b = Bytes::default();
+        while b.len < Bytes::ROOM - 2 {
+            b.put(0xAA);
+        }
+        let at = b.len;
+        b.put(0);
+        b.put(0x55);
+        assert_eq!(b.len, b.buf.len());
+        set_count(&mut b, at, 300, "count").unwrap();
+        assert_eq!(b.written()[at..], [0xAC, 0x02, 0x55]);
+        assert_eq!(b.len, Bytes::ROOM + 1);
+        b.truncate(at);
+        assert_eq!(b.written(), &[0xAA; Bytes::ROOM - 2][..]);
+    }
 }
