@@ -24,7 +24,7 @@
 pub const SECTION_NAME: &str = ".llvm_stackmaps";
 
 use crate::endian::Bytes;
-use crate::{Endian, Error, LiveOut, Location, LocationKind, Result};
+use crate::{BigEndian, Endian, Error, LittleEndian, LiveOut, Location, LocationKind, Result};
 
 const HEADER_SIZE: usize = 16;
 const CONSTANT_SIZE: usize = 8;
@@ -161,7 +161,7 @@ impl<'a, E: Endian> LlvmStackMap<'a, E> {
             size: 0,
             lists: ListFacts::default(),
         };
-        let mut offset = map.records_offset()?;
+        let offset = map.records_offset()?;
         // Bound the arrays before walking them, so huge counts fail fast.
         b.slice(HEADER_SIZE, offset - HEADER_SIZE)?;
         let mut counted = 0u64;
@@ -175,10 +175,12 @@ impl<'a, E: Endian> LlvmStackMap<'a, E> {
                 "function record counts do not add up to the number of records",
             ));
         }
-        for _ in 0..map.num_records {
-            offset = map.check_record(offset)?;
-        }
-        map.size = offset;
+        // The loop for the table's byte order, chosen once where it is known
+        // only at run time: it reads every record's and location's fields.
+        map.size = match endian.is_big_endian() {
+            true => map.check_records(offset, BigEndian)?,
+            false => map.check_records(offset, LittleEndian)?,
+        };
         Ok(map)
     }
 
@@ -304,13 +306,23 @@ impl<'a, E: Endian> LlvmStackMap<'a, E> {
         }
     }
 
+    /// Checks every record, the first at `offset`, with
+    /// [`check_record`](Self::check_record) reading in byte order `e` (the
+    /// table's); returns where the last ends.
+    fn check_records<F: Endian>(&mut self, mut offset: usize, e: F) -> Result<usize> {
+        for _ in 0..self.num_records {
+            offset = self.check_record(offset, e)?;
+        }
+        Ok(offset)
+    }
+
     /// Checks the record at `offset` as `parse` does (it fits, with its
     /// padding; its location kinds and constant indices are valid), straight
     /// from the bytes (a big table has millions of locations), and adds
-    /// its lists to `self.lists`; returns its end.
-    fn check_record(&mut self, offset: usize) -> Result<usize> {
-        let span = self.record_span(offset)?;
-        let e = self.bytes.endian;
+    /// its lists to `self.lists`; returns its end. `e` is the table's byte
+    /// order.
+    fn check_record<F: Endian>(&mut self, offset: usize, e: F) -> Result<usize> {
+        let span = self.record_span(offset, e)?;
         let size = location_size(self.version);
         let locations = &self.bytes.data[span.locations.clone()];
         let mut facts = self.lists;
@@ -350,12 +362,13 @@ impl<'a, E: Endian> LlvmStackMap<'a, E> {
     }
 
     /// Where the parts of the record at `offset` are and where it ends,
-    /// with its padding: the one definition of a record's layout. Nothing
-    /// but the fit is checked; an error names the first field missing.
+    /// with its padding: the one definition of a record's layout, read in
+    /// byte order `e` (the table's). Nothing but the fit is checked; an
+    /// error names the first field missing.
     // Inlined into its two callers: it runs twice per record.
     #[inline(always)]
-    fn record_span(&self, offset: usize) -> Result<Span> {
-        let (data, e) = (self.bytes.data, self.bytes.endian);
+    fn record_span<F: Endian>(&self, offset: usize, e: F) -> Result<Span> {
+        let data = self.bytes.data;
         // Each part's end bounds the part before it: where the whole record
         // fits, one test covers them all; which part is missing is worked
         // out only when one is.
@@ -525,7 +538,7 @@ impl<'a, E: Endian> Iterator for Records<'a, E> {
         };
         // `parse` checked every record already; the layout is read again
         // (an error names a problem, if the table changed since).
-        Some(match self.map.record_span(offset) {
+        Some(match self.map.record_span(offset, self.map.bytes.endian) {
             Ok(span) => {
                 self.offset = Ok(span.end);
                 self.left -= 1;
@@ -646,7 +659,7 @@ mod tests {
                 for r in map.records() {
                     let r = r.unwrap();
                     proptest::prop_assert_eq!(r.table_offset, end);
-                    end = map.record_span(end).unwrap().end;
+                    end = map.record_span(end, LittleEndian).unwrap().end;
                     for l in r.locations().map(|l| l.unwrap()) {
                         lists.zero_size |= l.size == 0;
                         if matches!(l.kind, LocationKind::Register | LocationKind::Direct | LocationKind::Indirect) {
