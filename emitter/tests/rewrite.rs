@@ -7,6 +7,10 @@ use std::process::Command;
 use object::read::elf::{FileHeader, SectionHeader};
 use object::{Object, ObjectSection};
 
+// Only the plugin's path is used here.
+#[allow(dead_code)]
+mod common;
+
 fn repo() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
 }
@@ -15,16 +19,7 @@ fn repo() -> PathBuf {
 fn cxx_object(triple: &str) -> Vec<u8> {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("comdat.o");
-    // Built beside this test (`target/<profile>`, wherever
-    // CARGO_TARGET_DIR puts it) by `cargo test --workspace`.
-    let exe = std::env::current_exe().unwrap();
-    let profile = exe.parent().and_then(Path::parent).unwrap();
-    let plugin = profile.join("libpcmap_plugin.so");
-    assert!(
-        plugin.exists(),
-        "{} not built (cargo build --workspace)",
-        plugin.display()
-    );
+    let plugin = common::plugin();
     let status = Command::new("clang-16")
         .arg(format!("--target={triple}"))
         .args(["-std=c++17", "-O2", "-c", "-w"])
