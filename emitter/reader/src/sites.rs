@@ -681,10 +681,11 @@ impl SiteIndex {
     /// `added` ordered by function, then ID, merged into `Sorted`. Sites
     /// come grouped by function (one run each, IDs mostly ascending): the
     /// runs are copied straight from `added`, only a run whose IDs do not
-    /// strictly ascend then sorted and merged where it was copied. Otherwise (sites of one function in several runs:
-    /// the IR's deopt bundles after its intrinsics) they are grouped by
-    /// function in one counting pass first. Equal keys merge in any order
-    /// (`with` is commutative).
+    /// strictly ascend then sorted and merged where it was copied.
+    /// Otherwise (sites of one function in several runs: the IR's deopt
+    /// bundles after its intrinsics) they are grouped by function in one
+    /// counting pass first. Equal keys merge in any order (`with` is
+    /// commutative).
     fn sorted(&self) -> &Sorted {
         self.sorted.get_or_init(|| {
             let mut sorted = Sorted {

@@ -464,8 +464,8 @@ impl<'a> TableInput<'a, '_, '_> {
                 batch.sort_by_key(|r| r.instruction_offset);
             }
 
+            let code_size = code.len() as u64;
             for r in &batch {
-                let code_size = code.len() as u64;
                 match lists_hold {
                     true => check_offset(r.instruction_offset, code_size),
                     false => check_record(
