@@ -291,19 +291,28 @@ impl<'a, E: Endian> LlvmStackMap<'a, E> {
         }
     }
 
-    /// The record at `offset`, whose parts are at `span`.
-    fn record(&self, offset: usize, span: Span) -> LlvmRecord<'a, E> {
-        let (data, e) = (self.bytes.data, self.bytes.endian);
-        let h = &data[offset..offset + RECORD_HEADER_SIZE];
-        LlvmRecord {
-            id: e.u64_from(h[..8].try_into().unwrap()),
-            instruction_offset: e.u32_from(h[8..12].try_into().unwrap()),
-            flags: e.u16_from([h[12], h[13]]),
+    /// The record at `offset`: its parts found with
+    /// [`record_span`](Self::record_span) and its header read, in byte
+    /// order `f` (the table's).
+    #[inline(always)]
+    fn record<F: Endian>(&self, offset: usize, f: F) -> Result<(LlvmRecord<'a, E>, usize)> {
+        let span = self.record_span(offset, f)?;
+        let data = self.bytes.data;
+        // `record_span` found the header there.
+        let h: &[u8; RECORD_HEADER_SIZE] = data[offset..offset + RECORD_HEADER_SIZE]
+            .try_into()
+            .unwrap();
+        let e = self.bytes.endian;
+        let record = LlvmRecord {
+            id: f.u64_from(h[..8].try_into().unwrap()),
+            instruction_offset: f.u32_from(h[8..12].try_into().unwrap()),
+            flags: f.u16_from([h[12], h[13]]),
             version: self.version,
             locations: Bytes::new(&data[span.locations], e),
             live_outs: Bytes::new(&data[span.live_outs], e),
             table_offset: offset,
-        }
+        };
+        Ok((record, span.end))
     }
 
     /// Checks every record, the first at `offset`, with
@@ -495,15 +504,24 @@ impl<E: Endian> Iterator for Locations<'_, E> {
     #[inline]
     fn next(&mut self) -> Option<Self::Item> {
         let at = self.end - self.rest.len();
-        // Each layout's fixed size, so that its fields need no check.
+        // Each layout's fixed size, so that its fields need no check (v1
+        // and v2 share theirs); the byte order chosen once per location,
+        // not once per field.
+        let big = self.endian.is_big_endian();
         Some(if self.version >= 3 {
             let (raw, rest) = self.rest.split_first_chunk::<12>()?;
             self.rest = rest;
-            decode_location(self.endian, self.version, raw, at)
+            match big {
+                true => decode_location(BigEndian, 3, raw, at),
+                false => decode_location(LittleEndian, 3, raw, at),
+            }
         } else {
             let (raw, rest) = self.rest.split_first_chunk::<8>()?;
             self.rest = rest;
-            decode_location(self.endian, self.version, raw, at)
+            match big {
+                true => decode_location(BigEndian, 2, raw, at),
+                false => decode_location(LittleEndian, 2, raw, at),
+            }
         })
     }
     #[inline]
@@ -537,12 +555,17 @@ impl<'a, E: Endian> Iterator for Records<'a, E> {
             }
         };
         // `parse` checked every record already; the layout is read again
-        // (an error names a problem, if the table changed since).
-        Some(match self.map.record_span(offset, self.map.bytes.endian) {
-            Ok(span) => {
-                self.offset = Ok(span.end);
+        // (an error names a problem, if the table changed since), in the
+        // table's byte order chosen once per record, not once per field.
+        let record = match self.map.bytes.endian.is_big_endian() {
+            true => self.map.record(offset, BigEndian),
+            false => self.map.record(offset, LittleEndian),
+        };
+        Some(match record {
+            Ok((record, end)) => {
+                self.offset = Ok(end);
                 self.left -= 1;
-                Ok(self.map.record(offset, span))
+                Ok(record)
             }
             Err(e) => {
                 self.left = 0;
