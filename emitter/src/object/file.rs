@@ -2,11 +2,13 @@
 //! function symbols, where an address of a linked file is, and what a
 //! relocation points at.
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 
+use object::read::elf::{Crel, CrelIterator, ElfFile64, FileHeader, SectionHeader};
 use object::{
-    Object, ObjectSection, ObjectSymbol, ObjectSymbolTable, RelocationFlags, RelocationTarget,
-    SectionIndex, SymbolKind,
+    elf, Object, ObjectSection, ObjectSymbol, ObjectSymbolTable, RelocationFlags, RelocationTarget,
+    SectionIndex, SymbolIndex, SymbolKind,
 };
 use pcmap_reader::RunTimeEndian;
 
@@ -75,7 +77,10 @@ impl<'d> ObjectFile<'d> {
     /// [`Functions`].
     fn function_symbols(&self) -> Vec<Vec<Symbol<'d>>> {
         let mut all: Vec<Vec<Symbol<'d>>> = Vec::new();
-        for (n, sym) in self.file.symbols().enumerate() {
+        // The ELF file's own symbols, not `object::File`'s: the same answers
+        // without a dispatch on the file's kind at every call (tens of
+        // thousands of symbols).
+        for (n, sym) in self.elf().symbols().enumerate() {
             let (Some(section), SymbolKind::Text) = (sym.section_index(), sym.kind()) else {
                 continue;
             };
@@ -88,10 +93,24 @@ impl<'d> ObjectFile<'d> {
                 if all.len() <= l.section.0 {
                     all.resize_with(l.section.0 + 1, Vec::new);
                 }
-                all[l.section.0].push((l.offset, n, sym.size(), String::from_utf8_lossy(name)));
+                // What `from_utf8_lossy` gives, without its per-chunk scan
+                // of names that are UTF-8 (all of them, in practice).
+                let name = match std::str::from_utf8(name) {
+                    Ok(name) => Cow::Borrowed(name),
+                    Err(_) => String::from_utf8_lossy(name),
+                };
+                all[l.section.0].push((l.offset, n, sym.size(), name));
             }
         }
         all
+    }
+
+    /// The ELF64 file: `parse` accepts no other.
+    fn elf(&self) -> &ElfFile64<'d> {
+        match &self.file {
+            object::File::Elf64(elf) => elf,
+            _ => unreachable!("ObjectFile::parse refuses all but ELF64 (check::section_headers)"),
+        }
     }
 
     /// The name of section `index`, for messages.
@@ -107,10 +126,11 @@ impl<'d> ObjectFile<'d> {
     /// `address` (a symbol's value, or an address of a linked file) as a
     /// place in `section`.
     pub fn loc_in(&self, section: SectionIndex, address: u64) -> CodeLoc {
-        let base = self
-            .file
-            .section_by_index(section)
-            .map(|s| s.address())
+        let elf = self.elf();
+        let base = elf
+            .elf_section_table()
+            .section(section)
+            .map(|s| s.sh_addr(elf.endian()))
             .unwrap_or(0);
         CodeLoc {
             section,
@@ -187,10 +207,54 @@ impl<'d> ObjectFile<'d> {
 
     /// Every relocation of `section`, resolved, by offset.
     pub fn relocations(&self, section: &object::Section<'d, '_>) -> Relocations {
-        section
-            .relocations()
-            .map(|(offset, r)| (offset, self.resolve(&r)))
-            .collect()
+        self.relocations_of(section.index()).collect()
+    }
+
+    /// Every relocation of section `index`, resolved, in the order of
+    /// `object`'s `ObjectSection::relocations`: the same relocation
+    /// sections (`object`'s chain of those that apply to it, by its
+    /// `ElfFile::elf_relocation_sections`), each read through `object`'s
+    /// typed entries (`Rel64`, `Rela64`, `Crel`), one whose contents cannot
+    /// be read skipped as `object` skips it. Its generic iterator builds a
+    /// `Relocation` (kind, encoding, size by machine and type) for each of
+    /// hundreds of thousands of entries, of which we need the type, symbol
+    /// and addend.
+    pub fn relocations_of(&self, index: SectionIndex) -> impl Iterator<Item = (u64, Reloc)> + '_ {
+        let elf = self.elf();
+        let endian = elf.endian();
+        let chain = elf.elf_relocation_sections();
+        let mips64el = elf.elf_header().is_mips64el(endian);
+        std::iter::successors(chain.get(index), move |&i| chain.get(i))
+            .flat_map(move |i| {
+                // `object`'s chain holds only indices of sections.
+                let sh = elf.elf_section_table().section(i).ok();
+                let data = elf.data();
+                match sh.map(|sh| (sh, sh.sh_type(endian))) {
+                    Some((sh, elf::SHT_REL)) => {
+                        Entries::Rel(sh.data_as_array(endian, data).unwrap_or_default().iter())
+                    }
+                    Some((sh, elf::SHT_RELA)) => {
+                        Entries::Rela(sh.data_as_array(endian, data).unwrap_or_default().iter())
+                    }
+                    Some((sh, elf::SHT_CREL)) => sh
+                        .data(endian, data)
+                        .ok()
+                        .and_then(|d| CrelIterator::new(d).ok())
+                        .map_or(Entries::None, Entries::Crel),
+                    _ => Entries::None,
+                }
+            })
+            .map(move |e| {
+                let r = match e {
+                    Entry::Rel(r) => Crel::from_rel(r, endian),
+                    Entry::Rela(r) => Crel::from_rela(r, endian, mips64el),
+                    Entry::Crel(r) => r,
+                };
+                (
+                    r.r_offset,
+                    self.resolve_entry(r.r_type.0, r.symbol(), r.r_addend),
+                )
+            })
     }
 
     /// What a relocation points at.
@@ -199,18 +263,22 @@ impl<'d> ObjectFile<'d> {
             RelocationFlags::Elf { r_type } => r_type.0,
             _ => 0,
         };
-        let (symbol, target) = match r.target() {
-            RelocationTarget::Symbol(i) => {
-                let target = self.file.symbol_by_index(i).ok().and_then(|s| {
-                    Some(CodeLoc {
-                        section: s.section_index()?,
-                        offset: s.address().wrapping_add(r.addend() as u64),
-                    })
-                });
-                (Some(i), target)
-            }
-            _ => (None, None),
+        let symbol = match r.target() {
+            RelocationTarget::Symbol(i) => Some(i),
+            _ => None,
         };
+        self.resolve_entry(r_type, symbol, r.addend())
+    }
+
+    /// [`resolve`](Self::resolve) of a relocation's fields.
+    fn resolve_entry(&self, r_type: u32, symbol: Option<SymbolIndex>, addend: i64) -> Reloc {
+        let target = symbol.and_then(|i| {
+            let s = self.elf().symbol_by_index(i).ok()?;
+            Some(CodeLoc {
+                section: s.section_index()?,
+                offset: s.address().wrapping_add(addend as u64),
+            })
+        });
         Reloc {
             r_type,
             symbol,
@@ -227,5 +295,33 @@ impl<'d> ObjectFile<'d> {
             return Some(String::from_utf8_lossy(s.name_bytes().ok()?).into_owned());
         }
         Some(String::from_utf8_lossy(sym.name_bytes().ok()?).into_owned())
+    }
+}
+
+/// The entries of one relocation section, as `object` reads them.
+enum Entries<'d> {
+    Rel(std::slice::Iter<'d, elf::Rel64<object::Endianness>>),
+    Rela(std::slice::Iter<'d, elf::Rela64<object::Endianness>>),
+    Crel(CrelIterator<'d>),
+    None,
+}
+
+enum Entry<'d> {
+    Rel(&'d elf::Rel64<object::Endianness>),
+    Rela(&'d elf::Rela64<object::Endianness>),
+    Crel(Crel),
+}
+
+impl<'d> Iterator for Entries<'d> {
+    type Item = Entry<'d>;
+
+    fn next(&mut self) -> Option<Entry<'d>> {
+        match self {
+            Entries::Rel(i) => i.next().map(Entry::Rel),
+            Entries::Rela(i) => i.next().map(Entry::Rela),
+            // `object` ends a section's relocations at its first bad one.
+            Entries::Crel(i) => i.next()?.ok().map(Entry::Crel),
+            Entries::None => None,
+        }
     }
 }
