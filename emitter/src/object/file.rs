@@ -324,4 +324,15 @@ impl<'d> Iterator for Entries<'d> {
             Entries::None => None,
         }
     }
+
+    /// Exact for `Rel64` and `Rela64`: collecting a section's relocations
+    /// (a flat_map over these) allocates once, not by doubling.
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        match self {
+            Entries::Rel(i) => i.size_hint(),
+            Entries::Rela(i) => i.size_hint(),
+            Entries::Crel(i) => (0, Some(i.len())),
+            Entries::None => (0, Some(0)),
+        }
+    }
 }
