@@ -202,7 +202,10 @@ impl Output {
 }
 
 impl object::write::WritableBuffer for Output {
-    fn reserve(&mut self, _size: u64) -> Result<(), ()> {
+    /// Opens the temporary file (once) and gives it the room for `size`
+    /// bytes, the whole object (the builder reserves its exact size
+    /// before writing; `write_bytes` reserves 0).
+    fn reserve(&mut self, size: u64) -> Result<(), ()> {
         if self.error.is_some() {
             return Err(());
         }
@@ -214,6 +217,9 @@ impl object::write::WritableBuffer for Output {
                     return Err(());
                 }
             }
+        }
+        if let (Some(open), 1..) = (&self.open, size) {
+            preallocate(open.writer.get_ref(), size);
         }
         Ok(())
     }
@@ -324,6 +330,23 @@ fn resolve(path: &Path) -> io::Result<PathBuf> {
     }
     Err(io::Error::from_raw_os_error(libc::ELOOP))
 }
+
+/// Allocates disk blocks for the first `size` bytes of `file`, its size
+/// unchanged (`FALLOC_FL_KEEP_SIZE`), so that the writes fill blocks
+/// already allocated. Without them, ext4 allocates a file's blocks only as
+/// it writes the file back (delayed allocation), except when a rename
+/// replaces an existing file (`auto_da_alloc`: the output of a rebuild, as
+/// [`replace`] does): then the rename itself allocates them and starts the
+/// writeback, 10-30 ms for an object of 30 MB. Advice only: where the
+/// filesystem has no fallocate, or the disk is full (which the writes then
+/// report), nothing changes.
+#[cfg(target_os = "linux")]
+fn preallocate(file: &File, size: u64) {
+    let _ = rustix::fs::fallocate(file, rustix::fs::FallocateFlags::KEEP_SIZE, 0, size);
+}
+
+#[cfg(not(target_os = "linux"))]
+fn preallocate(_file: &File, _size: u64) {}
 
 fn unsupported() -> io::Error {
     io::Error::from_raw_os_error(libc::EOPNOTSUPP)
@@ -486,6 +509,21 @@ mod tests {
             assert_eq!(std::fs::read(&out).unwrap(), b"output");
             assert_eq!(names(dir.path()), ["in.o", "out.o"]);
         }
+    }
+
+    #[test]
+    fn reserved_room_is_not_the_size() {
+        // `reserve` allocates blocks; the file holds what was written.
+        let dir = tempfile::tempdir().unwrap();
+        let input = dir.path().join("in.o");
+        std::fs::write(&input, b"input").unwrap();
+        let out = dir.path().join("out.o");
+        let mut o = Output::new(&out, &input, TempKind::Unnamed);
+        o.reserve(1 << 20).unwrap();
+        o.write_bytes(b"output");
+        o.finish().unwrap().commit().unwrap();
+        assert_eq!(std::fs::metadata(&out).unwrap().len(), 6);
+        assert_eq!(std::fs::read(&out).unwrap(), b"output");
     }
 
     #[test]
