@@ -5,7 +5,7 @@ use super::section::CodeLoc;
 
 /// A relocation, resolved: its type, the symbol it names, and the place that
 /// symbol plus the addend is (when the symbol is defined in a section).
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Reloc {
     pub r_type: u32,
     pub symbol: Option<object::SymbolIndex>,
