@@ -548,3 +548,144 @@ fn class_bytes<'d>(
     let end = fde.offset().checked_add(4 + length as usize)?;
     data.get(start..end)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The fuzz seeds (four targets, both byte orders) and the members of
+    /// the Rust sysroot's libcore and libstd: thousands of FDEs, many of
+    /// them sharing a class.
+    fn objects() -> Vec<(String, Vec<u8>)> {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+        let mut paths: Vec<std::path::PathBuf> =
+            std::fs::read_dir(root.join("emitter/fuzz/seeds/objects"))
+                .into_iter()
+                .flatten()
+                .flatten()
+                .map(|e| e.path())
+                .collect();
+        let sysroot = std::process::Command::new("rustc")
+            .args(["--print", "sysroot"])
+            .output()
+            .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string());
+        if let Ok(s) = sysroot {
+            let lib = std::path::Path::new(&s).join("lib/rustlib/x86_64-unknown-linux-gnu/lib");
+            paths.extend(
+                std::fs::read_dir(lib)
+                    .into_iter()
+                    .flatten()
+                    .flatten()
+                    .map(|e| e.path())
+                    .filter(|p| {
+                        let n = p.file_name().unwrap().to_string_lossy();
+                        (n.starts_with("libcore-") || n.starts_with("libstd-"))
+                            && n.ends_with(".rlib")
+                    }),
+            );
+        }
+        paths.sort();
+        let mut out = Vec::new();
+        for p in paths {
+            let Ok(data) = std::fs::read(&p) else {
+                continue;
+            };
+            let name = p.display().to_string();
+            match object::read::archive::ArchiveFile::parse(&*data) {
+                Ok(a) => {
+                    for m in a.members().flatten() {
+                        if let Ok(d) = m.data(&*data) {
+                            let member = String::from_utf8_lossy(m.name()).into_owned();
+                            out.push((format!("{name}({member})"), d.to_vec()));
+                        }
+                    }
+                }
+                Err(_) => out.push((name, data)),
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn class_rows_are_each_fdes_own() {
+        // Every FDE of every object, evaluated alone by gimli: at the
+        // first and last address of each of its rows, and just past its
+        // end, the lookup (its class's rows, shared with other FDEs) gives
+        // the same facts, asked one address at a time and all at once.
+        let (mut fdes, mut shared, mut checked) = (0, 0, 0);
+        for (name, data) in objects() {
+            let Ok(o) = ObjectFile::parse(&data) else {
+                continue;
+            };
+            let Ok(Some(cfi)) = Cfi::new(&o) else {
+                continue;
+            };
+            let eh = EhFrame::new(&cfi.data, cfi.endian);
+            let bases = BaseAddresses::default().set_eh_frame(cfi.eh_frame_address);
+            let mut ctx = Box::new(UnwindContext::new());
+            let mut classes = std::collections::HashSet::new();
+            for fde in cfi.fdes.clone() {
+                fdes += 1;
+                shared += usize::from(fde.class != NO_CLASS && !classes.insert(fde.class));
+                let parsed = eh
+                    .fde_from_offset(
+                        &bases,
+                        gimli::EhFrameOffset(fde.offset),
+                        EhFrame::cie_from_offset,
+                    )
+                    .unwrap();
+                // The reference: each row's range and facts.
+                let mut expected = Vec::new();
+                let mut rows = parsed.rows(&eh, &bases, &mut *ctx).unwrap();
+                while let Some(row) = rows.next_row().unwrap() {
+                    let cfa = match *row.cfa() {
+                        CfaRule::RegisterAndOffset { register, offset } => {
+                            Some((register.0, offset))
+                        }
+                        CfaRule::Expression(_) => None,
+                    };
+                    let mut saved: Vec<_> = row
+                        .registers()
+                        .filter_map(|(reg, rule)| match rule {
+                            RegisterRule::Offset(n) => Some((reg.0, *n)),
+                            _ => None,
+                        })
+                        .collect();
+                    saved.sort();
+                    let info = FrameInfo { cfa, saved };
+                    let (start, end) = (row.start_address(), row.end_address());
+                    expected.push((start, Some(info.clone())));
+                    if end > start + 1 {
+                        expected.push((end - 1, Some(info)));
+                    }
+                }
+                let past = cfi.fdes.iter().any(|f| f.covers(fde.end));
+                if !past {
+                    expected.push((fde.end, None));
+                }
+                let offsets: Vec<u64> = expected.iter().map(|(pc, _)| pc - fde.start).collect();
+                let mut all = Vec::new();
+                cfi.frames_at_address(Some(fde.start), &offsets, &mut all)
+                    .unwrap();
+                for (k, (pc, want)) in expected.iter().enumerate() {
+                    let mut one = Vec::new();
+                    cfi.frames_at_address(Some(*pc), &[0], &mut one).unwrap();
+                    for got in [one[0], all[k]] {
+                        let got = got.map(|id| cfi.facts(id).clone());
+                        assert_eq!(
+                            &got, want,
+                            "{name}: FDE at .eh_frame+{:#x}, address {pc:#x}",
+                            fde.offset
+                        );
+                    }
+                    checked += 1;
+                }
+            }
+        }
+        // The class path ran where it matters: FDEs that share rows.
+        assert!(
+            shared > 500 && checked > 5 * fdes,
+            "{fdes} FDEs, {shared} sharing a class, {checked} addresses"
+        );
+    }
+}
