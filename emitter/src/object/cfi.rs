@@ -553,57 +553,49 @@ fn class_bytes<'d>(
 mod tests {
     use super::*;
 
-    /// The fuzz seeds (four targets, both byte orders) and the members of
-    /// the Rust sysroot's libcore and libstd: thousands of FDEs, many of
-    /// them sharing a class.
+    /// The fuzz seeds, and clang-16's objects of 300 small C functions for
+    /// each of the four targets (both byte orders): functions of a few
+    /// prologues and many sizes, whose FDEs share classes.
     fn objects() -> Vec<(String, Vec<u8>)> {
-        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
-        let mut paths: Vec<std::path::PathBuf> =
-            std::fs::read_dir(root.join("emitter/fuzz/seeds/objects"))
-                .into_iter()
-                .flatten()
-                .flatten()
-                .map(|e| e.path())
-                .collect();
-        let sysroot = std::process::Command::new("rustc")
-            .args(["--print", "sysroot"])
-            .output()
-            .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string());
-        if let Ok(s) = sysroot {
-            let lib = std::path::Path::new(&s).join("lib/rustlib/x86_64-unknown-linux-gnu/lib");
-            paths.extend(
-                std::fs::read_dir(lib)
-                    .into_iter()
-                    .flatten()
-                    .flatten()
-                    .map(|e| e.path())
-                    .filter(|p| {
-                        let n = p.file_name().unwrap().to_string_lossy();
-                        (n.starts_with("libcore-") || n.starts_with("libstd-"))
-                            && n.ends_with(".rlib")
-                    }),
+        let seeds = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fuzz/seeds/objects");
+        let mut paths: Vec<_> = std::fs::read_dir(seeds)
+            .unwrap()
+            .flatten()
+            .map(|e| e.path())
+            .collect();
+        // f<i> keeps i % 6 + 1 values across calls (that many callee-saved
+        // registers) and makes i % 5 more calls (its size).
+        let mut c = String::from("long g(long);\n");
+        for i in 0..300 {
+            let values: Vec<String> = (0..=i % 6).map(|j| format!("v{j} = p[{j}] * n")).collect();
+            let calls: String = (0..i % 5).map(|e| format!("n = g(n + {e}); ")).collect();
+            let sum: Vec<String> = (0..=i % 6).map(|j| format!("v{j}")).collect();
+            c += &format!(
+                "long f{i}(long *p, long n) {{ long {}; n = g(n); {calls}return n + {}; }}\n",
+                values.join(", "),
+                sum.join(" + ")
             );
         }
-        paths.sort();
-        let mut out = Vec::new();
-        for p in paths {
-            let Ok(data) = std::fs::read(&p) else {
-                continue;
-            };
-            let name = p.display().to_string();
-            match object::read::archive::ArchiveFile::parse(&*data) {
-                Ok(a) => {
-                    for m in a.members().flatten() {
-                        if let Ok(d) = m.data(&*data) {
-                            let member = String::from_utf8_lossy(m.name()).into_owned();
-                            out.push((format!("{name}({member})"), d.to_vec()));
-                        }
-                    }
-                }
-                Err(_) => out.push((name, data)),
-            }
+        let dir = tempfile::tempdir().unwrap();
+        let source = dir.path().join("f.c");
+        std::fs::write(&source, c).unwrap();
+        for target in ["x86_64", "aarch64", "powerpc64le", "powerpc64"] {
+            let object = dir.path().join(format!("{target}.o"));
+            let status = std::process::Command::new("clang-16")
+                .arg(format!("--target={target}-linux-gnu"))
+                .args(["-O2", "-c"])
+                .arg(&source)
+                .arg("-o")
+                .arg(&object)
+                .status()
+                .unwrap();
+            assert!(status.success(), "clang-16 --target={target}-linux-gnu");
+            paths.push(object);
         }
-        out
+        paths
+            .into_iter()
+            .map(|p| (p.display().to_string(), std::fs::read(&p).unwrap()))
+            .collect()
     }
 
     #[test]
@@ -684,7 +676,7 @@ mod tests {
         }
         // The class path ran where it matters: FDEs that share rows.
         assert!(
-            shared > 500 && checked > 5 * fdes,
+            shared > 1000 && checked > 5 * fdes,
             "{fdes} FDEs, {shared} sharing a class, {checked} addresses"
         );
     }
