@@ -651,7 +651,10 @@ mod tests {
                         expected.push((end - 1, Some(info)));
                     }
                 }
-                let past = cfi.fdes.iter().any(|f| f.covers(fde.end));
+                let past = cfi
+                    .fdes
+                    .iter()
+                    .any(|f| f.start <= fde.end && fde.end < f.end);
                 if !past {
                     expected.push((fde.end, None));
                 }
