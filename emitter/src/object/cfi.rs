@@ -193,8 +193,7 @@ impl Cfi {
                         & !15;
                 }
             }
-            for (offset, r) in eh.relocations() {
-                let t = o.resolve(&r);
+            for (offset, t) in o.relocations_of(eh.index()) {
                 let Some(target) = t.target else {
                     continue;
                 };
