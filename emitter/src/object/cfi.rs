@@ -68,17 +68,7 @@ impl hashbrown::Equivalent<FrameInfo> for FrameInfoRef<'_> {
 impl Facts {
     /// The id of `row`'s facts (its CFA rule and saved registers).
     fn intern(&mut self, row: &gimli::UnwindTableRow<usize>) -> FrameId {
-        let cfa = match *row.cfa() {
-            CfaRule::RegisterAndOffset { register, offset } => Some((register.0, offset)),
-            CfaRule::Expression(_) => None,
-        };
-        self.saved.clear();
-        self.saved
-            .extend(row.registers().filter_map(|(reg, rule)| match rule {
-                RegisterRule::Offset(n) => Some((reg.0, *n)),
-                _ => None,
-            }));
-        self.saved.sort();
+        let cfa = row_facts(row, &mut self.saved);
         let key = FrameInfoRef {
             cfa,
             saved: &self.saved,
@@ -94,6 +84,25 @@ impl Facts {
         self.by_id.push(info.clone());
         self.ids.insert(info, id);
         id
+    }
+}
+
+/// The facts of a CFI row: its CFA rule (`None` for an expression),
+/// returned, and the registers it saves at an offset from the CFA, into
+/// `saved`, sorted.
+fn row_facts(
+    row: &gimli::UnwindTableRow<usize>,
+    saved: &mut Vec<(u16, i64)>,
+) -> Option<(u16, i64)> {
+    saved.clear();
+    saved.extend(row.registers().filter_map(|(reg, rule)| match rule {
+        RegisterRule::Offset(n) => Some((reg.0, *n)),
+        _ => None,
+    }));
+    saved.sort();
+    match *row.cfa() {
+        CfaRule::RegisterAndOffset { register, offset } => Some((register.0, offset)),
+        CfaRule::Expression(_) => None,
     }
 }
 
@@ -629,20 +638,8 @@ mod tests {
                 let mut expected = Vec::new();
                 let mut rows = parsed.rows(&eh, &bases, &mut *ctx).unwrap();
                 while let Some(row) = rows.next_row().unwrap() {
-                    let cfa = match *row.cfa() {
-                        CfaRule::RegisterAndOffset { register, offset } => {
-                            Some((register.0, offset))
-                        }
-                        CfaRule::Expression(_) => None,
-                    };
-                    let mut saved: Vec<_> = row
-                        .registers()
-                        .filter_map(|(reg, rule)| match rule {
-                            RegisterRule::Offset(n) => Some((reg.0, *n)),
-                            _ => None,
-                        })
-                        .collect();
-                    saved.sort();
+                    let mut saved = Vec::new();
+                    let cfa = row_facts(row, &mut saved);
                     let info = FrameInfo { cfa, saved };
                     let (start, end) = (row.start_address(), row.end_address());
                     expected.push((start, Some(info.clone())));
