@@ -6,6 +6,7 @@
 //! JIT's linker leaves), and after `pcmap emit --absolute` (the flat table
 //! relocated).
 
+#[allow(dead_code)]
 mod common;
 
 use std::path::{Path, PathBuf};

@@ -24,20 +24,11 @@ const TRIPLES: [&str; 4] = [
 ];
 
 fn input() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../lit-tests/stackmap/Inputs/sm.ll")
+    common::sm_ll()
 }
 
 fn compile(triple: &str, dir: &Path) -> Vec<u8> {
-    let out = dir.join(format!("{triple}.o"));
-    let status = Command::new("llc-16")
-        .args(["-filetype=obj", &format!("-mtriple={triple}")])
-        .arg(input())
-        .arg("-o")
-        .arg(&out)
-        .status()
-        .expect("llc-16 runs");
-    assert!(status.success());
-    std::fs::read(out).unwrap()
+    common::sm_object(16, triple, &[], dir)
 }
 
 #[test]

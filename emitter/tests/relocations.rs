@@ -3,30 +3,14 @@
 //! iterator (`ObjectSection::relocations`, resolved) gives, for every
 //! section: both byte orders, RELA and CREL, COMDAT groups.
 
+#[allow(dead_code)]
+mod common;
+
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use object::{Object, ObjectSection};
 use pcmap::object::ObjectFile;
-
-fn run(mut cmd: Command, out: &Path) -> Vec<u8> {
-    let status = cmd.status().expect("the LLVM tool runs");
-    assert!(status.success(), "{cmd:?}");
-    std::fs::read(out).unwrap()
-}
-
-/// LLVM's stack map test input, compiled by `llc` for `triple`.
-fn llc(version: u32, triple: &str, extra: &[&str], dir: &Path) -> Vec<u8> {
-    let input = Path::new(env!("CARGO_MANIFEST_DIR")).join("../lit-tests/stackmap/Inputs/sm.ll");
-    let out = dir.join(format!("{triple}-{version}.o"));
-    let mut cmd = Command::new(format!("llc-{version}"));
-    cmd.args(["-filetype=obj", &format!("-mtriple={triple}")])
-        .args(extra)
-        .arg(input)
-        .arg("-o")
-        .arg(&out);
-    run(cmd, &out)
-}
 
 /// C++ with inline functions and templates: a relocation section in each
 /// COMDAT group.
@@ -40,12 +24,15 @@ fn cxx(dir: &Path) -> Vec<u8> {
     )
     .unwrap();
     let out = dir.join("groups.o");
-    let mut cmd = Command::new("clang-16");
-    cmd.args(["-x", "c++", "-c", "-O0", "-ffunction-sections"])
+    let status = Command::new("clang-16")
+        .args(["-x", "c++", "-c", "-O0", "-ffunction-sections"])
         .arg(&src)
         .arg("-o")
-        .arg(&out);
-    run(cmd, &out)
+        .arg(&out)
+        .status()
+        .expect("clang-16 runs");
+    assert!(status.success(), "clang-16 groups.cc");
+    std::fs::read(out).unwrap()
 }
 
 #[test]
@@ -53,11 +40,26 @@ fn typed_relocations_are_objects_own() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
     let objects = [
-        ("x86_64", llc(16, "x86_64-unknown-linux-gnu", &[], d)),
-        ("aarch64", llc(16, "aarch64-unknown-linux-gnu", &[], d)),
-        ("ppc64le", llc(16, "powerpc64le-unknown-linux-gnu", &[], d)),
-        ("ppc64", llc(16, "powerpc64-unknown-linux-gnu", &[], d)),
-        ("crel", llc(19, "x86_64-unknown-linux-gnu", &["--crel"], d)),
+        (
+            "x86_64",
+            common::sm_object(16, "x86_64-unknown-linux-gnu", &[], d),
+        ),
+        (
+            "aarch64",
+            common::sm_object(16, "aarch64-unknown-linux-gnu", &[], d),
+        ),
+        (
+            "ppc64le",
+            common::sm_object(16, "powerpc64le-unknown-linux-gnu", &[], d),
+        ),
+        (
+            "ppc64",
+            common::sm_object(16, "powerpc64-unknown-linux-gnu", &[], d),
+        ),
+        (
+            "crel",
+            common::sm_object(19, "x86_64-unknown-linux-gnu", &["--crel"], d),
+        ),
         ("groups", cxx(d)),
     ];
     for (what, data) in &objects {

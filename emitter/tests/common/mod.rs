@@ -1,8 +1,9 @@
 //! What the integration tests share: LLVM 16's `opt` and the plugin built
-//! beside them, and the plugin's description of an IR file's sites (what
-//! `pcmap emit --ir` reads).
+//! beside them, the plugin's description of an IR file's sites (what
+//! `pcmap emit --ir` reads), and LLVM's stack map test input compiled.
 
 use std::path::{Path, PathBuf};
+use std::process::Command;
 
 use pcmap::stackmap::ir::{self, Toolchain};
 
@@ -33,4 +34,28 @@ pub fn llvm16() -> Toolchain {
 pub fn ir_sites(ir: &Path, object: &[u8]) -> Vec<u8> {
     let target = pcmap::object::ObjectFile::parse(object).unwrap().target;
     ir::describe(ir, target, &llvm16()).unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// LLVM's stack map test input (stack maps, patch points, statepoints).
+pub fn sm_ll() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../lit-tests/stackmap/Inputs/sm.ll")
+}
+
+/// [`sm_ll`] compiled by `llc-VERSION` for `triple`, with `extra` options,
+/// in `dir`.
+pub fn sm_object(version: u32, triple: &str, extra: &[&str], dir: &Path) -> Vec<u8> {
+    let out = dir.join(format!("{triple}-{version}.o"));
+    let status = Command::new(format!("llc-{version}"))
+        .args(["-filetype=obj", &format!("-mtriple={triple}")])
+        .args(extra)
+        .arg(sm_ll())
+        .arg("-o")
+        .arg(&out)
+        .status()
+        .unwrap_or_else(|e| panic!("llc-{version}: {e}"));
+    assert!(
+        status.success(),
+        "llc-{version} -mtriple={triple} {extra:?}"
+    );
+    std::fs::read(out).unwrap()
 }
